@@ -1,0 +1,127 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Lull",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lulld", targets: ["lulld"]),
+        .executable(name: "lullctl", targets: ["lullctl"]),
+        .library(name: "LullClient", targets: ["LullClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // libsystemd (sd-daemon, sd-journal, sd-bus) through pkg-config.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Pure domain: jobs, validation, scheduling decisions. No I/O.
+        .target(
+            name: "LullCore",
+            dependencies: [
+                .product(name: "Collections", package: "swift-collections"),
+            ]
+        ),
+        // Wire types shared by the daemon and its clients.
+        .target(
+            name: "LullAPI",
+            dependencies: ["LullCore"]
+        ),
+        // SQLite persistence: migrations, jobs, the event log, group commit.
+        .target(
+            name: "LullStore",
+            dependencies: [
+                "LullCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Transfer engines over AsyncHTTPClient.
+        .target(
+            name: "LullTransfer",
+            dependencies: [
+                "LullCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The daemon: config, control server, dispatcher, systemd glue, wiring.
+        .target(
+            name: "LullDaemon",
+            dependencies: [
+                "LullCore", "LullAPI", "LullStore", "LullTransfer", "CSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Client library over the Unix socket, used by lullctl.
+        .target(
+            name: "LullClient",
+            dependencies: [
+                "LullAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "lulld",
+            dependencies: [
+                "LullDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "lullctl",
+            dependencies: [
+                "LullClient", "LullAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "lull-bench",
+            dependencies: [
+                "LullClient", "LullAPI", "LullStore", "LullCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // Real servers and process helpers for tests: a loopback HTTP file server, daemon launcher.
+        .target(
+            name: "LullTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(name: "LullCoreTests", dependencies: ["LullCore"]),
+        .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
+        .testTarget(
+            name: "LullDaemonTests",
+            dependencies: ["LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore"]
+        ),
+    ]
+)

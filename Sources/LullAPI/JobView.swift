@@ -1,0 +1,119 @@
+import Foundation
+import LullCore
+
+/// A job as the API shows it.
+public struct JobView: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var kind: JobKind
+    public var state: JobState
+    public var ownerUid: UInt32
+    public var url: String
+    public var destination: String?
+    public var source: String?
+    public var method: String?
+    public var label: String?
+    public var jobClass: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var attempts: Int
+    public var progress: ProgressView?
+    public var result: ResultView?
+    public var error: FailureView?
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, state
+        case ownerUid = "owner_uid"
+        case url, destination, source, method, label
+        case jobClass = "class"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case attempts, progress, result, error
+    }
+
+    public init(_ job: Job) {
+        id = job.id.rawValue
+        kind = job.spec.kind
+        state = job.state
+        ownerUid = job.owner.rawValue
+        url = job.spec.url
+        destination = job.spec.destination
+        source = job.spec.source
+        method = job.spec.method
+        label = job.spec.label
+        jobClass = job.spec.jobClass
+        createdAt = job.createdAt
+        updatedAt = job.updatedAt
+        attempts = job.attempts
+        progress = job.progress.map(ProgressView.init)
+        result = job.result.map(ResultView.init)
+        error = job.failure.map(FailureView.init)
+    }
+}
+
+public struct ProgressView: Codable, Sendable, Equatable {
+    public var bytesDone: Int64
+    public var bytesTotal: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case bytesDone = "bytes_done"
+        case bytesTotal = "bytes_total"
+    }
+
+    public init(_ progress: TransferProgress) {
+        bytesDone = progress.bytesDone
+        bytesTotal = progress.bytesTotal
+    }
+}
+
+public struct ResultView: Codable, Sendable, Equatable {
+    public var httpStatus: Int?
+    public var bytes: Int64?
+    public var sha256: String?
+    public var path: String?
+
+    enum CodingKeys: String, CodingKey {
+        case httpStatus = "http_status"
+        case bytes, sha256, path
+    }
+
+    public init(_ result: JobResult) {
+        httpStatus = result.httpStatus
+        bytes = result.bytes
+        sha256 = result.sha256
+        path = result.path
+    }
+}
+
+public struct FailureView: Codable, Sendable, Equatable {
+    public var code: String
+    public var message: String
+    public var retryable: Bool
+
+    public init(_ failure: JobFailure) {
+        code = failure.code
+        message = failure.message
+        retryable = failure.retryable
+    }
+}
+
+/// One page of `GET /v1/jobs`. `nextAfter` is the cursor for the next page, nil on the last.
+public struct JobListView: Codable, Sendable {
+    public var jobs: [JobView]
+    public var nextAfter: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case jobs
+        case nextAfter = "next_after"
+    }
+
+    public init(jobs: [JobView], nextAfter: Int64?) {
+        self.jobs = jobs
+        self.nextAfter = nextAfter
+    }
+}
+
+/// The answer to `POST /v1/jobs:batch`: the accepted jobs, in request order.
+public struct BatchView: Codable, Sendable {
+    public var jobs: [JobView]
+    public init(jobs: [JobView]) { self.jobs = jobs }
+}

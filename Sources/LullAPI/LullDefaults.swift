@@ -1,0 +1,26 @@
+/// Where a user instance keeps its state and socket when nothing says otherwise.
+/// Shared by the daemon and its clients so both find the same socket.
+public enum LullDefaults {
+    public static let version = "0.1.0"
+
+    /// `$XDG_STATE_HOME/lull`, else `~/.local/state/lull`.
+    public static func stateDirectory(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return state + "/lull"
+        }
+        return (environment["HOME"] ?? "/root") + "/.local/state/lull"
+    }
+
+    /// `$XDG_RUNTIME_DIR/lull/lull.sock`, else `lull.sock` in the state directory.
+    public static func socketPath(environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            return runtime + "/lull/lull.sock"
+        }
+        return stateDirectory(environment: environment) + "/lull.sock"
+    }
+
+    /// The socket a client should use: `LULL_SOCKET` first, then the user default.
+    public static func clientSocketPath(environment: [String: String]) -> String {
+        environment["LULL_SOCKET"] ?? socketPath(environment: environment)
+    }
+}

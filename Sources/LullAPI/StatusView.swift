@@ -1,0 +1,79 @@
+import Foundation
+import LullCore
+
+/// The answer to `GET /v1/status`.
+public struct StatusView: Codable, Sendable {
+    public var version: String
+    public var pid: Int32
+    public var startedAt: Date
+    public var uptimeSeconds: Double
+    public var socket: String
+    public var stateDir: String
+    /// Jobs per state, over the owners the caller may see.
+    public var jobs: [String: Int]
+    public var running: Int
+    public var limits: LimitsView
+    public var process: ProcessView
+
+    enum CodingKeys: String, CodingKey {
+        case version, pid
+        case startedAt = "started_at"
+        case uptimeSeconds = "uptime_seconds"
+        case socket
+        case stateDir = "state_dir"
+        case jobs, running, limits, process
+    }
+
+    public init(
+        version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
+        stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView
+    ) {
+        self.version = version
+        self.pid = pid
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.socket = socket
+        self.stateDir = stateDir
+        self.jobs = jobs
+        self.running = running
+        self.limits = limits
+        self.process = process
+    }
+}
+
+public struct LimitsView: Codable, Sendable {
+    public var maxConcurrent: Int
+    public var maxRequestBytes: Int
+    public var maxPushBodyBytes: Int
+    public var maxBatchJobs: Int
+
+    enum CodingKeys: String, CodingKey {
+        case maxConcurrent = "max_concurrent"
+        case maxRequestBytes = "max_request_bytes"
+        case maxPushBodyBytes = "max_push_body_bytes"
+        case maxBatchJobs = "max_batch_jobs"
+    }
+
+    public init(maxConcurrent: Int, maxRequestBytes: Int, maxPushBodyBytes: Int, maxBatchJobs: Int) {
+        self.maxConcurrent = maxConcurrent
+        self.maxRequestBytes = maxRequestBytes
+        self.maxPushBodyBytes = maxPushBodyBytes
+        self.maxBatchJobs = maxBatchJobs
+    }
+}
+
+/// The daemon's own resource use.
+public struct ProcessView: Codable, Sendable {
+    public var rssBytes: Int64
+    public var cpuSeconds: Double
+
+    enum CodingKeys: String, CodingKey {
+        case rssBytes = "rss_bytes"
+        case cpuSeconds = "cpu_seconds"
+    }
+
+    public init(rssBytes: Int64, cpuSeconds: Double) {
+        self.rssBytes = rssBytes
+        self.cpuSeconds = cpuSeconds
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import LullCore
+
+/// Decodes request bodies and turns every decoding failure into a `ValidationError` that names
+/// the field, in the wire's own spelling (`jobs[3].url`).
+public enum WireDecoding {
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ValidationError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw validationError(for: error)
+        } catch {
+            throw ValidationError(.malformedJSON, field: nil, "request body is not valid JSON")
+        }
+    }
+
+    static func validationError(for error: DecodingError) -> ValidationError {
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            return ValidationError(.missingField, field: field, "missing required field \"\(field)\"")
+        case .valueNotFound(_, let context):
+            let field = path(context.codingPath)
+            return ValidationError(.missingField, field: field, "field \"\(field)\" must not be null")
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            if context.codingPath.isEmpty {
+                return ValidationError(.malformedJSON, field: nil, "request body must be a JSON object")
+            }
+            return ValidationError(.invalidValue, field: field, "field \"\(field)\" must be \(describe(type))")
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            if context.debugDescription == StrictKeys.marker {
+                return ValidationError(.unknownField, field: field, "unknown field \"\(field)\"; see docs/api.md for the fields of a job")
+            }
+            if context.codingPath.isEmpty {
+                return ValidationError(.malformedJSON, field: nil, "request body is not valid JSON")
+            }
+            if context.codingPath.last?.stringValue == "kind" {
+                return ValidationError(
+                    .invalidValue, field: field,
+                    "field \"\(field)\" must be one of \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return ValidationError(.invalidValue, field: field, "field \"\(field)\" has an invalid value")
+        @unknown default:
+            return ValidationError(.malformedJSON, field: nil, "request body could not be decoded")
+        }
+    }
+
+    static func path(_ keys: [any CodingKey]) -> String {
+        var result = ""
+        for key in keys {
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
+                result += result.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return result
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Bool.Type: "true or false"
+        case is [String: String].Type: "an object of string values"
+        default: "of type \(type)"
+        }
+    }
+}

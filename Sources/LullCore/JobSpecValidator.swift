@@ -1,0 +1,106 @@
+import Foundation
+
+/// Checks a spec against the rules every job must meet before it is acknowledged.
+/// The field names in errors are the wire names, so a client can point at its own mistake.
+public struct JobSpecValidator: Sendable {
+    public var limits: SubmissionLimits
+    public var knownClasses: Set<String>
+
+    public init(limits: SubmissionLimits, knownClasses: Set<String> = Set(JobClassName.builtIn)) {
+        self.limits = limits
+        self.knownClasses = knownClasses
+    }
+
+    public func validate(_ spec: JobSpec) throws(ValidationError) {
+        try validateURL(spec.url)
+        if let label = spec.label, label.utf8.count > limits.maxLabelBytes {
+            throw ValidationError(
+                .tooLarge, field: "label",
+                "label is \(label.utf8.count) bytes; the limit is \(limits.maxLabelBytes) bytes")
+        }
+        guard knownClasses.contains(spec.jobClass) else {
+            throw ValidationError(
+                .invalidValue, field: "class",
+                "unknown class \"\(spec.jobClass)\"; known classes: \(knownClasses.sorted().joined(separator: ", "))")
+        }
+        switch spec.kind {
+        case .fetch:
+            try require(spec.destination, "destination", for: .fetch)
+            try validatePath(spec.destination, field: "destination")
+            try forbid(spec.source, "source", for: .fetch)
+            try forbid(spec.body, "body", for: .fetch)
+            try forbid(spec.method, "method", for: .fetch)
+        case .upload:
+            try require(spec.source, "source", for: .upload)
+            try validatePath(spec.source, field: "source")
+            try forbid(spec.destination, "destination", for: .upload)
+            try forbid(spec.body, "body", for: .upload)
+            if let method = spec.method, !["PUT", "POST"].contains(method) {
+                throw ValidationError(
+                    .invalidValue, field: "method", "upload method must be PUT or POST, not \"\(method)\"")
+            }
+        case .push:
+            try forbid(spec.destination, "destination", for: .push)
+            try forbid(spec.source, "source", for: .push)
+            if let method = spec.method, !["POST", "PUT", "PATCH"].contains(method) {
+                throw ValidationError(
+                    .invalidValue, field: "method", "push method must be POST, PUT or PATCH, not \"\(method)\"")
+            }
+            if let body = spec.body, body.count > limits.maxPushBodyBytes {
+                throw ValidationError(
+                    .tooLarge, field: "body",
+                    "push body is \(body.count) bytes; the limit is \(limits.maxPushBodyBytes) bytes (limits.max_push_body_bytes)")
+            }
+        }
+    }
+
+    private func validateURL(_ url: String) throws(ValidationError) {
+        guard !url.isEmpty else {
+            throw ValidationError(.missingField, field: "url", "url is empty; give an http:// or https:// URL")
+        }
+        guard url.utf8.count <= limits.maxURLBytes else {
+            throw ValidationError(
+                .tooLarge, field: "url", "url is \(url.utf8.count) bytes; the limit is \(limits.maxURLBytes) bytes")
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+            throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" is not a valid URL")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ValidationError(
+                .invalidValue, field: "url", "url scheme \"\(scheme)\" is not supported; use http or https")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no host")
+        }
+    }
+
+    private func validatePath(_ path: String?, field: String) throws(ValidationError) {
+        guard let path else { return }
+        guard path.hasPrefix("/") else {
+            throw ValidationError(
+                .invalidValue, field: field, "\(field) \"\(path)\" is not an absolute path; give a path starting with /")
+        }
+        guard !path.hasSuffix("/"), !path.utf8.contains(0) else {
+            throw ValidationError(.invalidValue, field: field, "\(field) \"\(path)\" must name a file, not a directory")
+        }
+        guard path.utf8.count <= 4096 else {
+            throw ValidationError(.tooLarge, field: field, "\(field) is longer than PATH_MAX (4096 bytes)")
+        }
+        let components = path.split(separator: "/")
+        guard !components.contains("..") else {
+            throw ValidationError(.invalidValue, field: field, "\(field) \"\(path)\" must not contain \"..\"")
+        }
+    }
+
+    private func require<T>(_ value: T?, _ field: String, for kind: JobKind) throws(ValidationError) {
+        if value == nil {
+            throw ValidationError(.missingField, field: field, "\(kind.rawValue) jobs need \"\(field)\"")
+        }
+    }
+
+    private func forbid<T>(_ value: T?, _ field: String, for kind: JobKind) throws(ValidationError) {
+        if value != nil {
+            throw ValidationError(.invalidValue, field: field, "\"\(field)\" does not apply to \(kind.rawValue) jobs")
+        }
+    }
+}

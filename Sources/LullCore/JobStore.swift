@@ -1,0 +1,59 @@
+import Foundation
+
+/// The durable home of jobs and their event log. The daemon talks to it through this seam so the
+/// core and the dispatcher can be tested without SQLite.
+public protocol JobStore: Sendable {
+    /// Makes the jobs durable and returns them with their ids. Returning means committed.
+    func insert(_ jobs: [NewJob]) async throws -> [Job]
+    /// Applies a state change and its event in one durable transaction.
+    func apply(_ update: JobUpdate) async throws -> JobUpdateOutcome
+    func job(_ id: JobID) async throws -> Job?
+    func list(_ filter: JobFilter) async throws -> [Job]
+    /// Jobs per state; `owner == nil` counts every owner.
+    func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
+    /// Events with `seq > after`, oldest first; `owner == nil` means every owner.
+    func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
+    /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
+    func requeueInterrupted(at time: Date) async throws -> [JobID]
+    /// Ids of every `queued` job, in submission order.
+    func queuedJobIDs() async throws -> [JobID]
+}
+
+/// One durable change to a job, recorded with its event.
+public struct JobUpdate: Sendable, Equatable {
+    public var id: JobID
+    /// Compare-and-set: the update applies only while the job is in one of these states.
+    public var from: Set<JobState>
+    public var state: JobState
+    public var event: JobEventType
+    public var time: Date
+    public var countsAsAttempt: Bool
+    public var progress: TransferProgress?
+    public var result: JobResult?
+    public var failure: JobFailure?
+    public var message: String?
+
+    public init(
+        id: JobID, from: Set<JobState>, to state: JobState, event: JobEventType, time: Date,
+        countsAsAttempt: Bool = false, progress: TransferProgress? = nil, result: JobResult? = nil,
+        failure: JobFailure? = nil, message: String? = nil
+    ) {
+        self.id = id
+        self.from = from
+        self.state = state
+        self.event = event
+        self.time = time
+        self.countsAsAttempt = countsAsAttempt
+        self.progress = progress
+        self.result = result
+        self.failure = failure
+        self.message = message
+    }
+}
+
+public enum JobUpdateOutcome: Sendable, Equatable {
+    case applied(Job)
+    case notFound
+    /// The job was not in any of the expected states; here it is as it is.
+    case conflict(Job)
+}

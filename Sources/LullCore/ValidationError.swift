@@ -1,0 +1,22 @@
+/// A request the daemon refuses, with the field it is about and a message that says what to do.
+public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case malformedJSON = "malformed_json"
+        case missingField = "missing_field"
+        case unknownField = "unknown_field"
+        case invalidValue = "invalid_value"
+        case tooLarge = "too_large"
+    }
+
+    public var code: Code
+    public var field: String?
+    public var message: String
+
+    public init(_ code: Code, field: String?, _ message: String) {
+        self.code = code
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { message }
+}

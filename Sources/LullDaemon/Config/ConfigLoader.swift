@@ -1,0 +1,136 @@
+import Foundation
+import TOMLKit
+
+/// Reads TOML config files into a `DaemonConfig`. Unknown sections and keys are errors, wrong
+/// types and out-of-range values too; every problem is reported, each with file:line and key.
+public enum ConfigLoader {
+    public static func load(file path: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(problems: [.init(file: path, message: "cannot read the file: \(error.localizedDescription)")])
+        }
+        return try parse(text, file: path, over: base)
+    }
+
+    public static func parse(_ text: String, file: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(problems: [.init(file: file, line: error.source.begin.line, message: error.description)])
+        } catch {
+            throw ConfigError(problems: [.init(file: file, message: "not valid TOML: \(error)")])
+        }
+        var reader = Reader(file: file, lines: LineIndex(text), config: base)
+        for section in table.keys.sorted() {
+            guard let values = table[section]?.table else {
+                reader.problem(section: nil, key: section, "expected a [\(section)] table")
+                continue
+            }
+            switch section {
+            case "daemon": reader.readDaemon(values)
+            case "limits": reader.readLimits(values)
+            default: reader.problem(section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits]")
+            }
+        }
+        if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
+        return reader.config
+    }
+
+    private struct Reader {
+        let file: String
+        let lines: LineIndex
+        var config: DaemonConfig
+        var problems: [ConfigError.Problem] = []
+
+        mutating func problem(section: String?, key: String, _ message: String) {
+            let name = section.map { "\($0).\(key)" } ?? key
+            problems.append(.init(file: file, line: lines.line(section: section, key: key), key: name, message: message))
+        }
+
+        mutating func readDaemon(_ table: TOMLTable) {
+            for key in table.keys.sorted() {
+                let value = table[key]!
+                switch key {
+                case "state_dir": config.stateDirectory = absolutePath(value, "daemon", key)
+                case "socket": config.socketPath = absolutePath(value, "daemon", key)
+                case "socket_mode":
+                    guard let text = value.string, let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                        problem(section: "daemon", key: key, "expected an octal mode string such as \"0660\"")
+                        continue
+                    }
+                    config.socketMode = mode
+                default:
+                    problem(section: "daemon", key: key, "unknown key; known: socket, socket_mode, state_dir")
+                }
+            }
+        }
+
+        mutating func readLimits(_ table: TOMLTable) {
+            for key in table.keys.sorted() {
+                let value = table[key]!
+                switch key {
+                case "max_concurrent":
+                    config.maxConcurrent = integer(value, "limits", key, 0...4096) ?? config.maxConcurrent
+                case "max_request_bytes":
+                    config.limits.maxRequestBytes = integer(value, "limits", key, 1024...(256 << 20)) ?? config.limits.maxRequestBytes
+                case "max_push_body_bytes":
+                    config.limits.maxPushBodyBytes = integer(value, "limits", key, 0...(256 << 20)) ?? config.limits.maxPushBodyBytes
+                case "max_batch_jobs":
+                    config.limits.maxBatchJobs = integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
+                default:
+                    problem(
+                        section: "limits", key: key,
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_push_body_bytes, max_request_bytes")
+                }
+            }
+        }
+
+        private mutating func integer(_ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Int>) -> Int? {
+            guard let number = value.int else {
+                problem(section: section, key: key, "expected an integer")
+                return nil
+            }
+            guard range.contains(number) else {
+                problem(section: section, key: key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound)")
+                return nil
+            }
+            return number
+        }
+
+        private mutating func absolutePath(_ value: any TOMLValueConvertible, _ section: String, _ key: String) -> String? {
+            guard let path = value.string, path.hasPrefix("/") else {
+                problem(section: section, key: key, "expected an absolute path string")
+                return nil
+            }
+            return path
+        }
+    }
+}
+
+/// Finds the line a key was written on, for error messages (the TOML parser does not keep it).
+struct LineIndex {
+    private let lines: [Substring]
+
+    init(_ text: String) {
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    func line(section: String?, key: String) -> Int? {
+        var current: String?
+        for (index, raw) in lines.enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") {
+                current = line.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+                if section == nil, current == key { return index + 1 }
+                continue
+            }
+            guard current == section, line.hasPrefix(key) else { continue }
+            let rest = line.dropFirst(key.count).drop(while: { $0 == " " || $0 == "\t" })
+            if rest.hasPrefix("=") { return index + 1 }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,18 @@
+import LullCore
+
+/// Everything an admin can set, with the defaults a daemon runs on when no file says otherwise.
+/// docs/configuration.md documents every key; keep the two in step.
+public struct DaemonConfig: Sendable, Equatable {
+    /// `[daemon] state_dir`: where the SQLite store lives. nil: the instance default.
+    public var stateDirectory: String?
+    /// `[daemon] socket`: the control socket's path. nil: the instance default.
+    public var socketPath: String?
+    /// `[daemon] socket_mode`: permission bits of the control socket.
+    public var socketMode: UInt32 = 0o600
+    /// `[limits] max_concurrent`: jobs running at once, over all classes.
+    public var maxConcurrent: Int = 4
+    /// `[limits] max_request_bytes`, `max_push_body_bytes`, `max_batch_jobs`.
+    public var limits = SubmissionLimits()
+
+    public init() {}
+}

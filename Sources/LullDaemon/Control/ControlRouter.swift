@@ -1,0 +1,245 @@
+import Foundation
+import LullAPI
+import LullCore
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// The control API v1: maps each route to the store and dispatcher, enforcing ownership.
+/// A uid sees and acts on its own jobs only; root sees all. Other owners' jobs answer 404, so
+/// their existence does not leak.
+struct ControlRouter: Sendable {
+    let store: any JobStore
+    let dispatcher: Dispatcher
+    let hub: EventHub
+    let validator: JobSpecValidator
+    let info: DaemonInfo
+    let clock: any LullClock
+
+    func handle(_ request: ControlRequest) async -> ControlResponse {
+        do {
+            return try await route(request)
+        } catch let error as APIError {
+            return .error(error)
+        } catch let error as ValidationError {
+            return .error(APIError(
+                error.code == .tooLarge ? .payloadTooLarge : .badRequest, code: error.code.rawValue,
+                error.message, field: error.field))
+        } catch {
+            return .error(APIError(
+                .serviceUnavailable, code: "store_unavailable",
+                "the job store failed: \(error); see the daemon's log (journalctl -u lulld)"))
+        }
+    }
+
+    private func route(_ request: ControlRequest) async throws -> ControlResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard segments.first == "v1" else { throw Self.unknownRoute(request.method, segments) }
+        let route = Array(segments.dropFirst())
+        switch (request.method, route.count) {
+        case (.GET, 1) where route[0] == "status":
+            return try await status(request)
+        case (.POST, 1) where route[0] == "jobs":
+            return try await submit(request)
+        case (.POST, 1) where route[0] == "jobs:batch":
+            return try await submitBatch(request)
+        case (.GET, 1) where route[0] == "jobs":
+            return try await list(request)
+        case (.GET, 1) where route[0] == "events":
+            return try await events(request)
+        case (.GET, 2) where route[0] == "jobs":
+            return .encode(.ok, JobView(try await ownedJob(route[1], request)))
+        case (.DELETE, 2) where route[0] == "jobs":
+            return try await command(.cancel, route[1], request)
+        case (.POST, 3) where route[0] == "jobs" && route[2] == "pause":
+            return try await command(.pause, route[1], request)
+        case (.POST, 3) where route[0] == "jobs" && route[2] == "resume":
+            return try await command(.resume, route[1], request)
+        default:
+            throw Self.unknownRoute(request.method, segments)
+        }
+    }
+
+    // MARK: Routes
+
+    private func status(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let counts = try await store.countsByState(owner: request.peer.isAdmin ? nil : request.peer.owner)
+        var jobs: [String: Int] = [:]
+        for state in JobState.allCases { jobs[state.rawValue] = counts[state] ?? 0 }
+        let usage = ProcessUsage.current()
+        let view = StatusView(
+            version: info.version, pid: info.pid, startedAt: info.startedAt,
+            uptimeSeconds: clock.now().timeIntervalSince(info.startedAt), socket: info.socketPath,
+            stateDir: info.stateDirectory, jobs: jobs, running: await dispatcher.runningCount,
+            limits: LimitsView(
+                maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
+                maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),
+            process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds))
+        return .encode(.ok, view)
+    }
+
+    private func submit(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
+        let spec = try submission.spec()
+        try validator.validate(spec)
+        let jobs = try await store.insert([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())])
+        await dispatcher.enqueue(jobs.map(\.id))
+        return .encode(.created, JobView(jobs[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
+    }
+
+    private func submitBatch(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let batch = try WireDecoding.decode(BatchSubmission.self, from: Data(buffer: request.body))
+        guard !batch.jobs.isEmpty else {
+            throw ValidationError(.invalidValue, field: "jobs", "jobs is empty; give at least one job")
+        }
+        guard batch.jobs.count <= validator.limits.maxBatchJobs else {
+            throw ValidationError(
+                .tooLarge, field: "jobs",
+                "batch has \(batch.jobs.count) jobs; the limit is \(validator.limits.maxBatchJobs) (limits.max_batch_jobs)")
+        }
+        let now = clock.now()
+        var newJobs: [NewJob] = []
+        for (index, submission) in batch.jobs.enumerated() {
+            do {
+                let spec = try submission.spec()
+                try validator.validate(spec)
+                newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
+            } catch {
+                throw ValidationError(
+                    error.code, field: "jobs[\(index)]" + (error.field.map { "." + $0 } ?? ""),
+                    "jobs[\(index)]: \(error.message)")
+            }
+        }
+        let jobs = try await store.insert(newJobs)
+        await dispatcher.enqueue(jobs.map(\.id))
+        return .encode(.created, BatchView(jobs: jobs.map(JobView.init)))
+    }
+
+    private func list(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: ["state", "label", "class", "limit", "after"])
+        var state: JobState?
+        if let raw = request.query["state"] {
+            guard let parsed = JobState(rawValue: raw) else {
+                throw ValidationError(
+                    .invalidValue, field: "state",
+                    "state \"\(raw)\" is not one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            state = parsed
+        }
+        let limit = try integer(request.query["limit"], field: "limit", range: 1...Int64(JobFilter.maxLimit)) ?? 100
+        let after = try integer(request.query["after"], field: "after", range: 0...Int64.max).map { JobID($0) }
+        let filter = JobFilter(
+            owner: request.peer.isAdmin ? nil : request.peer.owner, state: state, label: request.query["label"],
+            jobClass: request.query["class"], after: after, limit: Int(limit))
+        let jobs = try await store.list(filter)
+        let next = jobs.count == filter.limit ? jobs.last?.id.rawValue : nil
+        return .encode(.ok, JobListView(jobs: jobs.map(JobView.init), nextAfter: next))
+    }
+
+    private func command(_ command: JobCommand, _ rawID: String, _ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let job = try await ownedJob(rawID, request)
+        switch try await dispatcher.apply(command, to: job) {
+        case .success(let updated):
+            return .encode(.ok, JobView(updated))
+        case .failure(let refusal):
+            throw APIError(.conflict, code: "invalid_state", "job \(job.id): \(refusal)", field: "state")
+        }
+    }
+
+    private func events(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: ["after", "limit"])
+        let after = try integer(request.query["after"], field: "after", range: 0...Int64.max) ?? 0
+        let owner = request.peer.isAdmin ? nil : request.peer.owner
+        let pageSize = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 1000)
+        let store = self.store
+        if !request.wantsEventStream {
+            let events = try await store.events(after: after, owner: owner, limit: pageSize)
+            return .encode(.ok, EventPageView(events: events.map(EventView.init), lastSeq: events.last?.seq ?? after))
+        }
+        let hub = self.hub
+        return .stream(contentType: "text/event-stream") { writer in
+            let encoder = WireJSON.encoder()
+            var cursor = after
+            // The hub's sequence number as of our last look; anything committed later is above it.
+            var known = hub.latest
+            try await writer.write(": lull event stream after seq \(after)\n\n")
+            while !Task.isCancelled {
+                let events = try await store.events(after: cursor, owner: owner, limit: pageSize)
+                for event in events {
+                    let json = String(decoding: try encoder.encode(EventView(event)), as: UTF8.self)
+                    try await writer.write("id: \(event.seq)\nevent: \(event.type.rawValue)\ndata: \(json)\n\n")
+                    cursor = event.seq
+                }
+                if events.count < pageSize {
+                    known = await hub.wait(after: known)
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func ownedJob(_ rawID: String, _ request: ControlRequest) async throws -> Job {
+        guard let value = Int64(rawID), value > 0 else {
+            throw APIError(.badRequest, code: "invalid_value", "job id \"\(rawID)\" is not a positive integer", field: "id")
+        }
+        guard let job = try await store.job(JobID(value)), request.peer.isAdmin || job.owner == request.peer.owner
+        else {
+            throw APIError(.notFound, code: "not_found", "no job \(value) (lullctl list shows your jobs)", field: "id")
+        }
+        return job
+    }
+
+    private func checkQuery(_ request: ControlRequest, allowed: Set<String>) throws {
+        for name in request.query.keys.sorted() where !allowed.contains(name) {
+            let known = allowed.isEmpty ? "this route takes no query parameters" : "known: \(allowed.sorted().joined(separator: ", "))"
+            throw ValidationError(.unknownField, field: name, "unknown query parameter \"\(name)\"; \(known)")
+        }
+    }
+
+    private func integer(_ raw: String?, field: String, range: ClosedRange<Int64>) throws -> Int64? {
+        guard let raw else { return nil }
+        guard let value = Int64(raw), range.contains(value) else {
+            throw ValidationError(
+                .invalidValue, field: field,
+                "\(field) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(raw)\"")
+        }
+        return value
+    }
+
+    private static let routes: [(HTTPMethod, [String])] = [
+        (.GET, ["v1", "status"]), (.POST, ["v1", "jobs"]), (.POST, ["v1", "jobs:batch"]), (.GET, ["v1", "jobs"]),
+        (.GET, ["v1", "jobs", "*"]), (.DELETE, ["v1", "jobs", "*"]), (.POST, ["v1", "jobs", "*", "pause"]),
+        (.POST, ["v1", "jobs", "*", "resume"]), (.GET, ["v1", "events"]),
+    ]
+
+    /// 405 with `Allow` when the path exists under another method, else 404.
+    private static func unknownRoute(_ method: HTTPMethod, _ segments: [String]) -> APIError {
+        let allowed = routes.filter { route in
+            route.1.count == segments.count && zip(route.1, segments).allSatisfy { $0 == "*" || $0 == $1 }
+        }.map(\.0.rawValue)
+        if !allowed.isEmpty {
+            return APIError(
+                .methodNotAllowed, code: "method_not_allowed",
+                "\(method.rawValue) is not allowed on /\(segments.joined(separator: "/")); use \(allowed.joined(separator: " or "))",
+                headers: [("allow", allowed.joined(separator: ", "))])
+        }
+        return APIError(
+            .notFound, code: "no_such_route",
+            "no route /\(segments.joined(separator: "/")); the API is described in docs/api.md")
+    }
+}
+
+/// Facts about this daemon instance that `status` reports.
+struct DaemonInfo: Sendable {
+    var version: String
+    var pid: Int32
+    var startedAt: Date
+    var socketPath: String
+    var stateDirectory: String
+    var maxConcurrent: Int
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// HTTP/1.1 over the Unix control socket. Each connection is served by its own task; requests
+/// on a connection are answered in order. Bodies are capped before they are buffered, and one
+/// misbehaving client only ever costs its own connection.
+struct ControlServer: Sendable {
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    let router: ControlRouter
+    let maxRequestBytes: Int
+    let logger: Logger
+
+    /// Binds `path` (or adopts an already-listening socket) and returns the listening channel.
+    func bind(
+        path: String, on group: any EventLoopGroup
+    ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
+                Self.initialize(channel)
+            }
+    }
+
+    /// Serves connections from an already-bound listening socket file descriptor (socket activation).
+    func adopt(
+        descriptor: CInt, on group: any EventLoopGroup
+    ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
+        try await ServerBootstrap(group: group).bind(NIOBSDSocket.Handle(descriptor)) { channel in
+            Self.initialize(channel)
+        }
+    }
+
+    private static func initialize(_ channel: any Channel) -> EventLoopFuture<(Connection, PeerCredentials)?> {
+        PeerCredentials.of(channel).flatMapThrowing { peer in
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+            return (try Connection(wrappingChannelSynchronously: channel), peer)
+        }.flatMapError { _ in
+            // No credentials, no service: drop the connection rather than guess who it is.
+            channel.close().map { nil }
+        }
+    }
+
+    /// Accepts connections until the listener closes or the task is cancelled.
+    func serve(_ listener: NIOAsyncChannel<(Connection, PeerCredentials)?, Never>) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await listener.executeThenClose { inbound in
+                for try await accepted in inbound {
+                    guard let (connection, peer) = accepted else { continue }
+                    group.addTask { await self.handle(connection, peer: peer) }
+                }
+            }
+        }
+    }
+
+    private func handle(_ connection: Connection, peer: PeerCredentials) async {
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                var parts = inbound.makeAsyncIterator()
+                while let part = try await parts.next() {
+                    guard case .head(let head) = part else { continue }
+                    let keepAlive = try await respond(
+                        to: head, parts: &parts, outbound: outbound, peer: peer, closed: connection.channel.closeFuture)
+                    if !keepAlive { return }
+                }
+            }
+        } catch {
+            logger.debug("control connection ended", metadata: ["error": "\(error)", "peer_uid": "\(peer.uid)"])
+        }
+    }
+
+    /// Reads one request's body and answers it. Returns whether the connection may carry another request.
+    private func respond(
+        to head: HTTPRequestHead, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, peer: PeerCredentials,
+        closed: EventLoopFuture<Void>
+    ) async throws -> Bool {
+        let declared = head.headers.first(name: "content-length").flatMap(Int.init)
+        if let declared, declared > maxRequestBytes {
+            // Answer before reading: a well-behaved client (curl with Expect: 100-continue) stops sending.
+            try await write(.error(tooLarge(declared)), head: head, keepAlive: false, outbound: outbound)
+            return false
+        }
+        var body = ByteBuffer()
+        var overflow = false
+        reading: while let part = try await parts.next() {
+            switch part {
+            case .body(var chunk):
+                if body.readableBytes + chunk.readableBytes > maxRequestBytes {
+                    overflow = true
+                    break reading
+                }
+                body.writeBuffer(&chunk)
+            case .end:
+                break reading
+            case .head:
+                throw ControlProtocolViolation()
+            }
+        }
+        if overflow {
+            try await write(.error(tooLarge(nil)), head: head, keepAlive: false, outbound: outbound)
+            return false
+        }
+        let request = ControlRequest(head: head, body: body, peer: peer)
+        let response = await router.handle(request)
+        if case .stream(let contentType, let producer) = response {
+            try await stream(contentType: contentType, head: head, producer: producer, closed: closed, outbound: outbound)
+            return false
+        }
+        try await write(response, head: head, keepAlive: head.isKeepAlive, outbound: outbound)
+        return head.isKeepAlive
+    }
+
+    private func tooLarge(_ declared: Int?) -> APIError {
+        let size = declared.map { "\($0) bytes" } ?? "larger than that"
+        return APIError(
+            .payloadTooLarge, code: "too_large",
+            "request body is \(size); the limit is \(maxRequestBytes) bytes (limits.max_request_bytes)",
+            field: "body")
+    }
+
+    private func write(
+        _ response: ControlResponse, head: HTTPRequestHead, keepAlive: Bool,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        guard case .json(let status, let data, let extra) = response else { return }
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "content-length", value: String(data.count))
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        if !keepAlive { headers.add(name: "connection", value: "close") }
+        try await outbound.write(.head(HTTPResponseHead(version: head.version, status: status, headers: headers)))
+        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
+        try await outbound.write(.end(nil))
+    }
+
+    /// Streams until the producer ends or the client hangs up, whichever comes first.
+    private func stream(
+        contentType: String, head: HTTPRequestHead, producer: @escaping @Sendable (StreamWriter) async throws -> Void,
+        closed: EventLoopFuture<Void>, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: contentType)
+        headers.add(name: "cache-control", value: "no-store")
+        headers.add(name: "connection", value: "close")
+        try await outbound.write(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers)))
+        let writer = StreamWriter { text in try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text)))) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await producer(writer) }
+            group.addTask {
+                // The client hanging up closes the channel; that ends the stream.
+                try? await closed.get()
+            }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+        try? await outbound.write(.end(nil))
+    }
+}
+
+struct ControlProtocolViolation: Error {}

@@ -1,0 +1,41 @@
+import LullAPI
+
+/// What the command line says; the config file and the instance defaults fill in the rest.
+public struct DaemonOptions: Sendable {
+    public var configPath: String?
+    public var stateDirectory: String?
+    public var socketPath: String?
+    public var environment: [String: String]
+
+    public init(configPath: String?, stateDirectory: String?, socketPath: String?, environment: [String: String]) {
+        self.configPath = configPath
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.environment = environment
+    }
+
+    /// The config file to read: `--config`, else the user's `$XDG_CONFIG_HOME/lull/lull.toml` if present.
+    public func configFile(exists: (String) -> Bool) -> String? {
+        if let configPath { return configPath }
+        let base = environment["XDG_CONFIG_HOME"] ?? ((environment["HOME"] ?? "/root") + "/.config")
+        let candidate = base + "/lull/lull.toml"
+        return exists(candidate) ? candidate : nil
+    }
+
+    /// Flags win over the file; the file wins over the defaults.
+    public func settings(with config: DaemonConfig) -> DaemonSettings {
+        DaemonSettings(
+            stateDirectory: stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment),
+            socketPath: socketPath ?? config.socketPath ?? LullDefaults.socketPath(environment: environment),
+            config: config)
+    }
+}
+
+/// The settings a daemon actually runs with.
+public struct DaemonSettings: Sendable {
+    public var stateDirectory: String
+    public var socketPath: String
+    public var config: DaemonConfig
+
+    public var storePath: String { stateDirectory + "/lull.sqlite" }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import LullCore
+
+/// Maps jobs and events to rows and back. JSON columns use the Swift property names as keys
+/// (no key conversion: header names inside a spec must survive untouched).
+/// The push payload lives in its own BLOB column so the spec stays small, readable JSON.
+struct RowCodec: Sendable {
+    func insert(_ new: NewJob, into db: Database) throws -> Job {
+        var spec = new.spec
+        let payload = spec.body
+        spec.body = nil
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at)
+            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)
+            """)
+        let time = new.createdAt.timeIntervalSince1970
+        try statement.execute(arguments: [
+            Int64(new.owner.rawValue), spec.kind.rawValue, spec.jobClass, spec.label,
+            try encode(spec), payload.map { Data($0) }, time, time,
+        ])
+        return Job(id: JobID(db.lastInsertedRowID), owner: new.owner, spec: new.spec, createdAt: new.createdAt)
+    }
+
+    func save(_ job: Job, into db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            UPDATE jobs SET state = ?, updated_at = ?, attempts = ?, bytes_done = ?, bytes_total = ?,
+                result = ?, failure = ? WHERE id = ?
+            """)
+        try statement.execute(arguments: [
+            job.state.rawValue, job.updatedAt.timeIntervalSince1970, job.attempts,
+            job.progress?.bytesDone, job.progress?.bytesTotal,
+            try job.result.map(encode), try job.failure.map(encode), job.id.rawValue,
+        ])
+    }
+
+    func fetchJob(_ id: JobID, from db: Database) throws -> Job? {
+        let statement = try db.cachedStatement(sql: "SELECT * FROM jobs WHERE id = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [id.rawValue]) else { return nil }
+        return try job(from: row)
+    }
+
+    func job(from row: Row) throws -> Job {
+        var spec = try decode(JobSpec.self, from: row["spec"])
+        if let payload: Data = row["payload"] { spec.body = [UInt8](payload) }
+        let bytesDone: Int64? = row["bytes_done"]
+        let resultJSON: String? = row["result"]
+        let failureJSON: String? = row["failure"]
+        return Job(
+            id: JobID(row["id"]),
+            owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
+            spec: spec,
+            state: try state(row["state"]),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
+            attempts: row["attempts"],
+            progress: bytesDone.map { TransferProgress(bytesDone: $0, bytesTotal: row["bytes_total"]) },
+            result: try resultJSON.map { try decode(JobResult.self, from: $0) },
+            failure: try failureJSON.map { try decode(JobFailure.self, from: $0) })
+    }
+
+    func appendEvent(
+        for job: Job, type: JobEventType, time: Date, detail: JobEventDetail?, into db: Database
+    ) throws -> JobEvent {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO events (job_id, owner, time, type, state, detail) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [
+            job.id.rawValue, Int64(job.owner.rawValue), time.timeIntervalSince1970, type.rawValue,
+            job.state.rawValue, try detail.map(encode),
+        ])
+        return JobEvent(
+            seq: db.lastInsertedRowID, jobID: job.id, owner: job.owner, time: time, type: type,
+            state: job.state, detail: detail)
+    }
+
+    func event(from row: Row) throws -> JobEvent {
+        let detailJSON: String? = row["detail"]
+        guard let type = JobEventType(rawValue: row["type"]) else {
+            throw StoreCorruption("unknown event type \(String(describing: row["type"]))")
+        }
+        return JobEvent(
+            seq: row["seq"], jobID: JobID(row["job_id"]),
+            owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
+            time: Date(timeIntervalSince1970: row["time"]), type: type, state: try state(row["state"]),
+            detail: try detailJSON.map { try decode(JobEventDetail.self, from: $0) })
+    }
+
+    private func state(_ raw: String) throws -> JobState {
+        guard let state = JobState(rawValue: raw) else { throw StoreCorruption("unknown job state \(raw)") }
+        return state
+    }
+
+    private func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
+        let decoder = JSONDecoder()
+        return try decoder.decode(type, from: Data(json.utf8))
+    }
+}
+
+/// The store holds something this version cannot read.
+public struct StoreCorruption: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

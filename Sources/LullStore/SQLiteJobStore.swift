@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import LullCore
+
+/// The job store on SQLite in WAL mode with `synchronous = FULL`: a write returns only once its
+/// transaction is on disk. Reads run concurrently on the pool's readers.
+public final class SQLiteJobStore: JobStore {
+    private let pool: DatabasePool
+    private let committer: GroupCommitter
+    private let codec = RowCodec()
+
+    /// Opens (creating if needed) the store at `path` and runs pending migrations.
+    /// `didCommit` receives the events of each commit, in sequence order, right after it is durable.
+    public init(path: String, didCommit: @escaping @Sendable ([JobEvent]) -> Void = { _ in }) throws {
+        var configuration = Configuration()
+        configuration.label = "lull.store"
+        configuration.maximumReaderCount = 4
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try StoreSchema.migrator.migrate(pool)
+        committer = GroupCommitter(writer: pool, didCommit: didCommit)
+    }
+
+    /// How many transactions have been committed through the group committer (for tests and status).
+    public var commitCount: Int {
+        get async { await committer.commits }
+    }
+
+    public func insert(_ jobs: [NewJob]) async throws -> [Job] {
+        let codec = self.codec
+        return try await committer.perform { db, events in
+            try jobs.map { new in
+                let job = try codec.insert(new, into: db)
+                events.append(try codec.appendEvent(
+                    for: job, type: .submitted, time: new.createdAt, detail: nil, into: db))
+                return job
+            }
+        }
+    }
+
+    public func apply(_ update: JobUpdate) async throws -> JobUpdateOutcome {
+        let codec = self.codec
+        return try await committer.perform { db, events in
+            guard var job = try codec.fetchJob(update.id, from: db) else { return .notFound }
+            guard update.from.contains(job.state) else { return .conflict(job) }
+            job.state = update.state
+            job.updatedAt = update.time
+            if update.countsAsAttempt { job.attempts += 1 }
+            if let progress = update.progress { job.progress = progress }
+            if let result = update.result { job.result = result }
+            if let failure = update.failure { job.failure = failure }
+            try codec.save(job, into: db)
+            let detail = JobEventDetail(
+                progress: update.progress, result: update.result, failure: update.failure,
+                attempt: update.countsAsAttempt ? job.attempts : nil, message: update.message)
+            events.append(try codec.appendEvent(
+                for: job, type: update.event, time: update.time,
+                detail: detail == JobEventDetail() ? nil : detail, into: db))
+            return .applied(job)
+        }
+    }
+
+    public func job(_ id: JobID) async throws -> Job? {
+        let codec = self.codec
+        return try await pool.read { db in try codec.fetchJob(id, from: db) }
+    }
+
+    public func list(_ filter: JobFilter) async throws -> [Job] {
+        let codec = self.codec
+        return try await pool.read { db in
+            var clauses: [String] = []
+            var arguments: StatementArguments = []
+            if let after = filter.after { clauses.append("id > ?"); arguments += [after.rawValue] }
+            if let owner = filter.owner { clauses.append("owner = ?"); arguments += [Int64(owner.rawValue)] }
+            if let state = filter.state { clauses.append("state = ?"); arguments += [state.rawValue] }
+            if let label = filter.label { clauses.append("label = ?"); arguments += [label] }
+            if let jobClass = filter.jobClass { clauses.append("class = ?"); arguments += [jobClass] }
+            let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+            arguments += [filter.limit]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT * FROM jobs \(whereSQL) ORDER BY id LIMIT ?", arguments: arguments)
+            var jobs: [Job] = []
+            while let row = try rows.next() { jobs.append(try codec.job(from: row)) }
+            return jobs
+        }
+    }
+
+    public func countsByState(owner: OwnerID?) async throws -> [JobState: Int] {
+        try await pool.read { db in
+            var counts: [JobState: Int] = [:]
+            let rows = if let owner {
+                try Row.fetchAll(
+                    db, sql: "SELECT state, COUNT(*) AS n FROM jobs WHERE owner = ? GROUP BY state",
+                    arguments: [Int64(owner.rawValue)])
+            } else {
+                try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")
+            }
+            for row in rows {
+                if let state = JobState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+
+    public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
+        let codec = self.codec
+        return try await pool.read { db in
+            let rows: [Row]
+            if let owner {
+                rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM events WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
+                    arguments: [Int64(owner.rawValue), after, limit])
+            } else {
+                rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [after, limit])
+            }
+            return try rows.map { try codec.event(from: $0) }
+        }
+    }
+
+    public func requeueInterrupted(at time: Date) async throws -> [JobID] {
+        let codec = self.codec
+        return try await committer.perform { db, events in
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM jobs WHERE state = 'running' ORDER BY id")
+            for raw in ids {
+                guard var job = try codec.fetchJob(JobID(raw), from: db) else { continue }
+                job.state = .queued
+                job.updatedAt = time
+                try codec.save(job, into: db)
+                events.append(try codec.appendEvent(
+                    for: job, type: .requeued, time: time,
+                    detail: JobEventDetail(message: "the daemon stopped while this job was running"), into: db))
+            }
+            return ids.map { JobID($0) }
+        }
+    }
+
+    public func queuedJobIDs() async throws -> [JobID] {
+        try await pool.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM jobs WHERE state = 'queued' ORDER BY id").map { JobID($0) }
+        }
+    }
+
+    /// Runs SQLite's own consistency check; "ok" when the file is sound.
+    public func integrityCheck() async throws -> String {
+        try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }
+    }
+}

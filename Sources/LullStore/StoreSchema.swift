@@ -1,0 +1,44 @@
+import GRDB
+
+/// Versioned migrations. Each one is append-only: never edit a migration that has shipped.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: jobs and events") { db in
+            try db.execute(sql: """
+                CREATE TABLE jobs (
+                    id INTEGER PRIMARY KEY,
+                    owner INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    class TEXT NOT NULL,
+                    label TEXT,
+                    spec TEXT NOT NULL,
+                    payload BLOB,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    bytes_done INTEGER,
+                    bytes_total INTEGER,
+                    result TEXT,
+                    failure TEXT
+                );
+                CREATE INDEX jobs_by_state ON jobs(state, id);
+                CREATE INDEX jobs_by_owner ON jobs(owner, id);
+                CREATE INDEX jobs_by_label ON jobs(label, id) WHERE label IS NOT NULL;
+                CREATE TABLE events (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    job_id INTEGER NOT NULL,
+                    owner INTEGER NOT NULL,
+                    time REAL NOT NULL,
+                    type TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    detail TEXT
+                );
+                CREATE INDEX events_by_owner ON events(owner, seq);
+                CREATE INDEX events_by_job ON events(job_id, seq);
+                """)
+        }
+        return migrator
+    }
+}
