@@ -118,6 +118,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LullCoreTests", dependencies: ["LullCore"]),
+        .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",

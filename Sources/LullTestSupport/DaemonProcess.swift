@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A real `lulld` process for tests: its own state directory and socket, readiness taken from
+/// the sd_notify protocol (a datagram socket in `NOTIFY_SOCKET`), never from sleeping.
+public final class DaemonProcess: @unchecked Sendable {
+    public let directory: URL
+    public let socketPath: String
+    public let stateDirectory: String
+    public private(set) var process: Process?
+    public private(set) var logPath: String
+    private let extraArguments: [String]
+
+    /// The directory holding the built products (lulld, lullctl) next to the running test binary.
+    public static var productsDirectory: URL {
+        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        var directory = exe.deletingLastPathComponent()
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("lulld").path) { return directory }
+            directory.deleteLastPathComponent()
+        }
+        return exe.deletingLastPathComponent()
+    }
+
+    public static func binary(_ name: String) -> String {
+        productsDirectory.appendingPathComponent(name).path
+    }
+
+    /// Prepares (does not start) a daemon in a fresh temporary directory, readable by other uids
+    /// so setpriv-ed clients can reach the socket.
+    public init(config: String? = nil, arguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o755)
+        stateDirectory = directory.appendingPathComponent("state").path
+        socketPath = directory.appendingPathComponent("run/lull.sock").path
+        logPath = directory.appendingPathComponent("lulld.log").path
+        var arguments = arguments
+        if let config {
+            let path = directory.appendingPathComponent("lull.toml").path
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            arguments += ["--config", path]
+        }
+        extraArguments = arguments
+    }
+
+    /// Starts lulld and returns once it has said READY=1 (or throws with its log if it exits first).
+    public func start(timeout: Duration = .seconds(30)) throws {
+        let notify = try NotifySocket(path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
+        defer { notify.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary("lulld"))
+        process.arguments = ["--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let logFile = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        logFile.seekToEndOfFile()
+        process.standardOutput = logFile
+        process.standardError = logFile
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let message = notify.receive(timeoutMilliseconds: 100), message.contains("READY=1") { return }
+            if !process.isRunning { throw DaemonProcessError.exited(status: process.terminationStatus, log: self.log()) }
+        }
+        throw DaemonProcessError.notReady(log: self.log())
+    }
+
+    public var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// SIGTERM, then waits for a clean exit.
+    @discardableResult
+    public func stop() -> Int32 {
+        guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: the crash case.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    public func log() -> String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    public func remove() {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+public enum DaemonProcessError: Error, CustomStringConvertible {
+    case exited(status: Int32, log: String)
+    case notReady(log: String)
+
+    public var description: String {
+        switch self {
+        case .exited(let status, let log): "lulld exited with status \(status) before READY:\n\(log)"
+        case .notReady(let log): "lulld did not send READY=1 in time:\n\(log)"
+        }
+    }
+}
+
+/// The receiving end of the sd_notify protocol.
+final class NotifySocket {
+    let path: String
+    private let fd: CInt
+
+    init(path: String) throws {
+        self.path = path
+        unlink(path)
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            path.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count - 1))) }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    }
+
+    func receive(timeoutMilliseconds: Int32) -> String? {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, timeoutMilliseconds) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    func close() {
+        Glibc.close(fd)
+        unlink(path)
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import LullAPI
+import LullClient
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.")
+
+    @Option(name: .long, help: "Only jobs in this state (queued, running, paused, succeeded, failed, cancelled, expired).")
+    var state: String?
+
+    @Option(name: .long, help: "Only jobs with this label.")
+    var label: String?
+
+    @Option(name: .customLong("class"), help: "Only jobs of this class.")
+    var jobClass: String?
+
+    @Option(name: .long, help: "At most this many jobs (1-1000).")
+    var limit: Int = 100
+
+    @Option(name: .long, help: "Start after this job id (paging).")
+    var after: Int64?
+
+    @Flag(name: .long, help: "Follow pages until every matching job is listed.")
+    var all = false
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() async throws {
+        let (jobs, next) = try await connection.withClient { client in
+            var jobs: [JobView] = []
+            var cursor = after
+            repeat {
+                let page = try await client.list(
+                    state: state, label: label, jobClass: jobClass, limit: limit, after: cursor)
+                jobs += page.jobs
+                cursor = page.nextAfter
+            } while all && cursor != nil
+            return (jobs, cursor)
+        }
+        if format.json {
+            try printJSON(JobListView(jobs: jobs, nextAfter: next))
+            return
+        }
+        guard !jobs.isEmpty else {
+            print("no jobs")
+            return
+        }
+        var table = Table("ID", "STATE", "KIND", "CLASS", "LABEL", "PROGRESS", "UPDATED", "TARGET")
+        for job in jobs {
+            table.add(
+                String(job.id), job.state.rawValue, job.kind.rawValue, job.jobClass, job.label ?? "-",
+                Format.progress(job), Format.relative(job.updatedAt), Format.target(job))
+        }
+        print(table.render())
+        if let next { print("more: lullctl list --after \(next)") }
+    }
+}

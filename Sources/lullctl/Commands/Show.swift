@@ -1,0 +1,48 @@
+import ArgumentParser
+import LullAPI
+import LullClient
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one job in full.")
+
+    @Argument(help: "The job id.")
+    var id: Int64
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() async throws {
+        let job = try await connection.withClient { try await $0.job(id) }
+        if format.json {
+            try printJSON(job)
+        } else {
+            print(describe(job))
+        }
+    }
+}
+
+/// The multi-line view of a job used by show and by the job commands.
+func describe(_ job: JobView) -> String {
+    var lines: [(String, String)] = [
+        ("id", String(job.id)), ("state", job.state.rawValue), ("kind", job.kind.rawValue),
+        ("class", job.jobClass), ("url", job.url),
+    ]
+    if let destination = job.destination { lines.append(("destination", destination)) }
+    if let source = job.source { lines.append(("source", source)) }
+    if let label = job.label { lines.append(("label", label)) }
+    lines.append(("owner uid", String(job.ownerUid)))
+    lines.append(("created", Format.time(job.createdAt)))
+    lines.append(("updated", Format.time(job.updatedAt)))
+    lines.append(("attempts", String(job.attempts)))
+    if job.progress != nil { lines.append(("progress", Format.progress(job))) }
+    if let result = job.result {
+        if let status = result.httpStatus { lines.append(("http status", String(status))) }
+        if let bytes = result.bytes { lines.append(("bytes", "\(Format.bytes(bytes)) (\(bytes))")) }
+        if let sha = result.sha256 { lines.append(("sha256", sha)) }
+    }
+    if let error = job.error {
+        lines.append(("error", "\(error.code): \(error.message)\(error.retryable ? " (retryable)" : "")"))
+    }
+    let width = lines.map(\.0.count).max() ?? 0
+    return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import LullAPI
+import LullClient
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's state and job counts.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() async throws {
+        let status = try await connection.withClient { try await $0.status() }
+        if format.json {
+            try printJSON(status)
+            return
+        }
+        let counts = ["queued", "running", "paused", "succeeded", "failed", "cancelled", "expired"]
+            .map { "\($0) \(status.jobs[$0] ?? 0)" }.joined(separator: ", ")
+        print("""
+            lulld \(status.version), pid \(status.pid), up \(Int(status.uptimeSeconds))s
+            socket      \(status.socket)
+            state dir   \(status.stateDir)
+            jobs        \(counts)
+            limits      \(status.limits.maxConcurrent) concurrent, request body \(Format.bytes(Int64(status.limits.maxRequestBytes)))
+            memory      \(Format.bytes(status.process.rssBytes)) resident, \(String(format: "%.2f", status.process.cpuSeconds))s CPU
+            """)
+    }
+}

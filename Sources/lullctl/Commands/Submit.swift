@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import LullAPI
+import LullClient
+
+struct Submit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Hand a transfer to the daemon and return at once.",
+        subcommands: [SubmitFetch.self, SubmitPush.self, SubmitUpload.self])
+}
+
+/// Options every kind of submission takes.
+struct JobOptions: ParsableArguments {
+    @Option(name: .long, help: "A label to find the job by later.")
+    var label: String?
+
+    @Option(name: .customLong("class"), help: "The priority class (interactive, default, utility, background, maintenance).")
+    var jobClass: String?
+
+    @Option(name: [.customShort("H"), .long], help: ArgumentHelp("An extra request header, 'Name: value'.", valueName: "header"))
+    var header: [String] = []
+
+    func headers() throws -> [String: String]? {
+        guard !header.isEmpty else { return nil }
+        var result: [String: String] = [:]
+        for line in header {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("header \"\(line)\" must look like 'Name: value'")
+            }
+            result[String(line[..<colon]).trimmingCharacters(in: .whitespaces)] =
+                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return result
+    }
+}
+
+/// Absolute form of a path given on the command line, relative to the current directory.
+func absolutePath(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardized.path
+}
+
+func submitAndPrint(_ submission: JobSubmission, connection: ConnectionOptions, output: OutputOptions) async throws {
+    let job = try await connection.withClient { try await $0.submit(submission) }
+    if output.json {
+        try printJSON(job)
+    } else {
+        print("job \(job.id) \(job.state.rawValue)")
+    }
+}
+
+struct SubmitFetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "fetch", abstract: "Download a URL into a file.")
+
+    @Argument(help: "The http:// or https:// URL to download.")
+    var url: String
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Where the file goes.", valueName: "path"))
+    var output: String
+
+    @OptionGroup var job: JobOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() async throws {
+        let submission = JobSubmission(
+            kind: .fetch, url: url, destination: absolutePath(output), headers: try job.headers(),
+            label: job.label, jobClass: job.jobClass)
+        try await submitAndPrint(submission, connection: connection, output: format)
+    }
+}
+
+struct SubmitPush: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "push", abstract: "Send a small payload.")
+
+    @Argument(help: "The http:// or https:// URL to send to.")
+    var url: String
+
+    @Option(name: [.short, .long], help: "The payload, as text.")
+    var data: String?
+
+    @Option(name: .customLong("data-file"), help: ArgumentHelp("Read the payload from this file.", valueName: "path"))
+    var dataFile: String?
+
+    @Option(name: [.customShort("X"), .long], help: "POST, PUT or PATCH.")
+    var method: String?
+
+    @Option(name: .customLong("content-type"), help: "The payload's content type.")
+    var contentType: String?
+
+    @OptionGroup var job: JobOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() async throws {
+        var bodyBase64: String?
+        if let dataFile {
+            guard let contents = FileManager.default.contents(atPath: dataFile) else {
+                throw ValidationError("cannot read \(dataFile)")
+            }
+            bodyBase64 = contents.base64EncodedString()
+        }
+        let submission = JobSubmission(
+            kind: .push, url: url, method: method, headers: try job.headers(), contentType: contentType,
+            body: data, bodyBase64: bodyBase64, label: job.label, jobClass: job.jobClass)
+        try await submitAndPrint(submission, connection: connection, output: format)
+    }
+}
+
+struct SubmitUpload: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "upload", abstract: "Send a file.")
+
+    @Argument(help: "The http:// or https:// URL to send to.")
+    var url: String
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The file to send.", valueName: "path"))
+    var file: String
+
+    @Option(name: [.customShort("X"), .long], help: "PUT or POST.")
+    var method: String?
+
+    @OptionGroup var job: JobOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() async throws {
+        let submission = JobSubmission(
+            kind: .upload, url: url, source: absolutePath(file), method: method, headers: try job.headers(),
+            label: job.label, jobClass: job.jobClass)
+        try await submitAndPrint(submission, connection: connection, output: format)
+    }
+}

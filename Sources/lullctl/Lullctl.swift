@@ -1,0 +1,20 @@
+import ArgumentParser
+
+@main
+struct Lullctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lullctl",
+        abstract: "Submit, inspect and control background transfers run by lulld.",
+        discussion: """
+            The daemon's socket is --socket, else $LULL_SOCKET, else the user instance's \
+            ($XDG_RUNTIME_DIR/lull/lull.sock). Every read command takes --json.
+
+            Exit codes: 0 success; 1 the daemon refused or failed the request; 2 bad usage; \
+            3 the daemon is not reachable; 4 no such job; 5 the job is not in a state that \
+            allows the command; 6 the daemon rejected the request as invalid.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Submit.self, List.self, Show.self, Cancel.self, Pause.self, Resume.self, Status.self, Events.self,
+        ])
+}

@@ -1,0 +1,56 @@
+import LullCore
+import Testing
+
+@Suite struct JobSpecValidatorTests {
+    let validator = JobSpecValidator(limits: SubmissionLimits(maxPushBodyBytes: 16))
+
+    func error(_ spec: JobSpec) -> ValidationError? {
+        do {
+            try validator.validate(spec)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func acceptsAPlainFetch() throws {
+        try validator.validate(JobSpec(kind: .fetch, url: "https://example.org/a", destination: "/tmp/a"))
+    }
+
+    @Test(arguments: ["ftp://example.org/a", "file:///etc/passwd", "example.org/a", "http://"])
+    func refusesNonHTTPURLs(url: String) {
+        let failure = error(JobSpec(kind: .fetch, url: url, destination: "/tmp/a"))
+        #expect(failure?.field == "url")
+        #expect(failure?.code == .invalidValue)
+    }
+
+    @Test func refusesRelativeAndDirectoryDestinations() {
+        #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "tmp/a"))?.field == "destination")
+        #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/"))?.field == "destination")
+        #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/../etc/x"))?.field == "destination")
+    }
+
+    @Test func requiresWhatEachKindNeeds() {
+        #expect(error(JobSpec(kind: .fetch, url: "http://h/a"))?.code == .missingField)
+        #expect(error(JobSpec(kind: .upload, url: "http://h/a"))?.field == "source")
+        #expect(error(JobSpec(kind: .push, url: "http://h/a", destination: "/tmp/a"))?.field == "destination")
+    }
+
+    @Test func statesThePushBodyLimit() {
+        let failure = error(JobSpec(kind: .push, url: "http://h/a", body: Array(repeating: 1, count: 17)))
+        #expect(failure?.code == .tooLarge)
+        #expect(failure?.field == "body")
+        #expect(failure?.message.contains("16 bytes") == true)
+    }
+
+    @Test func refusesUnknownClassesNamingTheKnownOnes() {
+        let failure = error(JobSpec(kind: .push, url: "http://h/a", jobClass: "turbo"))
+        #expect(failure?.field == "class")
+        #expect(failure?.message.contains("background") == true)
+    }
+
+    @Test func refusesMethodsThatDoNotFitTheKind() {
+        #expect(error(JobSpec(kind: .push, url: "http://h/a", method: "GET"))?.field == "method")
+        #expect(error(JobSpec(kind: .upload, url: "http://h/a", source: "/a", method: "PATCH"))?.field == "method")
+    }
+}
