@@ -100,11 +100,8 @@ let package = Package(
         .executableTarget(
             name: "lull-bench",
             dependencies: [
-                "LullClient", "LullAPI", "LullStore", "LullCore",
+                "LullTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Real servers and process helpers for tests: a loopback HTTP file server, daemon launcher.

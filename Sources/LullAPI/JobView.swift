@@ -96,7 +96,8 @@ public struct FailureView: Codable, Sendable, Equatable {
     }
 }
 
-/// One page of `GET /v1/jobs`. `nextAfter` is the cursor for the next page, nil on the last.
+/// One page of `GET /v1/jobs`. `nextAfter` is the cursor for the next page; it is set whenever
+/// the page is full, so a full last page is followed by one empty page.
 public struct JobListView: Codable, Sendable {
     public var jobs: [JobView]
     public var nextAfter: Int64?

@@ -20,6 +20,9 @@ public enum WireDecoding {
             let field = path(context.codingPath + [key])
             return ValidationError(.missingField, field: field, "missing required field \"\(field)\"")
         case .valueNotFound(_, let context):
+            if context.codingPath.isEmpty {
+                return ValidationError(.malformedJSON, field: nil, "request body must be a JSON object")
+            }
             let field = path(context.codingPath)
             return ValidationError(.missingField, field: field, "field \"\(field)\" must not be null")
         case .typeMismatch(let type, let context):

@@ -48,6 +48,7 @@ struct ControlRouter: Sendable {
         case (.GET, 1) where route[0] == "events":
             return try await events(request)
         case (.GET, 2) where route[0] == "jobs":
+            try checkQuery(request, allowed: [])
             return .encode(.ok, JobView(try await ownedJob(route[1], request)))
         case (.DELETE, 2) where route[0] == "jobs":
             return try await command(.cancel, route[1], request)
@@ -71,7 +72,8 @@ struct ControlRouter: Sendable {
         let view = StatusView(
             version: info.version, pid: info.pid, startedAt: info.startedAt,
             uptimeSeconds: clock.now().timeIntervalSince(info.startedAt), socket: info.socketPath,
-            stateDir: info.stateDirectory, jobs: jobs, running: await dispatcher.runningCount,
+            stateDir: info.stateDirectory, jobs: jobs,
+            running: request.peer.isAdmin ? await dispatcher.runningCount : jobs[JobState.running.rawValue] ?? 0,
             limits: LimitsView(
                 maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
                 maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),

@@ -15,7 +15,7 @@ struct ControlServer: Sendable {
     let logger: Logger
 
     /// Binds `path` (or adopts an already-listening socket) and returns the listening channel.
-    func bind(
+    static func bind(
         path: String, on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group)
@@ -26,7 +26,7 @@ struct ControlServer: Sendable {
     }
 
     /// Serves connections from an already-bound listening socket file descriptor (socket activation).
-    func adopt(
+    static func adopt(
         descriptor: CInt, on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group).bind(NIOBSDSocket.Handle(descriptor)) { channel in
@@ -84,6 +84,9 @@ struct ControlServer: Sendable {
             try await write(.error(tooLarge(declared)), head: head, keepAlive: false, outbound: outbound)
             return false
         }
+        if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+            try await outbound.write(.head(HTTPResponseHead(version: head.version, status: .continue)))
+        }
         var body = ByteBuffer()
         var overflow = false
         reading: while let part = try await parts.next() {
@@ -115,10 +118,10 @@ struct ControlServer: Sendable {
     }
 
     private func tooLarge(_ declared: Int?) -> APIError {
-        let size = declared.map { "\($0) bytes" } ?? "larger than that"
+        let size = declared.map { "is \($0) bytes" } ?? "is too large"
         return APIError(
             .payloadTooLarge, code: "too_large",
-            "request body is \(size); the limit is \(maxRequestBytes) bytes (limits.max_request_bytes)",
+            "request body \(size); the limit is \(maxRequestBytes) bytes (limits.max_request_bytes)",
             field: "body")
     }
 

@@ -17,7 +17,6 @@ import NIOPosix
 /// interrupted jobs, listen.
 public enum Daemon {
     public static func run(_ settings: DaemonSettings, logger: Logger) async throws {
-        let config = settings.config
         try makeDirectory(settings.stateDirectory, mode: 0o700)
         let lock = try InstanceLock(stateDirectory: settings.stateDirectory)
         defer { withExtendedLifetime(lock) {} }
@@ -27,17 +26,59 @@ public enum Daemon {
             if let last = events.last { hub.published(upTo: last.seq) }
         }
         let group = MultiThreadedEventLoopGroup.singleton
+        let activated = SystemdNotifier.listenDescriptors()
+        let claimed = try await listen(settings, activated: activated, store: store, hub: hub, logger: logger)
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         clientConfiguration.timeout = .init(connect: .seconds(15), read: .seconds(60))
         let httpClient = HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
+        do {
+            try await serve(settings, listener: claimed, activated: !activated.isEmpty, store: store, hub: hub, httpClient: httpClient, logger: logger)
+        } catch {
+            try? await httpClient.shutdown()
+            throw error
+        }
+        try? await httpClient.shutdown()
+        if activated.isEmpty { unlink(settings.socketPath) }
+        logger.notice("stopped")
+    }
 
+    private typealias Listener = NIOAsyncChannel<(ControlServer.Connection, PeerCredentials)?, Never>
+
+    /// Takes the socket handed over by systemd, or binds our own after making sure no live
+    /// daemon owns the path.
+    private static func listen(
+        _ settings: DaemonSettings, activated: [CInt], store: SQLiteJobStore, hub: EventHub, logger: Logger
+    ) async throws -> Listener {
+        let group = MultiThreadedEventLoopGroup.singleton
+        if let descriptor = activated.first {
+            return try await ControlServer.adopt(descriptor: descriptor, on: group)
+        }
+        let socketDirectory = URL(fileURLWithPath: settings.socketPath).deletingLastPathComponent().path
+        try makeDirectory(socketDirectory, mode: settings.config.socketMode & 0o077 == 0 ? 0o700 : 0o755)
+        try InstanceLock.claimSocket(at: settings.socketPath)
+        let oldMask = umask(0o077)
+        defer { umask(oldMask) }
+        let listener = try await ControlServer.bind(path: settings.socketPath, on: group)
+        chmod(settings.socketPath, mode_t(settings.config.socketMode))
+        return listener
+    }
+
+    private static func serve(
+        _ settings: DaemonSettings, listener: Listener, activated: Bool, store: SQLiteJobStore, hub: EventHub,
+        httpClient: HTTPClient, logger: Logger
+    ) async throws {
+        let config = settings.config
         let clock = SystemClock()
         let dispatcher = Dispatcher(
             store: store, engines: [.fetch: FetchTransfer(client: httpClient)],
             scheduler: Scheduler(maxConcurrent: config.maxConcurrent), clock: clock, logger: logger)
-        try await dispatcher.restore()
-
+        do {
+            try await dispatcher.restore()
+        } catch {
+            try? await listener.channel.close()
+            throw error
+        }
         let info = DaemonInfo(
             version: LullDefaults.version, pid: getpid(), startedAt: clock.now(), socketPath: settings.socketPath,
             stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
@@ -46,27 +87,13 @@ public enum Daemon {
             validator: JobSpecValidator(limits: config.limits), info: info, clock: clock)
         let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
 
-        let activated = SystemdNotifier.listenDescriptors()
-        let listener: NIOAsyncChannel<(ControlServer.Connection, PeerCredentials)?, Never>
-        if let descriptor = activated.first {
-            listener = try await server.adopt(descriptor: descriptor, on: group)
-        } else {
-            let socketDirectory = URL(fileURLWithPath: settings.socketPath).deletingLastPathComponent().path
-            try makeDirectory(socketDirectory, mode: config.socketMode & 0o077 == 0 ? 0o700 : 0o755)
-            try InstanceLock.claimSocket(at: settings.socketPath)
-            let oldMask = umask(0o077)
-            defer { umask(oldMask) }
-            listener = try await server.bind(path: settings.socketPath, on: group)
-            chmod(settings.socketPath, mode_t(config.socketMode))
-        }
-
         let notifier = SystemdNotifier()
         let queued = await dispatcher.readyCount
         logger.notice(
             "lulld ready",
             metadata: [
                 "socket": "\(settings.socketPath)", "state_dir": "\(settings.stateDirectory)",
-                "queued": "\(queued)", "socket_activated": "\(!activated.isEmpty)",
+                "queued": "\(queued)", "socket_activated": "\(activated)",
             ])
         notifier.ready(status: "listening on \(settings.socketPath); \(queued) queued")
 
@@ -78,9 +105,6 @@ public enum Daemon {
         try? await listener.channel.close()
         await dispatcher.drain()
         _ = await serving.result
-        try? await httpClient.shutdown()
-        if activated.isEmpty { unlink(settings.socketPath) }
-        logger.notice("stopped")
     }
 
     /// Suspends until SIGTERM or SIGINT arrives and returns its name.

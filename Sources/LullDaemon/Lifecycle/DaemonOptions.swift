@@ -23,11 +23,14 @@ public struct DaemonOptions: Sendable {
     }
 
     /// Flags win over the file; the file wins over the defaults.
+    /// Without a runtime directory the socket sits in the state directory actually used.
     public func settings(with config: DaemonConfig) -> DaemonSettings {
-        DaemonSettings(
-            stateDirectory: stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment),
-            socketPath: socketPath ?? config.socketPath ?? LullDefaults.socketPath(environment: environment),
-            config: config)
+        let state = stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment)
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let defaultSocket = runtime.map { $0 + "/lull/lull.sock" }
+            ?? state + "/lull.sock"
+        return DaemonSettings(
+            stateDirectory: state, socketPath: socketPath ?? config.socketPath ?? defaultSocket, config: config)
     }
 }
 

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import LullTestSupport
+
+/// `lull-bench`: measures a release lulld on this machine and writes the results into
+/// docs/performance.md between `<!-- bench:NAME:begin -->` / `end` markers.
+@main
+struct LullBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lull-bench", abstract: "Run Lull's benchmarks and record them in docs/performance.md.")
+
+    @Flag(name: .long, help: "A smaller, faster run.")
+    var quick = false
+
+    @Option(name: .long, help: "The performance document to update (nothing is written if it has no markers).")
+    var output = "docs/performance.md"
+
+    func run() throws {
+        let scale = quick ? 1 : 4
+        let config = "[limits]\nmax_concurrent = 0\n"
+        let daemon = try DaemonProcess(config: config)
+        defer { daemon.remove() }
+        progress("starting lulld from \(DaemonProcess.binary("lulld"))")
+        let startedAt = DispatchTime.now()
+        try daemon.start()
+        let readyMs = Double(DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1e6
+        Thread.sleep(forTimeInterval: 2)
+        let idleRSS = rss(of: daemon.pid)
+        progress("ready in \(String(format: "%.0f", readyMs)) ms, idle RSS \(mib(idleRSS))")
+
+        progress("warm-up: 500 submissions")
+        _ = try SubmitBenchmark.throughput(socket: daemon.socketPath, clients: 4, requests: 500, firstID: 0)
+        progress("1 client, \(1500 * scale) sequential submissions")
+        let sequential = try SubmitBenchmark.throughput(socket: daemon.socketPath, clients: 1, requests: 1500 * scale, firstID: 10_000)
+        progress("16 clients, \(8000 * scale) submissions")
+        let concurrent = try SubmitBenchmark.throughput(socket: daemon.socketPath, clients: 16, requests: 8000 * scale, firstID: 100_000)
+        let seconds = quick ? 3 : 10
+        progress("steady 1,000/s for \(seconds) s")
+        let latency = try SubmitBenchmark.latency(socket: daemon.socketPath, rate: 1000, seconds: seconds, connections: 8, firstID: 200_000)
+        let loadedRSS = rss(of: daemon.pid)
+        let queued = 500 + sequential.requests + concurrent.requests + latency.requests
+
+        let table = """
+            | measurement | result | target | verdict |
+            |---|---|---|---|
+            | durable submissions/s, 1 client sequential (\(sequential.requests) jobs) | \(format(sequential.perSecond))/s | ≥ 3,000/s | \(verdict(sequential.perSecond >= 3000)) |
+            | durable submissions/s, 16 concurrent clients (\(concurrent.requests) jobs) | \(format(concurrent.perSecond))/s | ≥ 20,000/s | \(verdict(concurrent.perSecond >= 20000)) |
+            | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — |
+            | submit latency at a steady 1,000/s: p99 | \(String(format: "%.2f", latency.p99)) ms | ≤ 5 ms | \(verdict(latency.p99 <= 5)) |
+            | submit latency at a steady 1,000/s: max | \(String(format: "%.2f", latency.max)) ms | — | — |
+            | idle RSS after start (empty store) | \(mib(idleRSS)) | ≤ 30 MiB | \(verdict(Double(idleRSS) <= 30 * 1_048_576)) |
+            | RSS after the runs (\(queued) jobs queued) | \(mib(loadedRSS)) | — | — |
+            | start to READY=1 (empty store) | \(String(format: "%.0f", readyMs)) ms | — | — |
+
+            Run \(quick ? "with --quick " : "")on \(Self.machine()).
+            """
+        print("\n" + table)
+        try record(table, section: "submit")
+    }
+
+    private func record(_ table: String, section: String) throws {
+        guard var text = try? String(contentsOfFile: output, encoding: .utf8) else { return }
+        let begin = "<!-- bench:\(section):begin -->"
+        let end = "<!-- bench:\(section):end -->"
+        guard let start = text.range(of: begin), let stop = text.range(of: end) else {
+            progress("\(output) has no \(begin) marker; not updated")
+            return
+        }
+        text.replaceSubrange(start.upperBound..<stop.lowerBound, with: "\n" + table + "\n")
+        try text.write(toFile: output, atomically: true, encoding: .utf8)
+        progress("updated \(output)")
+    }
+
+    private func progress(_ message: String) {
+        FileHandle.standardError.write(Data("lull-bench: \(message)\n".utf8))
+    }
+
+    private func rss(of pid: Int32) -> Int64 {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (Int64(line.split(separator: " ")[1]) ?? 0) * 1024
+        }
+        return 0
+    }
+
+    private func mib(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+    private func format(_ value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
+    }
+    private func verdict(_ met: Bool) -> String { met ? "met" : "**missed**" }
+
+    static func machine() -> String {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let memory = ProcessInfo.processInfo.physicalMemory / 1_073_741_824
+        let formatter = ISO8601DateFormatter()
+        return "\(cpu), \(cores) cores, \(memory) GiB, Linux \(ProcessInfo.processInfo.operatingSystemVersionString), \(formatter.string(from: Date()))"
+    }
+}

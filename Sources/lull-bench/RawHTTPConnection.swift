@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A blocking HTTP/1.1 keep-alive connection over a Unix socket, for load generation only:
+/// the cheapest possible client, so the benchmark measures the daemon rather than itself.
+final class RawHTTPConnection {
+    private let fd: CInt
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var pending: [UInt8] = []
+
+    init(socketPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            socketPath.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count - 1))) }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw BenchError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one request and returns the response status once the whole response is read.
+    func roundTrip(_ request: [UInt8]) throws -> Int {
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw BenchError("write failed: \(String(cString: strerror(errno)))") }
+            sent += n
+        }
+        while true {
+            if let (status, length) = parse() {
+                pending.removeFirst(length)
+                return status
+            }
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { throw BenchError("connection closed by the daemon") }
+            pending += buffer[..<n]
+        }
+    }
+
+    /// (status, total bytes) of a complete response at the front of `pending`, if there is one.
+    private func parse() -> (Int, Int)? {
+        guard let end = headerEnd() else { return nil }
+        let head = String(decoding: pending[..<end], as: UTF8.self)
+        let lines = head.split(separator: "\r\n")
+        guard let statusLine = lines.first, statusLine.count >= 12, let status = Int(statusLine.dropFirst(9).prefix(3)) else {
+            return nil
+        }
+        var length = 0
+        for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
+            length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        let total = end + 4 + length
+        return pending.count >= total ? (status, total) : nil
+    }
+
+    private func headerEnd() -> Int? {
+        guard pending.count >= 4 else { return nil }
+        for index in 0...(pending.count - 4)
+        where pending[index] == 13 && pending[index + 1] == 10 && pending[index + 2] == 13 && pending[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    static func submitRequest(_ n: Int) -> [UInt8] {
+        let body = #"{"kind":"fetch","url":"http://127.0.0.1:9/bench/\#(n)","destination":"/tmp/lull-bench/\#(n)","label":"bench"}"#
+        return Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

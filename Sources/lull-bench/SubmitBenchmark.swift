@@ -1,0 +1,85 @@
+import Foundation
+
+/// Durable submissions over the control socket: throughput with 1 and 16 clients, and latency
+/// under a steady open-loop rate (measured from the scheduled send time, so queueing counts).
+enum SubmitBenchmark {
+    struct Throughput {
+        var clients: Int
+        var requests: Int
+        var seconds: Double
+        var perSecond: Double { Double(requests) / seconds }
+    }
+
+    static func throughput(socket: String, clients: Int, requests: Int, firstID: Int) throws -> Throughput {
+        let perClient = requests / clients
+        let errors = ErrorBox()
+        let start = DispatchTime.now()
+        DispatchQueue.concurrentPerform(iterations: clients) { client in
+            do {
+                let connection = try RawHTTPConnection(socketPath: socket)
+                for n in 0..<perClient {
+                    let status = try connection.roundTrip(RawHTTPConnection.submitRequest(firstID + client * perClient + n))
+                    if status != 201 { throw BenchError("submission answered \(status)") }
+                }
+            } catch {
+                errors.record(error)
+            }
+        }
+        if let error = errors.first { throw error }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        return Throughput(clients: clients, requests: perClient * clients, seconds: seconds)
+    }
+
+    struct Latency {
+        var rate: Int
+        var requests: Int
+        var p50: Double
+        var p99: Double
+        var max: Double
+    }
+
+    /// Sends `rate` submissions per second for `seconds`, spread over `connections` senders.
+    static func latency(socket: String, rate: Int, seconds: Int, connections: Int, firstID: Int) throws -> Latency {
+        let total = rate * seconds
+        let interval = 1.0 / Double(rate)
+        let samples = SampleBox(count: total)
+        let errors = ErrorBox()
+        let start = DispatchTime.now().uptimeNanoseconds + 50_000_000
+        DispatchQueue.concurrentPerform(iterations: connections) { lane in
+            do {
+                let connection = try RawHTTPConnection(socketPath: socket)
+                var index = lane
+                while index < total {
+                    let scheduled = start + UInt64(Double(index) * interval * 1e9)
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if scheduled > now { usleep(UInt32((scheduled - now) / 1000)) }
+                    let status = try connection.roundTrip(RawHTTPConnection.submitRequest(firstID + index))
+                    if status != 201 { throw BenchError("submission answered \(status)") }
+                    samples.set(index, Double(DispatchTime.now().uptimeNanoseconds - scheduled) / 1e6)
+                    index += connections
+                }
+            } catch {
+                errors.record(error)
+            }
+        }
+        if let error = errors.first { throw error }
+        let sorted = samples.values.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        return Latency(rate: rate, requests: total, p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? 0)
+    }
+}
+
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [any Error] = []
+    func record(_ error: any Error) { lock.withLock { errors.append(error) } }
+    var first: (any Error)? { lock.withLock { errors.first } }
+}
+
+final class SampleBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Double]
+    init(count: Int) { storage = Array(repeating: 0, count: count) }
+    func set(_ index: Int, _ value: Double) { lock.withLock { storage[index] = value } }
+    var values: [Double] { lock.withLock { storage } }
+}

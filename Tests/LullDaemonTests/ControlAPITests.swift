@@ -1,0 +1,106 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+@Suite struct ControlAPITests {
+    @Test func badInputGetsANamedErrorAndTheDaemonKeepsServing() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let cases: [(String, String, Int, String, String?)] = [
+                ("malformed JSON", #"{"kind": "fetch", "url": "#, 400, "malformed_json", nil),
+                ("missing url", #"{"kind":"fetch","destination":"/tmp/x"}"#, 400, "missing_field", "url"),
+                ("ftp URL", #"{"kind":"fetch","url":"ftp://127.0.0.1/f","destination":"/tmp/x"}"#, 400, "invalid_value", "url"),
+                ("relative destination", #"{"kind":"fetch","url":"http://127.0.0.1/f","destination":"x/y"}"#, 400, "invalid_value", "destination"),
+                ("unknown field", #"{"kind":"fetch","url":"http://127.0.0.1/f","destination":"/tmp/x","priority":9}"#, 400, "unknown_field", "priority"),
+            ]
+            for (name, body, status, code, field) in cases {
+                let (got, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(body.utf8))
+                #expect(got == status, "\(name): \(text)")
+                let error = try apiError(text)
+                #expect(error.code == code, "\(name)")
+                #expect(error.field == field, "\(name)")
+                #expect(!error.message.isEmpty)
+            }
+
+            let huge = Data(repeating: UInt8(ascii: "a"), count: 10 << 20)
+            let (status, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: huge)
+            #expect(status == 413)
+            let error = try apiError(text)
+            #expect(error.code == "too_large")
+            #expect(error.message.contains("1048576"))
+
+            let (notFound, _) = try curl(daemon.socketPath, "GET", "/v1/nothing")
+            #expect(notFound == 404)
+            let (wrongMethod, _) = try curl(daemon.socketPath, "PUT", "/v1/jobs")
+            #expect(wrongMethod == 405)
+            let (badQuery, queryText) = try curl(daemon.socketPath, "GET", "/v1/jobs?stat=queued")
+            #expect(badQuery == 400)
+            #expect(try apiError(queryText).field == "stat")
+
+            let status2 = try await client.status()
+            #expect(status2.jobs["queued"] == 0, "no invalid submission may have been stored")
+        }
+    }
+
+    @Test func pauseResumeAndCancelFollowTheRules() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/never"))
+            #expect(try await client.pause(job.id).state == .paused)
+            await #expect(throws: LullClientError.self) { try await client.pause(job.id) }
+            #expect(try await client.resume(job.id).state == .queued)
+            #expect(try await client.cancel(job.id).state == .cancelled)
+            do {
+                _ = try await client.resume(job.id)
+                Issue.record("resuming a cancelled job succeeded")
+            } catch LullClientError.api(let status, let detail) {
+                #expect(status == 409)
+                #expect(detail.code == "invalid_state")
+            }
+            let cancelled = try await client.list(state: "cancelled")
+            #expect(cancelled.jobs.map(\.id) == [job.id])
+            let types = try await client.events(after: 0).events.map(\.type)
+            #expect(types == [.submitted, .paused, .resumed, .cancelled])
+        }
+    }
+
+    @Test func batchSubmissionIsAllOrNothing() async throws {
+        try await withDaemon(config: holdEverything) { _, client in
+            let good = JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a")
+            let bad = JobSubmission(kind: .fetch, url: "gopher://x", destination: "/tmp/b")
+            do {
+                _ = try await client.submit(batch: [good, bad])
+                Issue.record("a batch with an invalid job was accepted")
+            } catch LullClientError.api(let status, let detail) {
+                #expect(status == 400)
+                #expect(detail.field == "jobs[1].url")
+            }
+            #expect(try await client.list().jobs.isEmpty)
+            let jobs = try await client.submit(batch: Array(repeating: good, count: 50))
+            #expect(jobs.count == 50)
+            #expect(Set(jobs.map(\.id)).count == 50)
+        }
+    }
+
+    @Test func eventsReplayFromACursorAcrossRestarts() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let first = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a"))
+            let cursor = try await client.events(after: 0).lastSeq
+            daemon.stop()
+            try daemon.start()
+            _ = try await client.cancel(first.id)
+            let second = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/b", destination: "/tmp/b"))
+            let missed = try await client.events(after: cursor).events
+            #expect(missed.map(\.type) == [.cancelled, .submitted])
+            #expect(missed.map(\.jobId) == [first.id, second.id])
+            // The SSE stream replays the same log from the cursor, then waits for more.
+            var streamed: [Int64] = []
+            for try await event in client.followEvents(after: 0) {
+                streamed.append(event.seq)
+                if event.jobId == second.id { break }
+            }
+            #expect(streamed == Array(1...Int64(streamed.count)))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+@Suite struct FetchEndToEndTests {
+    @Test func lullctlFetchLandsTheServersBytes() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        let content = TestHTTPServer.bytes(count: 3 << 20, seed: 42)
+        server.serve("/f", content)
+        try await withDaemon { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("downloads/f.bin").path
+            try FileManager.default.createDirectory(
+                atPath: daemon.directory.appendingPathComponent("downloads").path, withIntermediateDirectories: true)
+            let submitted = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["submit", "fetch", server.url("/f"), "-o", destination, "--label", "e2e", "--json", "--socket", daemon.socketPath])
+            #expect(submitted.status == 0, "\(submitted.stderr)")
+            let job = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8))
+            #expect(job.state == .queued)
+            #expect(job.label == "e2e")
+
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(done.result?.sha256 == TestHTTPServer.sha256(content))
+            let written = try Data(contentsOf: URL(fileURLWithPath: destination))
+            #expect(written == Data(content))
+            // Nothing but the destination is left in the directory: the staging file was renamed.
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.appendingPathComponent("downloads").path)
+            #expect(leftovers == ["f.bin"])
+
+            let shown = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["show", String(job.id), "--socket", daemon.socketPath])
+            #expect(shown.stdout.contains("succeeded"))
+            #expect(shown.stdout.contains(TestHTTPServer.sha256(content)))
+        }
+    }
+
+    @Test func curlSubmissionWithPlainJSONWorks() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/plain", Array("hello from the test server\n".utf8))
+        try await withDaemon { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("plain.txt").path
+            let body = #"{"kind":"fetch","url":"\#(server.url("/plain"))","destination":"\#(destination)"}"#
+            let (status, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(body.utf8))
+            #expect(status == 201, "\(text)")
+            let job = try WireJSON.decoder().decode(JobView.self, from: Data(text.utf8))
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded)
+            #expect(try String(contentsOfFile: destination, encoding: .utf8) == "hello from the test server\n")
+        }
+    }
+
+    @Test func aFailedFetchLeavesNoFileAndSaysWhy() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        try await withDaemon { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("missing.bin").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/missing"), destination: destination))
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .failed)
+            #expect(done.error?.code == "http_404")
+            #expect(!FileManager.default.fileExists(atPath: destination))
+        }
+    }
+}

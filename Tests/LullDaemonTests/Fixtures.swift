@@ -1,0 +1,70 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+/// Runs `body` against a fresh real lulld and a client on its socket; always cleans up.
+func withDaemon(
+    config: String? = nil, _ body: (DaemonProcess, LullClient) async throws -> Void
+) async throws {
+    let daemon = try DaemonProcess(config: config)
+    defer { daemon.remove() }
+    try daemon.start()
+    let client = LullClient(socketPath: daemon.socketPath)
+    do {
+        try await body(daemon, client)
+        await client.shutdown()
+    } catch {
+        await client.shutdown()
+        print("lulld log:\n\(daemon.log())")
+        throw error
+    }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Follows the event stream until job `id` reaches one of `states`; fails after `timeout`.
+func awaitJob(
+    _ id: Int64, in states: Set<JobState>, client: LullClient, timeout: Duration = .seconds(60)
+) async throws -> JobView {
+    try await withThrowingTaskGroup(of: JobView.self) { group in
+        group.addTask {
+            for try await event in client.followEvents(after: 0) where event.jobId == id && states.contains(event.state) {
+                return try await client.job(id)
+            }
+            throw TimedOut(description: "event stream ended before job \(id) reached \(states)")
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw TimedOut(description: "job \(id) did not reach \(states) within \(timeout)")
+        }
+        let job = try await group.next()!
+        group.cancelAll()
+        return job
+    }
+}
+
+/// curl over the control socket; returns the HTTP status and the body.
+func curl(_ socket: String, _ method: String, _ path: String, body: Data? = nil) throws -> (Int, String) {
+    var arguments = ["-sS", "--unix-socket", socket, "-X", method, "-o", "-", "-w", "\n%{http_code}"]
+    if body != nil { arguments += ["-H", "content-type: application/json", "--data-binary", "@-"] }
+    arguments.append("http://lull\(path)")
+    let result = try CommandRunner.run("/usr/bin/curl", arguments, input: body)
+    let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    let status = Int(lines.last ?? "") ?? -1
+    return (status, lines.dropLast().joined(separator: "\n"))
+}
+
+/// The error envelope of an API answer.
+func apiError(_ body: String) throws -> APIErrorBody.Detail {
+    try JSONDecoder().decode(APIErrorBody.self, from: Data(body.utf8)).error
+}
+
+let holdEverything = """
+    [limits]
+    max_concurrent = 0
+    """

@@ -1,0 +1,92 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+@Suite struct InstanceTests {
+    @Test func aSecondDaemonIsRefusedWithAClearMessage() async throws {
+        try await withDaemon { daemon, client in
+            let otherState = daemon.directory.appendingPathComponent("other").path
+            let sameSocket = try CommandRunner.run(
+                DaemonProcess.binary("lulld"), ["--state-dir", otherState, "--socket", daemon.socketPath])
+            #expect(sameSocket.status != 0)
+            #expect(sameSocket.stderr.contains("already listening on \(daemon.socketPath)"), "\(sameSocket.stderr)")
+
+            let sameState = try CommandRunner.run(
+                DaemonProcess.binary("lulld"),
+                ["--state-dir", daemon.stateDirectory, "--socket", daemon.directory.appendingPathComponent("b.sock").path])
+            #expect(sameState.status != 0)
+            #expect(sameState.stderr.contains("already running"), "\(sameState.stderr)")
+            // The first daemon is untouched by either attempt.
+            #expect(try await client.status().pid == daemon.pid)
+        }
+    }
+
+    @Test func aStaleSocketFromACrashIsReplaced() async throws {
+        try await withDaemon { daemon, client in
+            daemon.kill()
+            #expect(FileManager.default.fileExists(atPath: daemon.socketPath), "kill -9 leaves the socket file behind")
+            try daemon.start()
+            #expect(try await client.status().pid == daemon.pid)
+        }
+    }
+
+    @Test func lullctlExplainsWhenTheDaemonIsNotRunning() throws {
+        let result = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["status", "--socket", "/tmp/lull-no-such.sock"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("lulld is not running"))
+        #expect(result.stderr.contains("Start it"))
+    }
+
+    @Test func checkConfigReportsFileLineAndKey() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bad-\(UUID()).toml").path
+        try "[limits]\nmax_concurrent = 2\nmax_concurent = 3\n\n[daemon]\nsocket_mode = \"rw\"\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):3: limits.max_concurent: unknown key"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):6: daemon.socket_mode"), "\(result.stderr)")
+    }
+}
+
+/// Runs lullctl as another uid through setpriv, so the kernel's peer credentials differ for real.
+@Suite(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+struct OwnershipTests {
+    let nobody = "65534"
+
+    func asNobody(_ arguments: [String]) throws -> CommandResult {
+        try CommandRunner.run(
+            "/usr/bin/setpriv",
+            ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", DaemonProcess.binary("lullctl")] + arguments)
+    }
+
+    @Test func anotherUidCannotSeeOrTouchMyJobs() async throws {
+        let config = holdEverything + "\n[daemon]\nsocket_mode = \"0666\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            let mine = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a"))
+            let socket = ["--socket", daemon.socketPath]
+
+            let listed = try asNobody(["list", "--json"] + socket)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(listed.stdout.utf8)).jobs.isEmpty)
+            #expect(try asNobody(["show", String(mine.id)] + socket).status == 4)
+            #expect(try asNobody(["cancel", String(mine.id)] + socket).status == 4)
+            #expect(try asNobody(["pause", String(mine.id)] + socket).status == 4)
+            #expect(try await client.job(mine.id).state == .queued, "the other uid's attempts changed nothing")
+
+            let theirs = try asNobody(["submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/b", "--json"] + socket)
+            #expect(theirs.status == 0, "\(theirs.stderr)")
+            let theirJob = try WireJSON.decoder().decode(JobView.self, from: Data(theirs.stdout.utf8))
+            #expect(theirJob.ownerUid == 65534)
+            // Root sees every owner's jobs; the other uid sees only its own.
+            #expect(try await client.list().jobs.map(\.id) == [mine.id, theirJob.id])
+            let theirList = try asNobody(["list", "--json"] + socket)
+            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(theirList.stdout.utf8)).jobs.map(\.id) == [theirJob.id])
+            let theirEvents = try asNobody(["events", "--json"] + socket)
+            #expect(!theirEvents.stdout.contains("\"job_id\":\(mine.id),"))
+        }
+    }
+}
