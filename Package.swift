@@ -87,6 +87,8 @@ let package = Package(
             name: "lulld",
             dependencies: [
                 "LullDaemon",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

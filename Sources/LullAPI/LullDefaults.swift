@@ -11,12 +11,13 @@ public enum LullDefaults {
         return (environment["HOME"] ?? "/root") + "/.local/state/lull"
     }
 
-    /// `$XDG_RUNTIME_DIR/lull/lull.sock`, else `lull.sock` in the state directory.
-    public static func socketPath(environment: [String: String]) -> String {
+    /// `$XDG_RUNTIME_DIR/lull/lull.sock`, else `lull.sock` in the state directory (the default
+    /// one unless a daemon was told to use another).
+    public static func socketPath(environment: [String: String], stateDirectory: String? = nil) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return runtime + "/lull/lull.sock"
         }
-        return stateDirectory(environment: environment) + "/lull.sock"
+        return (stateDirectory ?? self.stateDirectory(environment: environment)) + "/lull.sock"
     }
 
     /// The socket a client should use: `LULL_SOCKET` first, then the user default.

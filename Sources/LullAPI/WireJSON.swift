@@ -1,11 +1,11 @@
 import Foundation
 
-/// The one JSON dialect of the API: ISO-8601 times, keys as declared (snake_case), sorted keys.
+/// The one JSON dialect of the API: ISO-8601 times, keys as declared (snake_case).
 public enum WireJSON {
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes]
         return encoder
     }
 

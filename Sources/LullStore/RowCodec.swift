@@ -93,7 +93,6 @@ struct RowCodec: Sendable {
 
     private func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 

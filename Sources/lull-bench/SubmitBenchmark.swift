@@ -14,7 +14,7 @@ enum SubmitBenchmark {
         let perClient = requests / clients
         let errors = ErrorBox()
         let start = DispatchTime.now()
-        DispatchQueue.concurrentPerform(iterations: clients) { client in
+        runThreads(clients) { client in
             do {
                 let connection = try RawHTTPConnection(socketPath: socket)
                 for n in 0..<perClient {
@@ -45,7 +45,7 @@ enum SubmitBenchmark {
         let samples = SampleBox(count: total)
         let errors = ErrorBox()
         let start = DispatchTime.now().uptimeNanoseconds + 50_000_000
-        DispatchQueue.concurrentPerform(iterations: connections) { lane in
+        runThreads(connections) { lane in
             do {
                 let connection = try RawHTTPConnection(socketPath: socket)
                 var index = lane
@@ -67,6 +67,22 @@ enum SubmitBenchmark {
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         return Latency(rate: rate, requests: total, p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? 0)
     }
+}
+
+/// Runs `body` on `count` dedicated threads at once and waits for all of them.
+/// (`concurrentPerform` would cap the parallelism at the core count: 16 clients must be 16.)
+func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    group.wait()
 }
 
 final class ErrorBox: @unchecked Sendable {

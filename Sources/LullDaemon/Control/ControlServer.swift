@@ -135,9 +135,12 @@ struct ControlServer: Sendable {
         headers.add(name: "content-length", value: String(data.count))
         for (name, value) in extra { headers.add(name: name, value: value) }
         if !keepAlive { headers.add(name: "connection", value: "close") }
-        try await outbound.write(.head(HTTPResponseHead(version: head.version, status: status, headers: headers)))
-        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
-        try await outbound.write(.end(nil))
+        // One write, one flush, one syscall for the whole response.
+        try await outbound.write(contentsOf: [
+            .head(HTTPResponseHead(version: head.version, status: status, headers: headers)),
+            .body(.byteBuffer(ByteBuffer(bytes: data))),
+            .end(nil),
+        ])
     }
 
     /// Streams until the producer ends or the client hangs up, whichever comes first.

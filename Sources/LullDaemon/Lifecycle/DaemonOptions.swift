@@ -26,9 +26,7 @@ public struct DaemonOptions: Sendable {
     /// Without a runtime directory the socket sits in the state directory actually used.
     public func settings(with config: DaemonConfig) -> DaemonSettings {
         let state = stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment)
-        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        let defaultSocket = runtime.map { $0 + "/lull/lull.sock" }
-            ?? state + "/lull.sock"
+        let defaultSocket = LullDefaults.socketPath(environment: environment, stateDirectory: state)
         return DaemonSettings(
             stateDirectory: state, socketPath: socketPath ?? config.socketPath ?? defaultSocket, config: config)
     }
