@@ -47,6 +47,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Sensors: power (UPower / sysfs), network (NetworkManager / rtnetlink), pressure and sampling.
+        .target(
+            name: "LullSensors",
+            dependencies: [
+                "LullCore", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Transfer engines over AsyncHTTPClient.
         .target(
             name: "LullTransfer",
@@ -63,7 +71,7 @@ let package = Package(
         .target(
             name: "LullDaemon",
             dependencies: [
-                "LullCore", "LullAPI", "LullStore", "LullTransfer", "CSystemd",
+                "LullCore", "LullAPI", "LullStore", "LullTransfer", "LullSensors", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,6 +126,7 @@ let package = Package(
         ),
         .testTarget(name: "LullCoreTests", dependencies: ["LullCore"]),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
+        .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",

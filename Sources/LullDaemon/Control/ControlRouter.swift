@@ -1,6 +1,7 @@
 import Foundation
 import LullAPI
 import LullCore
+import LullSensors
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

@@ -1,11 +1,11 @@
 import Foundation
 
 /// This process's resident memory and CPU time, from /proc/self.
-struct ProcessUsage: Sendable {
-    var rssBytes: Int64
-    var cpuSeconds: Double
+public struct ProcessUsage: Sendable {
+    public var rssBytes: Int64
+    public var cpuSeconds: Double
 
-    static func current() -> ProcessUsage {
+    public static func current() -> ProcessUsage {
         let pageSize = Int64(sysconf(Int32(_SC_PAGESIZE)))
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var rss: Int64 = 0
