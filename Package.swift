@@ -26,6 +26,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // Thread-local filesystem identity switching (setfsuid/setfsgid/setgroups) for transfers.
+        .target(name: "CLullSys"),
         // Pure domain: jobs, validation, scheduling decisions. No I/O.
         .target(
             name: "LullCore",
@@ -47,19 +49,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Sensors: power (UPower / sysfs), network (NetworkManager / rtnetlink), pressure and sampling.
-        .target(
-            name: "LullSensors",
-            dependencies: [
-                "LullCore", "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         // Transfer engines over AsyncHTTPClient.
         .target(
             name: "LullTransfer",
             dependencies: [
-                "LullCore",
+                "LullCore", "CLullSys",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -71,13 +65,14 @@ let package = Package(
         .target(
             name: "LullDaemon",
             dependencies: [
-                "LullCore", "LullAPI", "LullStore", "LullTransfer", "LullSensors", "CSystemd",
+                "LullCore", "LullAPI", "LullStore", "LullTransfer", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Collections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -126,7 +121,6 @@ let package = Package(
         ),
         .testTarget(name: "LullCoreTests", dependencies: ["LullCore"]),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
-        .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",

@@ -14,12 +14,14 @@ public struct EventView: Codable, Sendable, Equatable {
     public var result: ResultView?
     public var error: FailureView?
     public var message: String?
+    public var retryAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case seq
         case jobId = "job_id"
         case ownerUid = "owner_uid"
         case time, type, state, attempt, progress, result, error, message
+        case retryAt = "retry_at"
     }
 
     public init(_ event: JobEvent) {
@@ -34,6 +36,7 @@ public struct EventView: Codable, Sendable, Equatable {
         result = event.detail?.result.map(ResultView.init)
         error = event.detail?.failure.map(FailureView.init)
         message = event.detail?.message
+        retryAt = event.detail?.retryAt
     }
 }
 

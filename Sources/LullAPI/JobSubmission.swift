@@ -17,12 +17,31 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var bodyBase64: String?
     public var label: String?
     public var jobClass: String?
+    public var sha256: String?
+    public var expectedBytes: Int64?
+    public var maxBytes: Int64?
+    public var uploadProtocol: UploadProtocol?
+    public var formField: String?
+    public var idempotencyKey: String?
+    public var retry: RetryOptions?
+    public var timeouts: TimeoutOptions?
 
     public init(
         kind: JobKind, url: String, destination: String? = nil, source: String? = nil,
         method: String? = nil, headers: [String: String]? = nil, contentType: String? = nil,
-        body: String? = nil, bodyBase64: String? = nil, label: String? = nil, jobClass: String? = nil
+        body: String? = nil, bodyBase64: String? = nil, label: String? = nil, jobClass: String? = nil,
+        sha256: String? = nil, expectedBytes: Int64? = nil, maxBytes: Int64? = nil,
+        uploadProtocol: UploadProtocol? = nil, formField: String? = nil, idempotencyKey: String? = nil,
+        retry: RetryOptions? = nil, timeouts: TimeoutOptions? = nil
     ) {
+        self.sha256 = sha256
+        self.expectedBytes = expectedBytes
+        self.maxBytes = maxBytes
+        self.uploadProtocol = uploadProtocol
+        self.formField = formField
+        self.idempotencyKey = idempotencyKey
+        self.retry = retry
+        self.timeouts = timeouts
         self.kind = kind
         self.url = url
         self.destination = destination
@@ -43,6 +62,13 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case bodyBase64 = "body_base64"
         case label
         case jobClass = "class"
+        case sha256
+        case expectedBytes = "expected_bytes"
+        case maxBytes = "max_bytes"
+        case uploadProtocol = "protocol"
+        case formField = "form_field"
+        case idempotencyKey = "idempotency_key"
+        case retry, timeouts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -59,6 +85,14 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         bodyBase64 = try container.decodeIfPresent(String.self, forKey: .bodyBase64)
         label = try container.decodeIfPresent(String.self, forKey: .label)
         jobClass = try container.decodeIfPresent(String.self, forKey: .jobClass)
+        sha256 = try container.decodeIfPresent(String.self, forKey: .sha256)
+        expectedBytes = try container.decodeIfPresent(Int64.self, forKey: .expectedBytes)
+        maxBytes = try container.decodeIfPresent(Int64.self, forKey: .maxBytes)
+        uploadProtocol = try container.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol)
+        formField = try container.decodeIfPresent(String.self, forKey: .formField)
+        idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
+        retry = try container.decodeIfPresent(RetryOptions.self, forKey: .retry)
+        timeouts = try container.decodeIfPresent(TimeoutOptions.self, forKey: .timeouts)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -77,7 +111,67 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         return JobSpec(
             kind: kind, url: url, destination: destination, source: source,
             method: method?.uppercased(), headers: headers, contentType: contentType, body: payload,
-            label: label, jobClass: jobClass ?? JobClassName.default)
+            label: label, jobClass: jobClass ?? JobClassName.default, sha256: sha256?.lowercased(),
+            expectedBytes: expectedBytes, maxBytes: maxBytes, uploadProtocol: uploadProtocol, formField: formField,
+            idempotencyKey: idempotencyKey,
+            retry: retry.map { RetrySettings(maxAttempts: $0.maxAttempts, baseSeconds: $0.baseSeconds, capSeconds: $0.capSeconds) },
+            timeouts: timeouts.map {
+                TimeoutSettings(connectSeconds: $0.connectSeconds, idleSeconds: $0.idleSeconds, totalSeconds: $0.totalSeconds)
+            })
+    }
+}
+
+/// `retry` in a submission: overrides of the class's retry settings.
+public struct RetryOptions: Codable, Sendable, Equatable {
+    public var maxAttempts: Int?
+    public var baseSeconds: Double?
+    public var capSeconds: Double?
+
+    public init(maxAttempts: Int? = nil, baseSeconds: Double? = nil, capSeconds: Double? = nil) {
+        self.maxAttempts = maxAttempts
+        self.baseSeconds = baseSeconds
+        self.capSeconds = capSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxAttempts = "max_attempts"
+        case baseSeconds = "base_seconds"
+        case capSeconds = "cap_seconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts)
+        baseSeconds = try container.decodeIfPresent(Double.self, forKey: .baseSeconds)
+        capSeconds = try container.decodeIfPresent(Double.self, forKey: .capSeconds)
+    }
+}
+
+/// `timeouts` in a submission, in seconds.
+public struct TimeoutOptions: Codable, Sendable, Equatable {
+    public var connectSeconds: Double?
+    public var idleSeconds: Double?
+    public var totalSeconds: Double?
+
+    public init(connectSeconds: Double? = nil, idleSeconds: Double? = nil, totalSeconds: Double? = nil) {
+        self.connectSeconds = connectSeconds
+        self.idleSeconds = idleSeconds
+        self.totalSeconds = totalSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case connectSeconds = "connect_seconds"
+        case idleSeconds = "idle_seconds"
+        case totalSeconds = "total_seconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        connectSeconds = try container.decodeIfPresent(Double.self, forKey: .connectSeconds)
+        idleSeconds = try container.decodeIfPresent(Double.self, forKey: .idleSeconds)
+        totalSeconds = try container.decodeIfPresent(Double.self, forKey: .totalSeconds)
     }
 }
 

@@ -19,6 +19,11 @@ public struct JobView: Codable, Sendable, Equatable {
     public var progress: ProgressView?
     public var result: ResultView?
     public var error: FailureView?
+    public var sha256: String?
+    public var expectedBytes: Int64?
+    public var uploadProtocol: UploadProtocol?
+    /// When a job waiting out a retry backoff is tried again.
+    public var retryAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -27,7 +32,10 @@ public struct JobView: Codable, Sendable, Equatable {
         case jobClass = "class"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
-        case attempts, progress, result, error
+        case attempts, progress, result, error, sha256
+        case expectedBytes = "expected_bytes"
+        case uploadProtocol = "protocol"
+        case retryAt = "retry_at"
     }
 
     public init(_ job: Job) {
@@ -47,21 +55,31 @@ public struct JobView: Codable, Sendable, Equatable {
         progress = job.progress.map(ProgressView.init)
         result = job.result.map(ResultView.init)
         error = job.failure.map(FailureView.init)
+        sha256 = job.spec.sha256
+        expectedBytes = job.spec.expectedBytes
+        uploadProtocol = job.spec.uploadProtocol
+        retryAt = job.state == .queued ? job.retryAt : nil
     }
 }
 
 public struct ProgressView: Codable, Sendable, Equatable {
     public var bytesDone: Int64
     public var bytesTotal: Int64?
+    public var bytesPerSecond: Double?
+    public var etaSeconds: Double?
 
     enum CodingKeys: String, CodingKey {
         case bytesDone = "bytes_done"
         case bytesTotal = "bytes_total"
+        case bytesPerSecond = "bytes_per_second"
+        case etaSeconds = "eta_seconds"
     }
 
     public init(_ progress: TransferProgress) {
         bytesDone = progress.bytesDone
         bytesTotal = progress.bytesTotal
+        bytesPerSecond = progress.bytesPerSecond.map { $0.rounded() }
+        etaSeconds = progress.secondsRemaining.map { $0.rounded() }
     }
 }
 
@@ -70,10 +88,24 @@ public struct ResultView: Codable, Sendable, Equatable {
     public var bytes: Int64?
     public var sha256: String?
     public var path: String?
+    public var notModified: Bool?
+    public var etag: String?
+    public var lastModified: String?
+    public var responseHeaders: [String: String]?
+    public var responseBody: String?
+    public var bytesTransferred: Int64?
+    public var uploadURL: String?
 
     enum CodingKeys: String, CodingKey {
         case httpStatus = "http_status"
         case bytes, sha256, path
+        case notModified = "not_modified"
+        case etag
+        case lastModified = "last_modified"
+        case responseHeaders = "response_headers"
+        case responseBody = "response_body"
+        case bytesTransferred = "bytes_transferred"
+        case uploadURL = "upload_url"
     }
 
     public init(_ result: JobResult) {
@@ -81,6 +113,13 @@ public struct ResultView: Codable, Sendable, Equatable {
         bytes = result.bytes
         sha256 = result.sha256
         path = result.path
+        notModified = result.notModified
+        etag = result.etag
+        lastModified = result.lastModified
+        responseHeaders = result.responseHeaders
+        responseBody = result.responseBody
+        bytesTransferred = result.bytesTransferred
+        uploadURL = result.uploadURL
     }
 }
 
@@ -88,11 +127,18 @@ public struct FailureView: Codable, Sendable, Equatable {
     public var code: String
     public var message: String
     public var retryable: Bool
+    public var retryAfterSeconds: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case code, message, retryable
+        case retryAfterSeconds = "retry_after_seconds"
+    }
 
     public init(_ failure: JobFailure) {
         code = failure.code
         message = failure.message
         retryable = failure.retryable
+        retryAfterSeconds = failure.retryAfter
     }
 }
 

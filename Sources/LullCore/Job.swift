@@ -13,11 +13,16 @@ public struct Job: Sendable, Equatable {
     public var progress: TransferProgress?
     public var result: JobResult?
     public var failure: JobFailure?
+    /// How to continue an interrupted transfer.
+    public var resume: ResumeState?
+    /// A queued job waiting out a retry backoff starts no earlier than this.
+    public var retryAt: Date?
 
     public init(
         id: JobID, owner: OwnerID, spec: JobSpec, state: JobState = .queued,
         createdAt: Date, updatedAt: Date? = nil, attempts: Int = 0,
-        progress: TransferProgress? = nil, result: JobResult? = nil, failure: JobFailure? = nil
+        progress: TransferProgress? = nil, result: JobResult? = nil, failure: JobFailure? = nil,
+        resume: ResumeState? = nil, retryAt: Date? = nil
     ) {
         self.id = id
         self.owner = owner
@@ -29,6 +34,8 @@ public struct Job: Sendable, Equatable {
         self.progress = progress
         self.result = result
         self.failure = failure
+        self.resume = resume
+        self.retryAt = retryAt
     }
 }
 
@@ -45,14 +52,23 @@ public struct NewJob: Sendable, Equatable {
     }
 }
 
-/// Bytes moved so far by a running or interrupted transfer.
+/// Bytes moved so far by a running or interrupted transfer, with the recent rate.
 public struct TransferProgress: Sendable, Equatable, Codable {
     public var bytesDone: Int64
     public var bytesTotal: Int64?
+    /// Bytes per second over the last reporting interval.
+    public var bytesPerSecond: Double?
 
-    public init(bytesDone: Int64, bytesTotal: Int64?) {
+    public init(bytesDone: Int64, bytesTotal: Int64?, bytesPerSecond: Double? = nil) {
         self.bytesDone = bytesDone
         self.bytesTotal = bytesTotal
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// Seconds left at the current rate, when both the total and a rate are known.
+    public var secondsRemaining: Double? {
+        guard let total = bytesTotal, let rate = bytesPerSecond, rate > 0 else { return nil }
+        return Double(max(total - bytesDone, 0)) / rate
     }
 }
 
@@ -63,12 +79,36 @@ public struct JobResult: Sendable, Equatable, Codable {
     public var sha256: String?
     /// fetch: the file now at the destination.
     public var path: String?
+    /// fetch: the server answered 304, the file at the destination is current ("no new data").
+    public var notModified: Bool?
+    /// fetch: validators for the next conditional GET.
+    public var etag: String?
+    public var lastModified: String?
+    /// push and upload: selected response headers and the start of the response body.
+    public var responseHeaders: [String: String]?
+    public var responseBody: String?
+    /// Bytes received over the network in all attempts (fetch) — resumption keeps this close to `bytes`.
+    public var bytesTransferred: Int64?
+    /// tus: where the upload lives on the server.
+    public var uploadURL: String?
 
-    public init(httpStatus: Int? = nil, bytes: Int64? = nil, sha256: String? = nil, path: String? = nil) {
+    public init(
+        httpStatus: Int? = nil, bytes: Int64? = nil, sha256: String? = nil, path: String? = nil,
+        notModified: Bool? = nil, etag: String? = nil, lastModified: String? = nil,
+        responseHeaders: [String: String]? = nil, responseBody: String? = nil, bytesTransferred: Int64? = nil,
+        uploadURL: String? = nil
+    ) {
         self.httpStatus = httpStatus
         self.bytes = bytes
         self.sha256 = sha256
         self.path = path
+        self.notModified = notModified
+        self.etag = etag
+        self.lastModified = lastModified
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.bytesTransferred = bytesTransferred
+        self.uploadURL = uploadURL
     }
 }
 
@@ -77,10 +117,13 @@ public struct JobFailure: Error, Sendable, Equatable, Codable {
     public var code: String
     public var message: String
     public var retryable: Bool
+    /// Seconds the server asked us to wait (`Retry-After`).
+    public var retryAfter: Double?
 
-    public init(code: String, message: String, retryable: Bool) {
+    public init(code: String, message: String, retryable: Bool, retryAfter: Double? = nil) {
         self.code = code
         self.message = message
         self.retryable = retryable
+        self.retryAfter = retryAfter
     }
 }

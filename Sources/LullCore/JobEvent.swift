@@ -31,6 +31,8 @@ public enum JobEventType: String, Sendable, Codable, CaseIterable {
     case started
     case progress
     case requeued
+    /// A retryable failure; the job waits in the queue until `retry_at`.
+    case retrying
     case paused
     case resumed
     case succeeded
@@ -46,11 +48,13 @@ public struct JobEventDetail: Sendable, Equatable, Codable {
     public var failure: JobFailure?
     public var attempt: Int?
     public var message: String?
+    public var retryAt: Date?
 
     public init(
         progress: TransferProgress? = nil, result: JobResult? = nil, failure: JobFailure? = nil,
-        attempt: Int? = nil, message: String? = nil
+        attempt: Int? = nil, message: String? = nil, retryAt: Date? = nil
     ) {
+        self.retryAt = retryAt
         self.progress = progress
         self.result = result
         self.failure = failure

@@ -17,6 +17,22 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var body: [UInt8]?
     public var label: String?
     public var jobClass: String
+    /// fetch: the SHA-256 (lowercase hex) the file must have.
+    public var sha256: String?
+    /// fetch: the size the file must have, also used for the free-space check before starting.
+    public var expectedBytes: Int64?
+    /// fetch: refuse to download more than this many bytes.
+    public var maxBytes: Int64?
+    /// upload: how the file is sent.
+    public var uploadProtocol: UploadProtocol?
+    /// upload with multipart: the form field that carries the file.
+    public var formField: String?
+    /// push: sent as `Idempotency-Key` on every attempt; generated at submission when absent.
+    public var idempotencyKey: String?
+    /// Overrides of the class's retry settings for this job.
+    public var retry: RetrySettings?
+    /// Overrides of the default transfer timeouts for this job.
+    public var timeouts: TimeoutSettings?
 
     public init(
         kind: JobKind,
@@ -28,7 +44,15 @@ public struct JobSpec: Sendable, Equatable, Codable {
         contentType: String? = nil,
         body: [UInt8]? = nil,
         label: String? = nil,
-        jobClass: String = JobClassName.default
+        jobClass: String = JobClassName.default,
+        sha256: String? = nil,
+        expectedBytes: Int64? = nil,
+        maxBytes: Int64? = nil,
+        uploadProtocol: UploadProtocol? = nil,
+        formField: String? = nil,
+        idempotencyKey: String? = nil,
+        retry: RetrySettings? = nil,
+        timeouts: TimeoutSettings? = nil
     ) {
         self.kind = kind
         self.url = url
@@ -40,6 +64,60 @@ public struct JobSpec: Sendable, Equatable, Codable {
         self.body = body
         self.label = label
         self.jobClass = jobClass
+        self.sha256 = sha256
+        self.expectedBytes = expectedBytes
+        self.maxBytes = maxBytes
+        self.uploadProtocol = uploadProtocol
+        self.formField = formField
+        self.idempotencyKey = idempotencyKey
+        self.retry = retry
+        self.timeouts = timeouts
+    }
+
+    /// The host part of the URL, lowercased (per-host limits, proxy decisions).
+    public var host: String? {
+        guard let start = url.range(of: "://") else { return nil }
+        let rest = url[start.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPort = authority.split(separator: "@").last ?? ""
+        if hostPort.hasPrefix("[") { return String(hostPort.prefix { $0 != "]" }.dropFirst()).lowercased() }
+        return String(hostPort.prefix { $0 != ":" }).lowercased()
+    }
+}
+
+/// How an upload sends its file.
+public enum UploadProtocol: String, Sendable, Codable, CaseIterable {
+    /// The file is the request body (PUT or POST).
+    case raw
+    /// The file is one part of a `multipart/form-data` POST.
+    case multipart
+    /// Resumable upload with the tus 1.0 protocol (creation + core).
+    case tus
+}
+
+/// Per-job retry overrides; nil fields take the class's or the daemon's defaults.
+public struct RetrySettings: Sendable, Equatable, Codable {
+    public var maxAttempts: Int?
+    public var baseSeconds: Double?
+    public var capSeconds: Double?
+
+    public init(maxAttempts: Int? = nil, baseSeconds: Double? = nil, capSeconds: Double? = nil) {
+        self.maxAttempts = maxAttempts
+        self.baseSeconds = baseSeconds
+        self.capSeconds = capSeconds
+    }
+}
+
+/// Per-job timeout overrides, in seconds.
+public struct TimeoutSettings: Sendable, Equatable, Codable {
+    public var connectSeconds: Double?
+    public var idleSeconds: Double?
+    public var totalSeconds: Double?
+
+    public init(connectSeconds: Double? = nil, idleSeconds: Double? = nil, totalSeconds: Double? = nil) {
+        self.connectSeconds = connectSeconds
+        self.idleSeconds = idleSeconds
+        self.totalSeconds = totalSeconds
     }
 }
 

@@ -23,6 +23,7 @@ public struct JobSpecValidator: Sendable {
                 .invalidValue, field: "class",
                 "unknown class \"\(spec.jobClass)\"; known classes: \(knownClasses.sorted().joined(separator: ", "))")
         }
+        try validateCommon(spec)
         switch spec.kind {
         case .fetch:
             try require(spec.destination, "destination", for: .fetch)
@@ -30,11 +31,22 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.source, "source", for: .fetch)
             try forbid(spec.body, "body", for: .fetch)
             try forbid(spec.method, "method", for: .fetch)
+            try forbid(spec.uploadProtocol, "protocol", for: .fetch)
+            try forbid(spec.idempotencyKey, "idempotency_key", for: .fetch)
         case .upload:
             try require(spec.source, "source", for: .upload)
             try validatePath(spec.source, field: "source")
             try forbid(spec.destination, "destination", for: .upload)
             try forbid(spec.body, "body", for: .upload)
+            try forbid(spec.sha256, "sha256", for: .upload)
+            try forbid(spec.expectedBytes, "expected_bytes", for: .upload)
+            try forbid(spec.maxBytes, "max_bytes", for: .upload)
+            if spec.formField != nil, spec.uploadProtocol != .multipart {
+                throw ValidationError(.invalidValue, field: "form_field", "form_field applies only to protocol \"multipart\"")
+            }
+            if spec.uploadProtocol == .tus, let method = spec.method, method != "POST" {
+                throw ValidationError(.invalidValue, field: "method", "tus uploads create with POST and send with PATCH; leave method out")
+            }
             if let method = spec.method, !["PUT", "POST"].contains(method) {
                 throw ValidationError(
                     .invalidValue, field: "method", "upload method must be PUT or POST, not \"\(method)\"")
@@ -42,6 +54,10 @@ public struct JobSpecValidator: Sendable {
         case .push:
             try forbid(spec.destination, "destination", for: .push)
             try forbid(spec.source, "source", for: .push)
+            try forbid(spec.uploadProtocol, "protocol", for: .push)
+            try forbid(spec.sha256, "sha256", for: .push)
+            try forbid(spec.expectedBytes, "expected_bytes", for: .push)
+            try forbid(spec.maxBytes, "max_bytes", for: .push)
             if let method = spec.method, !["POST", "PUT", "PATCH"].contains(method) {
                 throw ValidationError(
                     .invalidValue, field: "method", "push method must be POST, PUT or PATCH, not \"\(method)\"")
@@ -50,6 +66,43 @@ public struct JobSpecValidator: Sendable {
                 throw ValidationError(
                     .tooLarge, field: "body",
                     "push body is \(body.count) bytes; the limit is \(limits.maxPushBodyBytes) bytes (limits.max_push_body_bytes)")
+            }
+        }
+    }
+
+    private func validateCommon(_ spec: JobSpec) throws(ValidationError) {
+        if let sha = spec.sha256, sha.count != 64 || !sha.allSatisfy({ $0.isHexDigit }) {
+            throw ValidationError(.invalidValue, field: "sha256", "sha256 must be 64 hexadecimal characters")
+        }
+        for (field, value) in [("expected_bytes", spec.expectedBytes), ("max_bytes", spec.maxBytes)] {
+            if let value, value < 0 {
+                throw ValidationError(.invalidValue, field: field, "\(field) must not be negative")
+            }
+        }
+        for (name, value) in spec.headers ?? [:] {
+            let token = name.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }
+            guard !name.isEmpty, token, !value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
+                throw ValidationError(.invalidValue, field: "headers", "header \"\(name)\" is not a valid HTTP header")
+            }
+        }
+        if let retry = spec.retry {
+            if let attempts = retry.maxAttempts, !(1...100).contains(attempts) {
+                throw ValidationError(.invalidValue, field: "retry.max_attempts", "retry.max_attempts must be from 1 to 100")
+            }
+            for (field, value) in [("retry.base_seconds", retry.baseSeconds), ("retry.cap_seconds", retry.capSeconds)] {
+                if let value, !(0.01...86_400).contains(value) {
+                    throw ValidationError(.invalidValue, field: field, "\(field) must be from 0.01 to 86400 seconds")
+                }
+            }
+        }
+        if let timeouts = spec.timeouts {
+            for (field, value) in [
+                ("timeouts.connect_seconds", timeouts.connectSeconds), ("timeouts.idle_seconds", timeouts.idleSeconds),
+                ("timeouts.total_seconds", timeouts.totalSeconds),
+            ] {
+                if let value, !(0.1...(30 * 86_400)).contains(value) {
+                    throw ValidationError(.invalidValue, field: field, "\(field) must be from 0.1 s to 30 days")
+                }
             }
         }
     }

@@ -15,8 +15,21 @@ public protocol JobStore: Sendable {
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
     func requeueInterrupted(at time: Date) async throws -> [JobID]
-    /// Ids of every `queued` job, in submission order.
-    func queuedJobIDs() async throws -> [JobID]
+    /// Every `queued` job's id and retry time, in submission order.
+    func queuedJobs() async throws -> [QueuedEntry]
+    /// Validators of the last successful fetch of `url` into `destination` by `owner`.
+    func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
+}
+
+/// A queued job as the dispatcher needs it at start-up.
+public struct QueuedEntry: Sendable, Equatable {
+    public var id: JobID
+    public var retryAt: Date?
+
+    public init(id: JobID, retryAt: Date?) {
+        self.id = id
+        self.retryAt = retryAt
+    }
 }
 
 /// One durable change to a job, recorded with its event.
@@ -32,12 +45,22 @@ public struct JobUpdate: Sendable, Equatable {
     public var result: JobResult?
     public var failure: JobFailure?
     public var message: String?
+    /// Replaces the resume state when set.
+    public var resume: ResumeState?
+    /// The job's retry time after the update (nil clears it).
+    public var retryAt: Date?
+    /// Store the change without an event (resume checkpoints).
+    public var silent: Bool
 
     public init(
         id: JobID, from: Set<JobState>, to state: JobState, event: JobEventType, time: Date,
         countsAsAttempt: Bool = false, progress: TransferProgress? = nil, result: JobResult? = nil,
-        failure: JobFailure? = nil, message: String? = nil
+        failure: JobFailure? = nil, message: String? = nil, resume: ResumeState? = nil, retryAt: Date? = nil,
+        silent: Bool = false
     ) {
+        self.resume = resume
+        self.retryAt = retryAt
+        self.silent = silent
         self.id = id
         self.from = from
         self.state = state

@@ -25,12 +25,13 @@ struct RowCodec: Sendable {
     func save(_ job: Job, into db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             UPDATE jobs SET state = ?, updated_at = ?, attempts = ?, bytes_done = ?, bytes_total = ?,
-                result = ?, failure = ? WHERE id = ?
+                result = ?, failure = ?, resume = ?, retry_at = ? WHERE id = ?
             """)
         try statement.execute(arguments: [
             job.state.rawValue, job.updatedAt.timeIntervalSince1970, job.attempts,
             job.progress?.bytesDone, job.progress?.bytesTotal,
-            try job.result.map(encode), try job.failure.map(encode), job.id.rawValue,
+            try job.result.map(encode), try job.failure.map(encode), try job.resume.map(encode),
+            job.retryAt?.timeIntervalSince1970, job.id.rawValue,
         ])
     }
 
@@ -46,6 +47,8 @@ struct RowCodec: Sendable {
         let bytesDone: Int64? = row["bytes_done"]
         let resultJSON: String? = row["result"]
         let failureJSON: String? = row["failure"]
+        let resumeJSON: String? = row["resume"]
+        let retryAt: Double? = row["retry_at"]
         return Job(
             id: JobID(row["id"]),
             owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
@@ -56,7 +59,23 @@ struct RowCodec: Sendable {
             attempts: row["attempts"],
             progress: bytesDone.map { TransferProgress(bytesDone: $0, bytesTotal: row["bytes_total"]) },
             result: try resultJSON.map { try decode(JobResult.self, from: $0) },
-            failure: try failureJSON.map { try decode(JobFailure.self, from: $0) })
+            failure: try failureJSON.map { try decode(JobFailure.self, from: $0) },
+            resume: try resumeJSON.map { try decode(ResumeState.self, from: $0) },
+            retryAt: retryAt.map { Date(timeIntervalSince1970: $0) })
+    }
+
+    func saveValidators(for job: Job, into db: Database) throws {
+        guard job.spec.kind == .fetch, let destination = job.spec.destination, let result = job.result,
+              result.etag != nil || result.lastModified != nil else { return }
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO fetch_validators (owner, url, destination, etag, last_modified, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                Int64(job.owner.rawValue), job.spec.url, destination, result.etag, result.lastModified,
+                job.updatedAt.timeIntervalSince1970,
+            ])
     }
 
     func appendEvent(

@@ -51,10 +51,14 @@ public final class SQLiteJobStore: JobStore {
             if let progress = update.progress { job.progress = progress }
             if let result = update.result { job.result = result }
             if let failure = update.failure { job.failure = failure }
+            if let resume = update.resume { job.resume = resume }
+            job.retryAt = update.retryAt
             try codec.save(job, into: db)
+            if job.state == .succeeded { try codec.saveValidators(for: job, into: db) }
+            guard !update.silent else { return .applied(job) }
             let detail = JobEventDetail(
                 progress: update.progress, result: update.result, failure: update.failure,
-                attempt: update.countsAsAttempt ? job.attempts : nil, message: update.message)
+                attempt: update.countsAsAttempt ? job.attempts : nil, message: update.message, retryAt: update.retryAt)
             events.append(try codec.appendEvent(
                 for: job, type: update.event, time: update.time,
                 detail: detail == JobEventDetail() ? nil : detail, into: db))
@@ -137,9 +141,21 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func queuedJobIDs() async throws -> [JobID] {
+    public func queuedJobs() async throws -> [QueuedEntry] {
         try await pool.read { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM jobs WHERE state = 'queued' ORDER BY id").map { JobID($0) }
+            try Row.fetchAll(db, sql: "SELECT id, retry_at FROM jobs WHERE state = 'queued' ORDER BY id").map { row in
+                let retryAt: Double? = row["retry_at"]
+                return QueuedEntry(id: JobID(row["id"] as Int64), retryAt: retryAt.map { Date(timeIntervalSince1970: $0) })
+            }
+        }
+    }
+
+    public func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT etag, last_modified FROM fetch_validators WHERE owner = ? AND url = ? AND destination = ?",
+                arguments: [Int64(owner.rawValue), url, destination]
+            ).map { FetchValidators(etag: $0["etag"], lastModified: $0["last_modified"]) }
         }
     }
 

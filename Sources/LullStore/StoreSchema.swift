@@ -39,6 +39,21 @@ enum StoreSchema {
                 CREATE INDEX events_by_job ON events(job_id, seq);
                 """)
         }
+        migrator.registerMigration("v2: resume state, retry time, fetch validators") { db in
+            try db.execute(sql: """
+                ALTER TABLE jobs ADD COLUMN resume TEXT;
+                ALTER TABLE jobs ADD COLUMN retry_at REAL;
+                CREATE TABLE fetch_validators (
+                    owner INTEGER NOT NULL,
+                    url TEXT NOT NULL,
+                    destination TEXT NOT NULL,
+                    etag TEXT,
+                    last_modified TEXT,
+                    updated_at REAL NOT NULL,
+                    PRIMARY KEY (owner, url, destination)
+                );
+                """)
+        }
         return migrator
     }
 }

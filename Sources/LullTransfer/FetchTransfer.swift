@@ -1,83 +1,196 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
-import Logging
 import LullCore
 import NIOCore
 import NIOHTTP1
 
-/// Downloads a URL into a staging file beside the destination, hashing as it streams, and
-/// renames it into place only once complete and flushed: the destination never holds a partial file.
+/// Downloads a URL into a staging file beside the destination and renames it into place only
+/// once complete, verified and flushed: the destination never holds a partial file.
+/// An interrupted download resumes with `Range` + `If-Range` from the last durable offset and
+/// starts over only when the server cannot resume or the resource changed. A repeated fetch of
+/// the same URL into the same file asks `If-None-Match`/`If-Modified-Since`; 304 is "no new data".
 public struct FetchTransfer: TransferEngine {
-    private let client: HTTPClient
-    private let timeouts: TransferTimeouts
+    private let clients: HTTPClients
+    private let files: FileAccess
+    private let settings: TransferSettings
 
-    public init(client: HTTPClient, timeouts: TransferTimeouts = TransferTimeouts()) {
-        self.client = client
-        self.timeouts = timeouts
+    public init(clients: HTTPClients, files: FileAccess, settings: TransferSettings = TransferSettings()) {
+        self.clients = clients
+        self.files = files
+        self.settings = settings
     }
 
-    public func run(_ job: Job, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> JobResult {
+    public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
         guard let destination = job.spec.destination else {
             throw JobFailure(code: "invalid_job", message: "fetch job has no destination", retryable: false)
         }
-        var request = HTTPClientRequest(url: job.spec.url)
-        request.method = .GET
-        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
-
-        let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: timeouts.total)
+            try await files.checkAllowed(destination, owner: job.owner)
+            let watchdog = IdleWatchdog(seconds: settings.idle(for: job))
+            return try await watchdog.guarding {
+                try await download(job, to: destination, context: context, watchdog: watchdog)
+            }
+        } catch let failure as FileFailure {
+            throw failure.jobFailure
+        } catch let failure as JobFailure {
+            throw failure
         } catch {
-            throw TransferFailures.classify(error)
-        }
-        guard (200..<300).contains(response.status.code) else {
-            throw TransferFailures.httpStatus(response.status)
-        }
-        let expected = response.headers.first(name: "content-length").flatMap(Int64.init)
-        let staging: StagingFile
-        do {
-            staging = try await StagingFile.create(for: destination, jobID: job.id.rawValue)
-        } catch let error as FileFailure {
-            throw JobFailure(code: "destination_unwritable", message: error.description, retryable: false)
-        }
-        do {
-            var hasher = SHA256()
-            var received: Int64 = 0
-            for try await chunk in response.body {
-                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                try await staging.append(chunk)
-                received += Int64(chunk.readableBytes)
-                progress(TransferProgress(bytesDone: received, bytesTotal: expected))
-            }
-            if let expected, expected != received {
-                throw JobFailure(
-                    code: "truncated", message: "server promised \(expected) bytes but sent \(received)", retryable: true)
-            }
-            try await staging.commit()
-            let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-            return JobResult(httpStatus: Int(response.status.code), bytes: received, sha256: digest, path: destination)
-        } catch {
-            await staging.discard()
-            if let failure = error as? JobFailure { throw failure }
-            if let failure = error as? FileFailure {
-                throw JobFailure(code: "file_error", message: failure.description, retryable: false)
-            }
             if Task.isCancelled { throw CancellationError() }
             throw TransferFailures.classify(error)
         }
     }
-}
 
-/// How long a transfer may take: to connect, between two reads, and in all.
-public struct TransferTimeouts: Sendable {
-    public var connect: TimeAmount
-    public var idle: TimeAmount
-    public var total: TimeAmount
+    private func download(_ job: Job, to destination: String, context: TransferContext, watchdog: IdleWatchdog) async throws -> JobResult {
+        let previous = job.resume ?? ResumeState()
+        let resumable = previous.validator != nil && previous.offset > 0
+        let (staging, kept) = try await StagingFile.open(
+            for: destination, jobID: job.id.rawValue, owner: job.owner, keep: resumable ? previous.offset : 0, files: files)
+        var keepStaging = true
+        defer { if keepStaging { Task { await staging.close() } } }
 
-    public init(connect: TimeAmount = .seconds(15), idle: TimeAmount = .seconds(60), total: TimeAmount = .hours(24)) {
-        self.connect = connect
-        self.idle = idle
-        self.total = total
+        var offset = kept
+        var transferred = previous.transferredBytes
+        var response = try await send(job, from: offset, validator: previous.validator, conditional: offset == 0 ? context.validators : nil, destination: destination)
+        watchdog.touch()
+
+        if offset > 0 && response.status == .ok {
+            // The server ignored the range or the resource changed under If-Range: start over.
+            offset = 0
+            try await staging.restart()
+        }
+        if offset > 0 && response.status == .partialContent {
+            if Self.rangeStart(response.headers) != offset {
+                // A range we did not ask for: restart from zero without a range.
+                offset = 0
+                try await staging.restart()
+                response = try await send(job, from: 0, validator: nil, conditional: nil, destination: destination)
+            }
+        }
+        if response.status == .notModified, context.validators != nil {
+            keepStaging = false
+            await staging.discard()
+            let size = try await files.fileSize(destination, owner: job.owner)
+            return JobResult(
+                httpStatus: 304, bytes: size, path: destination, notModified: true,
+                etag: response.headers.first(name: "etag") ?? context.validators?.etag,
+                lastModified: response.headers.first(name: "last-modified") ?? context.validators?.lastModified,
+                bytesTransferred: transferred)
+        }
+        guard response.status == .ok || response.status == .partialContent else {
+            throw TransferFailures.httpStatus(response.status, headers: response.headers)
+        }
+
+        let total = Self.totalLength(response.headers, offset: offset)
+        try await checkLimits(job, total: total, offset: offset, destination: destination)
+        let etag = response.headers.first(name: "etag")
+        let lastModified = response.headers.first(name: "last-modified")
+        let validator = etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? lastModified
+        var resume = ResumeState(validator: validator, offset: offset)
+        resume.transferredBytes = transferred
+        await context.checkpoint(resume)
+
+        var hasher = try await staging.hashPrefix(offset)
+        var received = offset
+        let cap = job.spec.maxBytes ?? settings.maxFetchBytes
+        var lastCheckpoint = ContinuousClock.now
+        let interval = Duration.milliseconds(Int64(settings.checkpointInterval * 1000))
+        for try await chunk in response.body {
+            watchdog.touch()
+            chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            try await staging.append(chunk)
+            received += Int64(chunk.readableBytes)
+            transferred += Int64(chunk.readableBytes)
+            if received > cap {
+                keepStaging = false
+                await staging.discard()
+                throw JobFailure(code: "too_large", message: "download exceeds max_bytes \(cap)", retryable: false)
+            }
+            context.progress(TransferProgress(bytesDone: received, bytesTotal: total))
+            if validator != nil, ContinuousClock.now - lastCheckpoint >= interval {
+                try await staging.flush()
+                resume.offset = received
+                resume.transferredBytes = transferred
+                await context.checkpoint(resume)
+                lastCheckpoint = .now
+            }
+        }
+        if let total, total != received {
+            try await staging.flush()
+            resume.offset = received
+            resume.transferredBytes = transferred
+            await context.checkpoint(resume)
+            throw JobFailure(
+                code: "truncated", message: "the server sent \(received) of \(total) bytes; the download resumes", retryable: true)
+        }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        if let expected = job.spec.sha256, expected.lowercased() != digest {
+            keepStaging = false
+            await staging.discard()
+            throw JobFailure(
+                code: "checksum_mismatch", message: "SHA-256 is \(digest), expected \(expected.lowercased())", retryable: false)
+        }
+        if let expected = job.spec.expectedBytes, expected != received {
+            keepStaging = false
+            await staging.discard()
+            throw JobFailure(code: "size_mismatch", message: "received \(received) bytes, expected \(expected)", retryable: false)
+        }
+        keepStaging = false
+        try await staging.commit()
+        return JobResult(
+            httpStatus: Int(response.status.code), bytes: received, sha256: digest, path: destination,
+            etag: etag, lastModified: lastModified, bytesTransferred: transferred)
+    }
+
+    private func send(_ job: Job, from offset: Int64, validator: String?, conditional: FetchValidators?, destination: String) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: job.spec.url)
+        request.method = .GET
+        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
+        if offset > 0, let validator {
+            request.headers.replaceOrAdd(name: "range", value: "bytes=\(offset)-")
+            request.headers.replaceOrAdd(name: "if-range", value: validator)
+        } else if let conditional, try await files.fileSize(destination, owner: job.owner) != nil {
+            if let etag = conditional.etag { request.headers.replaceOrAdd(name: "if-none-match", value: etag) }
+            if let lastModified = conditional.lastModified {
+                request.headers.replaceOrAdd(name: "if-modified-since", value: lastModified)
+            }
+        }
+        do {
+            return try await clients.client(for: job.spec.url).execute(request, timeout: settings.total(for: job))
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw TransferFailures.classify(error)
+        }
+    }
+
+    private func checkLimits(_ job: Job, total: Int64?, offset: Int64, destination: String) async throws {
+        let cap = job.spec.maxBytes ?? settings.maxFetchBytes
+        if let total, total > cap {
+            throw JobFailure(code: "too_large", message: "the file is \(total) bytes; max_bytes is \(cap)", retryable: false)
+        }
+        if let expected = job.spec.expectedBytes, let total, total != expected {
+            throw JobFailure(code: "size_mismatch", message: "the server offers \(total) bytes, expected \(expected)", retryable: false)
+        }
+        guard let needed = (total ?? job.spec.expectedBytes).map({ $0 - offset }), needed > 0 else { return }
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let free = try await files.freeBytes(in: directory, owner: job.owner)
+        if free < needed {
+            throw JobFailure(
+                code: "no_space", message: "\(needed) bytes needed in \(directory), \(free) free; free some space", retryable: true)
+        }
+    }
+
+    /// The first byte of a `Content-Range: bytes START-END/TOTAL`.
+    static func rangeStart(_ headers: HTTPHeaders) -> Int64? {
+        guard let value = headers.first(name: "content-range"), value.hasPrefix("bytes ") else { return nil }
+        return value.dropFirst(6).split(separator: "-").first.flatMap { Int64($0) }
+    }
+
+    /// The whole resource's length: from `Content-Range` on 206, else offset + `Content-Length`.
+    static func totalLength(_ headers: HTTPHeaders, offset: Int64) -> Int64? {
+        if let range = headers.first(name: "content-range"), let slash = range.lastIndex(of: "/") {
+            return Int64(range[range.index(after: slash)...])
+        }
+        return headers.first(name: "content-length").flatMap(Int64.init).map { $0 + offset }
     }
 }

@@ -1,18 +1,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Crypto
 import Foundation
 import NIOCore
-import NIOPosix
+import LullCore
 
 /// The file a download is written to before it is verified and renamed into place. It lives
-/// beside the destination so the final rename is atomic on the same filesystem. All blocking
-/// file calls run on NIO's thread pool, never on an event loop or the cooperative pool.
+/// beside the destination so the final rename is atomic on the same filesystem, and it is kept
+/// across attempts and restarts so a download resumes instead of starting over. It is created
+/// with the owner's rights and never through a symlink.
 final class StagingFile: Sendable {
     let path: String
     let destination: String
+    let owner: OwnerID
     private let descriptor: CInt
-    private let pool: NIOThreadPool
+    private let files: FileAccess
 
     /// The staging path used for `destination` by the job with this id.
     static func path(for destination: String, jobID: Int64) -> String {
@@ -20,28 +23,38 @@ final class StagingFile: Sendable {
         return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lull-\(jobID).part").path
     }
 
-    /// Creates (truncating) the staging file. The final component is never followed through a symlink.
-    static func create(for destination: String, jobID: Int64, pool: NIOThreadPool = .singleton) async throws -> StagingFile {
+    /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
+    /// Returns the file and its length after the cut (less than `keep` if less was on disk).
+    static func open(for destination: String, jobID: Int64, owner: OwnerID, keep: Int64, files: FileAccess) async throws -> (StagingFile, Int64) {
         let path = Self.path(for: destination, jobID: jobID)
-        let descriptor = try await pool.runIfActive {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw FileFailure(operation: "create", path: path, errno: errno) }
-            return fd
+            var info = stat()
+            fstat(fd, &info)
+            let length = min(Int64(info.st_size), max(keep, 0))
+            guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw FileFailure(operation: "truncate", path: path, errno: code)
+            }
+            return (fd, length)
         }
-        return StagingFile(path: path, destination: destination, descriptor: descriptor, pool: pool)
+        return (StagingFile(path: path, destination: destination, owner: owner, descriptor: descriptor, files: files), length)
     }
 
-    private init(path: String, destination: String, descriptor: CInt, pool: NIOThreadPool) {
+    private init(path: String, destination: String, owner: OwnerID, descriptor: CInt, files: FileAccess) {
         self.path = path
         self.destination = destination
+        self.owner = owner
         self.descriptor = descriptor
-        self.pool = pool
+        self.files = files
     }
 
     func append(_ buffer: ByteBuffer) async throws {
         let fd = descriptor
         let path = self.path
-        try await pool.runIfActive {
+        try await files.pool.runIfActive {
             try buffer.withUnsafeReadableBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {
@@ -56,43 +69,84 @@ final class StagingFile: Sendable {
         }
     }
 
-    /// Flushes the data to disk, closes the file and renames it over the destination, then
-    /// flushes the directory so the rename itself survives a power cut.
+    /// Empties the file to start the download over.
+    func restart() async throws {
+        let fd = descriptor
+        let path = self.path
+        try await files.pool.runIfActive {
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+                throw FileFailure(operation: "truncate", path: path, errno: errno)
+            }
+        }
+    }
+
+    /// Makes everything written so far durable, so it can be resumed from after a crash.
+    func flush() async throws {
+        let fd = descriptor
+        let path = self.path
+        try await files.pool.runIfActive {
+            guard fdatasync(fd) == 0 else { throw FileFailure(operation: "fdatasync", path: path, errno: errno) }
+        }
+    }
+
+    /// SHA-256 state over the first `length` bytes already on disk (before resuming).
+    func hashPrefix(_ length: Int64) async throws -> SHA256 {
+        var hasher = SHA256()
+        var position: Int64 = 0
+        let path = self.path
+        let owner = self.owner
+        while position < length {
+            let start = position
+            let count = Int(Swift.min(Int64(1 << 20), length - position))
+            let chunk = try await files.run(as: owner) { () -> [UInt8] in
+                let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else { throw FileFailure(operation: "read", path: path, errno: errno) }
+                defer { Glibc.close(fd) }
+                var buffer = [UInt8](repeating: 0, count: count)
+                let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(start)) }
+                guard got == count else { throw FileFailure(operation: "read", path: path, errno: got < 0 ? errno : EIO) }
+                return buffer
+            }
+            hasher.update(data: chunk)
+            position += Int64(count)
+        }
+        return hasher
+    }
+
+    /// Flushes the data, renames the file over the destination (replacing whatever is there,
+    /// a symlink included, without following it) and flushes the directory.
     func commit() async throws {
         let fd = descriptor
         let path = self.path
         let destination = self.destination
-        try await pool.runIfActive {
-            defer { close(fd) }
+        try await files.run(as: owner) {
+            defer { Glibc.close(fd) }
             guard fsync(fd) == 0 else { throw FileFailure(operation: "fsync", path: path, errno: errno) }
             guard rename(path, destination) == 0 else {
-                throw FileFailure(operation: "rename to \(destination)", path: path, errno: errno)
+                throw FileFailure(operation: "rename into place at", path: destination, errno: errno)
             }
             let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-            let dirfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let dirfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if dirfd >= 0 {
                 _ = fsync(dirfd)
-                close(dirfd)
+                Glibc.close(dirfd)
             }
         }
     }
 
-    /// Closes the file and removes it: the attempt is abandoned.
+    /// Closes the file, keeping it for a later attempt.
+    func close() async {
+        let fd = descriptor
+        _ = try? await files.pool.runIfActive { Glibc.close(fd) }
+    }
+
+    /// Closes the file and removes it: the download starts over next time.
     func discard() async {
         let fd = descriptor
         let path = self.path
-        _ = try? await pool.runIfActive {
-            close(fd)
+        _ = try? await files.run(as: owner) {
+            Glibc.close(fd)
             unlink(path)
         }
     }
-}
-
-/// A file operation that failed, with the path and the system's reason.
-struct FileFailure: Error, CustomStringConvertible {
-    var operation: String
-    var path: String
-    var errno: CInt
-
-    var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
 }

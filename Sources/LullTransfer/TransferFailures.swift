@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import LullCore
 import NIOCore
+import Foundation
 import NIOHTTP1
 import NIOPosix
 
@@ -8,11 +9,28 @@ import NIOPosix
 /// retryable for what may heal by itself (connection trouble, timeouts, 408, 429, 5xx),
 /// permanent for the rest.
 enum TransferFailures {
-    static func httpStatus(_ status: HTTPResponseStatus) -> JobFailure {
+    static func httpStatus(_ status: HTTPResponseStatus, headers: HTTPHeaders = [:], now: Date = Date()) -> JobFailure {
         let code = Int(status.code)
         let retryable = code == 408 || code == 429 || code >= 500
         return JobFailure(
-            code: "http_\(code)", message: "server answered \(code) \(status.reasonPhrase)", retryable: retryable)
+            code: "http_\(code)", message: "server answered \(code) \(status.reasonPhrase)", retryable: retryable,
+            retryAfter: headers.first(name: "retry-after").flatMap { retryAfter($0, now: now) })
+    }
+
+    /// `Retry-After` as seconds from now: either delay-seconds or an HTTP date.
+    static func retryAfter(_ value: String, now: Date) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+
+    static func idle(limit: Duration) -> JobFailure {
+        JobFailure(code: "idle_timeout", message: "no bytes moved for \(limit.components.seconds) s", retryable: true)
     }
 
     static func classify(_ error: any Error) -> JobFailure {

@@ -37,7 +37,7 @@ import Testing
     @Test func survivesReopening() async throws {
         let ids = try await SQLiteJobStore(path: path).insert((0..<10).map { fetch($0) }).map(\.id)
         let reopened = try SQLiteJobStore(path: path)
-        #expect(try await reopened.queuedJobIDs() == ids)
+        #expect(try await reopened.queuedJobs().map(\.id) == ids)
         #expect(try await reopened.integrityCheck() == "ok")
     }
 
@@ -76,7 +76,7 @@ import Testing
         _ = try await store.apply(JobUpdate(id: ids[1], from: [.queued], to: .running, event: .started, time: t0))
         let reopened = try SQLiteJobStore(path: path)
         #expect(try await reopened.requeueInterrupted(at: t0) == [ids[1]])
-        #expect(try await reopened.queuedJobIDs() == ids)
+        #expect(try await reopened.queuedJobs().map(\.id) == ids)
         let events = try await reopened.events(after: 0, owner: nil, limit: 100)
         #expect(events.map(\.type) == [.submitted, .submitted, .started, .requeued])
     }

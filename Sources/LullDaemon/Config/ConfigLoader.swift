@@ -32,7 +32,10 @@ public enum ConfigLoader {
             switch section {
             case "daemon": reader.readDaemon(values)
             case "limits": reader.readLimits(values)
-            default: reader.problem(section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits]")
+            case "transfers": reader.readTransfers(values)
+            case "retry": reader.readRetry(values)
+            default:
+                reader.problem(section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers]")
             }
         }
         if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
@@ -86,6 +89,67 @@ public enum ConfigLoader {
                         "unknown key; known: max_batch_jobs, max_concurrent, max_push_body_bytes, max_request_bytes")
                 }
             }
+        }
+
+        mutating func readTransfers(_ table: TOMLTable) {
+            for key in table.keys.sorted() {
+                let value = table[key]!
+                switch key {
+                case "connect_timeout":
+                    config.transfers.connectTimeout = seconds(value, "transfers", key, 0.1...3600) ?? config.transfers.connectTimeout
+                case "idle_timeout":
+                    config.transfers.idleTimeout = seconds(value, "transfers", key, 1...86_400) ?? config.transfers.idleTimeout
+                case "total_timeout":
+                    config.transfers.totalTimeout = seconds(value, "transfers", key, 1...(30 * 86_400)) ?? config.transfers.totalTimeout
+                case "max_fetch_bytes":
+                    config.transfers.maxFetchBytes = Int64(integer(value, "transfers", key, 1...Int.max) ?? Int(config.transfers.maxFetchBytes))
+                case "checkpoint_interval":
+                    config.transfers.checkpointInterval = seconds(value, "transfers", key, 0.1...60) ?? config.transfers.checkpointInterval
+                case "allowed_directories":
+                    guard let array = value.array else {
+                        problem(section: "transfers", key: key, "expected an array of absolute paths")
+                        continue
+                    }
+                    var paths: [String] = []
+                    for element in array {
+                        guard let path = element.string, path.hasPrefix("/") else {
+                            problem(section: "transfers", key: key, "expected an array of absolute paths")
+                            break
+                        }
+                        paths.append(path)
+                    }
+                    config.allowedDirectories = paths
+                default:
+                    problem(
+                        section: "transfers", key: key,
+                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, total_timeout")
+                }
+            }
+        }
+
+        mutating func readRetry(_ table: TOMLTable) {
+            for key in table.keys.sorted() {
+                let value = table[key]!
+                switch key {
+                case "max_attempts": config.retry.maxAttempts = integer(value, "retry", key, 1...100) ?? config.retry.maxAttempts
+                case "base_seconds": config.retry.backoffBase = seconds(value, "retry", key, 0.01...86_400) ?? config.retry.backoffBase
+                case "cap_seconds": config.retry.backoffCap = seconds(value, "retry", key, 0.01...(7 * 86_400)) ?? config.retry.backoffCap
+                default: problem(section: "retry", key: key, "unknown key; known: base_seconds, cap_seconds, max_attempts")
+                }
+            }
+        }
+
+        /// A duration in seconds, integer or float.
+        private mutating func seconds(_ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Double>) -> Double? {
+            guard let number = value.double ?? value.int.map(Double.init) else {
+                problem(section: section, key: key, "expected a number of seconds")
+                return nil
+            }
+            guard range.contains(number) else {
+                problem(section: section, key: key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound) seconds")
+                return nil
+            }
+            return number
         }
 
         private mutating func integer(_ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Int>) -> Int? {

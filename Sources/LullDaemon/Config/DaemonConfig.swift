@@ -1,4 +1,5 @@
 import LullCore
+import LullTransfer
 
 /// Everything an admin can set, with the defaults a daemon runs on when no file says otherwise.
 /// docs/configuration.md documents every key; keep the two in step.
@@ -13,6 +14,12 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxConcurrent: Int = 4
     /// `[limits] max_request_bytes`, `max_push_body_bytes`, `max_batch_jobs`.
     public var limits = SubmissionLimits()
+    /// `[transfers]`: timeouts, the download size cap, how often downloads checkpoint.
+    public var transfers = TransferSettings()
+    /// `[transfers] allowed_directories`: when non-empty, fetch destinations must lie under one of these.
+    public var allowedDirectories: [String] = []
+    /// `[retry]`: the default retry policy (a job's own `retry` overrides it).
+    public var retry = RetryPolicy.standard
 
     public init() {}
 }

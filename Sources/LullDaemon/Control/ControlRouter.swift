@@ -1,7 +1,7 @@
 import Foundation
 import LullAPI
 import LullCore
-import LullSensors
+
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -85,7 +85,7 @@ struct ControlRouter: Sendable {
     private func submit(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
-        let spec = try submission.spec()
+        let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
         let jobs = try await store.insert([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())])
         await dispatcher.enqueue(jobs.map(\.id))
@@ -107,7 +107,7 @@ struct ControlRouter: Sendable {
         var newJobs: [NewJob] = []
         for (index, submission) in batch.jobs.enumerated() {
             do {
-                let spec = try submission.spec()
+                let spec = Self.prepared(try submission.spec())
                 try validator.validate(spec)
                 newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
             } catch {
@@ -185,6 +185,16 @@ struct ControlRouter: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Fills in what the daemon decides once per job at submission: a push's idempotency key
+    /// (the client's own `Idempotency-Key` header wins), so every retry carries the same one.
+    static func prepared(_ spec: JobSpec) -> JobSpec {
+        guard spec.kind == .push, spec.idempotencyKey == nil else { return spec }
+        var spec = spec
+        let header = spec.headers?.first { $0.key.lowercased() == "idempotency-key" }
+        spec.idempotencyKey = header?.value ?? UUID().uuidString.lowercased()
+        return spec
+    }
 
     private func ownedJob(_ rawID: String, _ request: ControlRequest) async throws -> Job {
         guard let value = Int64(rawID), value > 0 else {

@@ -28,17 +28,18 @@ public enum Daemon {
         let group = MultiThreadedEventLoopGroup.singleton
         let activated = SystemdNotifier.listenDescriptors()
         let claimed = try await listen(settings, activated: activated, store: store, hub: hub, logger: logger)
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
-        clientConfiguration.timeout = .init(connect: .seconds(15), read: .seconds(60))
-        let httpClient = HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
+        let transfers = settings.config.transfers
+        let clients = HTTPClients(
+            eventLoopGroup: group, environment: ProcessInfo.processInfo.environment,
+            connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
+            idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000)))
         do {
-            try await serve(settings, listener: claimed, activated: !activated.isEmpty, store: store, hub: hub, httpClient: httpClient, logger: logger)
+            try await serve(settings, listener: claimed, activated: !activated.isEmpty, store: store, hub: hub, clients: clients, logger: logger)
         } catch {
-            try? await httpClient.shutdown()
+            await clients.shutdown()
             throw error
         }
-        try? await httpClient.shutdown()
+        await clients.shutdown()
         if activated.isEmpty { unlink(settings.socketPath) }
         logger.notice("stopped")
     }
@@ -66,13 +67,19 @@ public enum Daemon {
 
     private static func serve(
         _ settings: DaemonSettings, listener: Listener, activated: Bool, store: SQLiteJobStore, hub: EventHub,
-        httpClient: HTTPClient, logger: Logger
+        clients: HTTPClients, logger: Logger
     ) async throws {
         let config = settings.config
         let clock = SystemClock()
+        let files = FileAccess(allowedDirectories: config.allowedDirectories)
+        let engines: [JobKind: any TransferEngine] = [
+            .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),
+            .push: PushTransfer(clients: clients, settings: config.transfers),
+            .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
+        ]
         let dispatcher = Dispatcher(
-            store: store, engines: [.fetch: FetchTransfer(client: httpClient)],
-            scheduler: Scheduler(maxConcurrent: config.maxConcurrent), clock: clock, logger: logger)
+            store: store, engines: engines, scheduler: Scheduler(maxConcurrent: config.maxConcurrent),
+            retryPolicy: config.retry, clock: clock, logger: logger)
         do {
             try await dispatcher.restore()
         } catch {

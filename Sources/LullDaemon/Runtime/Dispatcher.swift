@@ -10,7 +10,11 @@ actor Dispatcher {
     private let clock: any LullClock
     private let logger: Logger
     private var scheduler: Scheduler
+    private let retryPolicy: RetryPolicy
+    private let random: @Sendable () -> Double
     private var ready = ReadyQueue()
+    private var backoff = BackoffQueue()
+    private var timer: Task<Void, Never>?
     private var running: [JobID: Task<Void, Never>] = [:]
     private var accepting = true
     /// Least time between two stored progress updates of one job.
@@ -18,13 +22,16 @@ actor Dispatcher {
 
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], scheduler: Scheduler,
-        clock: any LullClock, logger: Logger
+        retryPolicy: RetryPolicy = .standard, clock: any LullClock, logger: Logger,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.store = store
         self.engines = engines
         self.scheduler = scheduler
+        self.retryPolicy = retryPolicy
         self.clock = clock
         self.logger = logger
+        self.random = random
     }
 
     var runningCount: Int { running.count }
@@ -36,7 +43,15 @@ actor Dispatcher {
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        ready = ReadyQueue(try await store.queuedJobIDs())
+        let now = clock.now()
+        for entry in try await store.queuedJobs() {
+            if let retryAt = entry.retryAt, retryAt > now {
+                backoff.insert(entry.id, at: retryAt)
+            } else {
+                ready.insert(entry.id)
+            }
+        }
+        armTimer()
         pump()
     }
 
@@ -60,6 +75,7 @@ actor Dispatcher {
             switch try await store.apply(update) {
             case .applied(let updated):
                 ready.remove(updated.id)
+                backoff.remove(updated.id)
                 running[updated.id]?.cancel()
                 if updated.state == .queued { ready.insert(updated.id) }
                 pump()
@@ -76,6 +92,7 @@ actor Dispatcher {
     /// Stops starting jobs and interrupts running ones so they go back to the queue.
     func drain() async {
         accepting = false
+        timer?.cancel()
         let tasks = Array(running.values)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -109,21 +126,73 @@ actor Dispatcher {
                 retryable: false))
             return
         }
-        logger.info("job started", metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)"])
+        logger.info("job started", metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)", "attempt": "\(job.attempts)"])
         let reporter = ProgressReporter(interval: progressInterval, clock: clock) { [weak self] progress in
             await self?.record(progress, of: id)
         }
+        var validators: FetchValidators?
+        if job.spec.kind == .fetch, let destination = job.spec.destination {
+            validators = try? await store.fetchValidators(owner: job.owner, url: job.spec.url, destination: destination)
+        }
+        let context = TransferContext(
+            progress: { reporter.report($0) },
+            checkpoint: { [weak self] resume in await self?.checkpoint(resume, of: id) },
+            validators: validators)
         do {
-            let result = try await engine.run(job) { progress in reporter.report(progress) }
+            let result = try await engine.run(job, context: context)
             await finish(job, result: result)
         } catch {
             if Task.isCancelled {
                 await interrupted(job)
+                return
+            }
+            let failure = error as? JobFailure ?? JobFailure(
+                code: "internal_error", message: "unexpected error: \(error)", retryable: false)
+            let policy = retryPolicy.overridden(by: job.spec.retry)
+            if let delay = policy.delay(afterAttempt: job.attempts, failure: failure, unitRandom: random()) {
+                await retry(job, after: failure, in: delay)
             } else {
-                await finish(job, failure: error as? JobFailure ?? JobFailure(
-                    code: "internal_error", message: "unexpected error: \(error)", retryable: false))
+                await finish(job, failure: failure)
             }
         }
+    }
+
+    private func checkpoint(_ resume: ResumeState, of id: JobID) async {
+        let update = JobUpdate(
+            id: id, from: [.running], to: .running, event: .progress, time: clock.now(), resume: resume, silent: true)
+        _ = try? await store.apply(update)
+    }
+
+    private func retry(_ job: Job, after failure: JobFailure, in delay: TimeInterval) async {
+        let retryAt = clock.now().addingTimeInterval(delay)
+        let update = JobUpdate(
+            id: job.id, from: [.running], to: .queued, event: .retrying, time: clock.now(), failure: failure,
+            message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
+            retryAt: retryAt)
+        guard case .applied = try? await store.apply(update) else { return }
+        logger.notice(
+            "job will be retried",
+            metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "attempt": "\(job.attempts)", "delay_s": "\(delay)"])
+        backoff.insert(job.id, at: retryAt)
+        armTimer()
+    }
+
+    /// One timer for the earliest backoff end; no polling.
+    private func armTimer() {
+        timer?.cancel()
+        guard accepting, let next = backoff.earliest else { return }
+        let wait = max(0, next.timeIntervalSince(clock.now()))
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
+            guard !Task.isCancelled else { return }
+            await self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        for id in backoff.popDue(at: clock.now()) { ready.insert(id) }
+        armTimer()
+        pump()
     }
 
     private func record(_ progress: TransferProgress, of id: JobID) async {

@@ -2,12 +2,18 @@ import Foundation
 import LullCore
 import Synchronization
 
-/// Passes on at most one progress report per interval; transfers call it for every chunk.
+/// Passes on at most one progress report per interval, adding the rate since the previous one;
+/// transfers call it for every chunk.
 final class ProgressReporter: Sendable {
+    private struct Last {
+        var time: Date
+        var bytes: Int64
+    }
+
     private let interval: TimeInterval
     private let clock: any LullClock
     private let sink: @Sendable (TransferProgress) async -> Void
-    private let lastSent = Mutex<Date?>(nil)
+    private let last = Mutex<Last?>(nil)
 
     init(interval: TimeInterval, clock: any LullClock, sink: @escaping @Sendable (TransferProgress) async -> Void) {
         self.interval = interval
@@ -17,11 +23,18 @@ final class ProgressReporter: Sendable {
 
     func report(_ progress: TransferProgress) {
         let now = clock.now()
-        let due = lastSent.withLock { last -> Bool in
-            if let last, now.timeIntervalSince(last) < interval { return false }
-            last = now
-            return true
+        let due: TransferProgress? = last.withLock { last in
+            if let previous = last {
+                let elapsed = now.timeIntervalSince(previous.time)
+                guard elapsed >= interval else { return nil }
+                last = Last(time: now, bytes: progress.bytesDone)
+                var withRate = progress
+                withRate.bytesPerSecond = Double(max(progress.bytesDone - previous.bytes, 0)) / elapsed
+                return withRate
+            }
+            last = Last(time: now, bytes: progress.bytesDone)
+            return progress
         }
-        if due { Task { await sink(progress) } }
+        if let due { Task { await sink(due) } }
     }
 }

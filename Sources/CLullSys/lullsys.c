@@ -1,0 +1,47 @@
+#define _GNU_SOURCE
+#include "lullsys.h"
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define LULL_MAX_GROUPS 256
+
+/* The thread's own groups, saved when it first takes on another user's identity. */
+static __thread gid_t saved_groups[LULL_MAX_GROUPS];
+static __thread int saved_count = -1;
+
+int lull_become_fs_user(uid_t uid) {
+    struct passwd entry, *found = NULL;
+    char buffer[4096];
+    gid_t gid = (gid_t)uid;
+    gid_t groups[LULL_MAX_GROUPS];
+    int count = 0;
+    if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != NULL) {
+        gid = found->pw_gid;
+        count = LULL_MAX_GROUPS;
+        if (getgrouplist(found->pw_name, gid, groups, &count) < 0) count = 0;
+    }
+    if (count == 0) { groups[0] = gid; count = 1; }
+    if (saved_count < 0) {
+        saved_count = getgroups(LULL_MAX_GROUPS, saved_groups);
+        if (saved_count < 0) saved_count = 0;
+    }
+    /* Raw system calls: glibc's wrappers would apply these to every thread of the process. */
+    if (syscall(SYS_setgroups, (size_t)count, groups) != 0) return -1;
+    syscall(SYS_setfsgid, gid);
+    syscall(SYS_setfsuid, uid);
+    if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != uid) { errno = EPERM; return -1; }
+    return 0;
+}
+
+int lull_restore_fs_user(void) {
+    uid_t euid = geteuid();
+    gid_t egid = getegid();
+    syscall(SYS_setfsuid, euid);
+    syscall(SYS_setfsgid, egid);
+    if (saved_count < 0) return 0;
+    return (int)syscall(SYS_setgroups, (size_t)saved_count, saved_groups);
+}

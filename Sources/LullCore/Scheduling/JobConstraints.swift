@@ -1,0 +1,34 @@
+/// What a job itself asks of the machine before it may start. A job can only make its class
+/// policy stricter, never looser (see `EffectiveConstraints`).
+public struct JobConstraints: Sendable, Hashable {
+    public enum Network: String, Sendable, Hashable, CaseIterable {
+        /// Whatever the class allows.
+        case any
+        /// Neither a metered nor a cellular link.
+        case unmetered
+        /// Not a cellular link (a metered Wi-Fi hotspot is fine if the class allows metered).
+        case notCellular = "not_cellular"
+    }
+
+    public var network: Network
+    public var requiresAC: Bool
+    /// Least battery charge (0–100) when running on battery.
+    public var minBattery: Double?
+
+    public init(network: Network = .any, requiresAC: Bool = false, minBattery: Double? = nil) {
+        self.network = network
+        self.requiresAC = requiresAC
+        self.minBattery = minBattery
+    }
+
+    public static let none = JobConstraints()
+}
+
+/// What happens to a job still waiting when its deadline comes.
+public enum DeadlineAction: String, Sendable, Hashable, CaseIterable {
+    /// Start despite discretionary constraints (power, metered/cellular, pressure, window, coalescing);
+    /// never despite being offline or paused, and still within every concurrency limit.
+    case run
+    /// Give up: the decision reports the job as expired.
+    case expire
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// The local time rule the scheduler uses for daily windows and per-day quotas, given by the
+/// caller so the core never looks up a time zone: the UTC offset in force, plus the offset
+/// changes (daylight saving) the daemon knows about ahead. With the changes listed, the next
+/// window opening computed across a DST switch is exact.
+public struct LocalTime: Sendable, Equatable {
+    public struct OffsetChange: Sendable, Equatable {
+        public var at: Date
+        /// Seconds east of UTC from `at` on.
+        public var utcOffset: Int
+
+        public init(at: Date, utcOffset: Int) {
+            self.at = at
+            self.utcOffset = utcOffset
+        }
+    }
+
+    /// Seconds east of UTC before the first change.
+    public var utcOffset: Int
+    /// Later offsets, sorted by time.
+    public var changes: [OffsetChange]
+
+    public init(utcOffset: Int, changes: [OffsetChange] = []) {
+        self.utcOffset = utcOffset
+        self.changes = changes.sorted { $0.at < $1.at }
+    }
+
+    public static let utc = LocalTime(utcOffset: 0)
+
+    public func utcOffset(at date: Date) -> Int { offset(at: date.timeIntervalSince1970) }
+
+    /// Seconds since local midnight, 0..<86400.
+    public func secondOfDay(at date: Date) -> Double { secondOfDay(date.timeIntervalSince1970) }
+
+    /// Local calendar day number (days since 1970-01-01 local), for per-day budgets.
+    public func day(at date: Date) -> Int { day(date.timeIntervalSince1970) }
+
+    /// The first instant at or after `date` at which `window` is open.
+    public func nextOpening(of window: DailyWindow, atOrAfter date: Date) -> Date {
+        Date(timeIntervalSince1970: nextOpening(of: window, atOrAfter: date.timeIntervalSince1970))
+    }
+
+    /// The next local midnight strictly after `date`.
+    public func nextMidnight(after date: Date) -> Date {
+        Date(timeIntervalSince1970: nextMidnight(after: date.timeIntervalSince1970))
+    }
+
+    // MARK: - Seconds since 1970, used inside the core
+
+    func offset(at t: Double) -> Int {
+        var current = utcOffset
+        for change in changes {
+            if change.at.timeIntervalSince1970 <= t { current = change.utcOffset } else { break }
+        }
+        return current
+    }
+
+    func secondOfDay(_ t: Double) -> Double {
+        let local = t + Double(offset(at: t))
+        let r = local.truncatingRemainder(dividingBy: 86_400)
+        return r < 0 ? r + 86_400 : r
+    }
+
+    func day(_ t: Double) -> Int {
+        Int(((t + Double(offset(at: t))) / 86_400).rounded(.down))
+    }
+
+    /// The first change strictly after `t` and at or before `limit` that alters the offset.
+    private func change(after t: Double, through limit: Double) -> Double? {
+        var current = offset(at: t)
+        for change in changes where change.at.timeIntervalSince1970 > t {
+            let at = change.at.timeIntervalSince1970
+            if at > limit { return nil }
+            if change.utcOffset != current { return at }
+            current = change.utcOffset
+        }
+        return nil
+    }
+
+    func nextOpening(of window: DailyWindow, atOrAfter start: Double) -> Double {
+        var t = start
+        for _ in 0...(changes.count + 1) {
+            let wait = window.secondsUntilOpen(secondOfDay: secondOfDay(t))
+            if wait == 0 { return t }
+            let candidate = t + wait
+            guard let switchAt = change(after: t, through: candidate) else { return candidate }
+            t = switchAt
+        }
+        return t
+    }
+
+    func nextMidnight(after start: Double) -> Double {
+        var t = start
+        for _ in 0...(changes.count + 1) {
+            let candidate = t + (86_400 - secondOfDay(t))
+            guard let switchAt = change(after: t, through: candidate) else { return candidate }
+            if day(switchAt) != day(start) { return switchAt }
+            t = switchAt
+        }
+        return t + 86_400
+    }
+}

@@ -1,0 +1,228 @@
+import HeapModule
+
+// Internal building blocks of `JobScheduler`. Times are seconds since 1970 (Double); "none"
+// is NaN so an entry stays small at a million jobs.
+
+/// A queued job as stored: its class, constraints and owner/kind live in its bucket and group.
+struct SchedulerEntry: Sendable {
+    enum Pool: UInt8, Sendable {
+        /// Not in any structure yet (being placed).
+        case detached
+        /// Waiting for `notBefore`/`backoffUntil`: only in its group's timers.
+        case timed
+        /// In a lane of its bucket, ready as far as its own timing goes.
+        case ready
+        /// Paused by a person: in no structure.
+        case paused
+    }
+
+    var owner: OwnerID
+    var host: UInt32
+    var bucket: UInt32
+    /// Bumped on every re-placement; heap items with an older generation are stale.
+    var gen: UInt32
+    var kind: JobKind
+    var onDeadline: DeadlineAction
+    var pool: Pool
+    /// The job's own `deferrable` (nil = class default), kept to rebuild the `QueuedJob`.
+    var deferrableRequest: Bool?
+    /// Effective: held on a costly link until `deadline − coalescingLead` unless the link is awake.
+    var deferrable: Bool
+    var notBefore: Double
+    var backoffUntil: Double
+    var deadline: Double
+    var expectedDown: Int64
+    var expectedUp: Int64
+
+    var readyAt: Double {
+        switch (notBefore.isNaN, backoffUntil.isNaN) {
+        case (true, true): -.infinity
+        case (false, true): notBefore
+        case (true, false): backoffUntil
+        case (false, false): max(notBefore, backoffUntil)
+        }
+    }
+
+    var hasDeadline: Bool { !deadline.isNaN }
+}
+
+/// Priority of a ready job inside its class. Tiers, best first:
+/// 0 past its deadline (`run`), 1 near its deadline (EDF), 2 ordinary (submission order),
+/// 3 deferrable and held on a costly link (rides along when the link is awake).
+/// Keys never change while an item is in a heap; a tier change is a timer and a re-placement.
+struct PoolItem: Comparable, Sendable {
+    var tier: UInt8
+    var gen: UInt32
+    var time: Double
+    var id: JobID
+
+    static func < (a: PoolItem, b: PoolItem) -> Bool {
+        if a.tier != b.tier { return a.tier < b.tier }
+        if a.time != b.time { return a.time < b.time }
+        return a.id < b.id
+    }
+
+    static func == (a: PoolItem, b: PoolItem) -> Bool { a.id == b.id && a.gen == b.gen && a.tier == b.tier }
+
+    static let overdue: UInt8 = 0
+    static let urgent: UInt8 = 1
+    static let ordinary: UInt8 = 2
+    static let rider: UInt8 = 3
+}
+
+struct TimerItem: Comparable, Sendable {
+    var time: Double
+    var id: JobID
+    var gen: UInt32
+
+    static func < (a: TimerItem, b: TimerItem) -> Bool { a.time != b.time ? a.time < b.time : a.id < b.id }
+}
+
+/// The ready jobs of one bucket for one host.
+struct Lane: Sendable {
+    var heap = Heap<PoolItem>()
+    /// Bumped whenever the lane's reference in the bucket is replaced; older references are stale.
+    var version: UInt32 = 0
+    /// Its host is at its limit: the lane has no reference in the bucket until a slot frees.
+    var parked = false
+}
+
+/// A lane's place in its bucket's heap, keyed by the lane's best item (a lower bound of it).
+struct LaneRef: Comparable, Sendable {
+    var top: PoolItem
+    var host: UInt32
+    var version: UInt32
+
+    static func < (a: LaneRef, b: LaneRef) -> Bool { a.top < b.top || (!(b.top < a.top) && a.host < b.host) }
+    static func == (a: LaneRef, b: LaneRef) -> Bool { a.top == b.top && a.host == b.host && a.version == b.version }
+}
+
+struct GroupKey: Hashable, Sendable {
+    var classIndex: Int
+    var constraints: JobConstraints
+    /// The job's expected bytes exceed the class's `max_metered_job_bytes`.
+    var tooBigForMetered: Bool
+}
+
+/// Jobs sharing a class and effective constraints: one evaluation per world.
+struct GroupState: Sendable {
+    let key: GroupKey
+    let effective: EffectiveConstraints
+    var buckets: [Int] = []
+    /// Queued jobs of the group that are not paused (timed or ready).
+    var live = 0
+    /// readyAt / release times: wake the daemon only while the group may start jobs.
+    var loudTimers = Heap<TimerItem>()
+    /// Deadlines (and the readiness of jobs already past theirs): always wake the daemon.
+    var deadlineTimers = Heap<TimerItem>()
+    /// Urgency changes (order only): never wake the daemon, applied at the next decision.
+    var quietTimers = Heap<TimerItem>()
+
+    init(key: GroupKey, effective: EffectiveConstraints) {
+        self.key = key
+        self.effective = effective
+    }
+}
+
+struct BucketKey: Hashable, Sendable {
+    var group: Int
+    var owner: OwnerID
+    var kind: JobKind
+}
+
+/// Jobs of one group, owner and kind, in lanes by host.
+struct BucketState: Sendable {
+    let group: Int
+    let classIndex: Int
+    let owner: OwnerID
+    let kind: JobKind
+    var lanes: [UInt32: Lane] = [:]
+    var laneHeap = Heap<LaneRef>()
+    /// Ready jobs in the lanes.
+    var ready = 0
+
+    init(group: Int, classIndex: Int, owner: OwnerID, kind: JobKind) {
+        self.group = group
+        self.classIndex = classIndex
+        self.owner = owner
+        self.kind = kind
+    }
+}
+
+struct ClassState: Sendable {
+    var buckets: [Int] = []
+    var running = 0
+    /// Stride-scheduling pass: the class with the least pass gets the next slot.
+    var pass: Int = 0
+    let stride: Int
+}
+
+struct RunningJob: Sendable {
+    var className: String
+    var classIndex: Int
+    var kind: JobKind
+    var owner: OwnerID
+    var host: UInt32
+}
+
+/// The conditions a group fails under a world, as a set.
+struct ConditionSet: OptionSet, Sendable {
+    let rawValue: UInt16
+    static let paused = ConditionSet(rawValue: 1 << 0)
+    static let offline = ConditionSet(rawValue: 1 << 1)
+    static let quota = ConditionSet(rawValue: 1 << 2)
+    static let onBattery = ConditionSet(rawValue: 1 << 3)
+    static let batteryBelow = ConditionSet(rawValue: 1 << 4)
+    static let metered = ConditionSet(rawValue: 1 << 5)
+    static let cellular = ConditionSet(rawValue: 1 << 6)
+    static let cpuPressure = ConditionSet(rawValue: 1 << 7)
+    static let memoryPressure = ConditionSet(rawValue: 1 << 8)
+    static let outsideWindow = ConditionSet(rawValue: 1 << 9)
+
+    /// Never overridden, not even by a deadline with `run`.
+    static let hard: ConditionSet = [.paused, .offline, .quota]
+    /// Conditions that change with the clock alone (so they get a timer).
+    static let timeDriven: ConditionSet = [.outsideWindow, .quota]
+}
+
+/// What a group may start under the current world.
+enum GroupStatus: Sendable {
+    /// Every tier (riders only while the link is awake or not costly).
+    case open
+    /// Only jobs past their deadline with `run`.
+    case overdueOnly
+    case blocked
+
+    init(_ failing: ConditionSet) {
+        if !failing.isDisjoint(with: .hard) {
+            self = .blocked
+        } else if failing.isEmpty {
+            self = .open
+        } else {
+            self = .overdueOnly
+        }
+    }
+
+    func allows(tier: UInt8, ridersAllowed: Bool) -> Bool {
+        switch self {
+        case .blocked: false
+        case .overdueOnly: tier == PoolItem.overdue
+        case .open: tier < PoolItem.rider || ridersAllowed
+        }
+    }
+}
+
+/// Metered bytes used per local day, by class and by owner.
+struct MeteredUsage: Sendable {
+    var day = Int.min
+    var byClass: [String: Int64] = [:]
+    var byOwner: [OwnerID: Int64] = [:]
+
+    mutating func roll(to today: Int) {
+        if today != day {
+            day = today
+            byClass.removeAll()
+            byOwner.removeAll()
+        }
+    }
+}

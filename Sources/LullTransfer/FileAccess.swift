@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLullSys
+import Foundation
+import LullCore
+import NIOPosix
+
+/// Every file a job touches is opened with the rights of the job's owner, never the daemon's:
+/// when the daemon runs as root (the system instance) the blocking call runs on a pool thread
+/// that takes on the owner's filesystem identity for its duration. The daemon can therefore
+/// never be used to read or write a file its client could not (no confused deputy).
+public struct FileAccess: Sendable {
+    let pool: NIOThreadPool
+    /// When non-empty, destinations must lie under one of these directories (after resolving symlinks).
+    public let allowedDirectories: [String]
+
+    public init(pool: NIOThreadPool = .singleton, allowedDirectories: [String] = []) {
+        self.pool = pool
+        self.allowedDirectories = allowedDirectories.map { URL(fileURLWithPath: $0).standardized.path }
+    }
+
+    /// Runs blocking file work off the event loops, as `owner`.
+    func run<T: Sendable>(as owner: OwnerID, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.runIfActive {
+            let switched = geteuid() == 0 && owner.rawValue != 0
+            if switched, lull_become_fs_user(owner.rawValue) != 0 {
+                let code = errno
+                _ = lull_restore_fs_user()
+                throw FileFailure(operation: "take on the identity of uid \(owner.rawValue) for", path: "", errno: code)
+            }
+            defer { if switched { _ = lull_restore_fs_user() } }
+            return try body()
+        }
+    }
+
+    /// Refuses destinations outside the admin's allowed directories.
+    func checkAllowed(_ destination: String, owner: OwnerID) async throws {
+        guard !allowedDirectories.isEmpty else { return }
+        let allowed = allowedDirectories
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let resolved = try await run(as: owner) { () -> String in
+            guard let real = realpath(directory, nil) else {
+                throw FileFailure(operation: "resolve", path: directory, errno: errno)
+            }
+            defer { free(real) }
+            return String(cString: real)
+        }
+        guard allowed.contains(where: { resolved == $0 || resolved.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+            throw JobFailure(
+                code: "destination_not_allowed",
+                message: "\(destination) is outside the directories the admin allows (transfers.allowed_directories: \(allowed.joined(separator: ", ")))",
+                retryable: false)
+        }
+    }
+
+    /// Free bytes on the filesystem holding `directory`, for the owner.
+    func freeBytes(in directory: String, owner: OwnerID) async throws -> Int64 {
+        try await run(as: owner) {
+            var info = statvfs()
+            guard statvfs(directory, &info) == 0 else { throw FileFailure(operation: "statvfs", path: directory, errno: errno) }
+            return Int64(info.f_bavail) * Int64(info.f_frsize)
+        }
+    }
+
+    func fileSize(_ path: String, owner: OwnerID) async throws -> Int64? {
+        try await run(as: owner) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            return Int64(info.st_size)
+        }
+    }
+}
+
+/// A file operation that failed, with the path and the system's reason.
+public struct FileFailure: Error, CustomStringConvertible {
+    public var operation: String
+    public var path: String
+    public var errno: CInt
+
+    public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+
+    /// The job failure this file problem means.
+    var jobFailure: JobFailure {
+        switch errno {
+        case EACCES, EPERM:
+            JobFailure(code: "permission_denied", message: description, retryable: false)
+        case ENOSPC, EDQUOT:
+            JobFailure(code: "no_space", message: description, retryable: true)
+        case ELOOP:
+            JobFailure(code: "symlink_refused", message: description + " (a symlink is never followed here)", retryable: false)
+        case ENOENT, ENOTDIR:
+            JobFailure(code: "no_such_file", message: description, retryable: false)
+        default:
+            JobFailure(code: "file_error", message: description, retryable: false)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import AsyncHTTPClient
+import Foundation
+import LullCore
+import NIOCore
+import NIOHTTP1
+
+/// Sends a small inline payload. Every attempt carries the job's `Idempotency-Key`, so a server
+/// that honours it applies a retried push once.
+public struct PushTransfer: TransferEngine {
+    private let clients: HTTPClients
+    private let settings: TransferSettings
+
+    public init(clients: HTTPClients, settings: TransferSettings = TransferSettings()) {
+        self.clients = clients
+        self.settings = settings
+    }
+
+    public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
+        var request = HTTPClientRequest(url: job.spec.url)
+        request.method = HTTPMethod(rawValue: job.spec.method ?? "POST")
+        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
+        if let key = job.spec.idempotencyKey { request.headers.replaceOrAdd(name: "idempotency-key", value: key) }
+        let body = job.spec.body ?? []
+        if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await clients.client(for: job.spec.url).execute(request, timeout: settings.total(for: job))
+            try await ResponseCapture.requireSuccess(response)
+            context.progress(TransferProgress(bytesDone: Int64(body.count), bytesTotal: Int64(body.count)))
+            return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: Int64(body.count))
+        } catch let failure as JobFailure {
+            throw failure
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw TransferFailures.classify(error)
+        }
+    }
+}

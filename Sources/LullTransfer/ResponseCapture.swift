@@ -1,0 +1,32 @@
+import AsyncHTTPClient
+import Foundation
+import LullCore
+import NIOCore
+
+/// Keeps what a client may want from a push or upload response: the status, a few headers and
+/// the start of the body (the rest is read and dropped so the connection can be reused).
+enum ResponseCapture {
+    static let keptHeaders = ["content-type", "location", "etag", "last-modified", "retry-after", "upload-offset", "tus-resumable"]
+
+    static func result(_ response: HTTPClientResponse, maxBody: Int, bytes: Int64?) async throws -> JobResult {
+        var body: [UInt8] = []
+        for try await chunk in response.body where body.count < maxBody {
+            body += chunk.readableBytesView.prefix(maxBody - body.count)
+        }
+        var headers: [String: String] = [:]
+        for name in keptHeaders {
+            if let value = response.headers.first(name: name) { headers[name] = value }
+        }
+        let text = String(validating: body, as: UTF8.self) ?? "base64:" + Data(body).base64EncodedString()
+        return JobResult(
+            httpStatus: Int(response.status.code), bytes: bytes, responseHeaders: headers.isEmpty ? nil : headers,
+            responseBody: body.isEmpty ? nil : text)
+    }
+
+    /// Throws the failure a non-2xx status means, after draining a little of the body.
+    static func requireSuccess(_ response: HTTPClientResponse) async throws {
+        guard !(200..<300).contains(response.status.code) else { return }
+        _ = try? await response.body.collect(upTo: 64 << 10)
+        throw TransferFailures.httpStatus(response.status, headers: response.headers)
+    }
+}

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LullCore
+import NIOCore
+
+/// An upload's source, opened once with the owner's rights. Its size and modification time are
+/// taken at the start; a file that changes while it is being sent fails the job.
+final class SourceFile: Sendable {
+    let path: String
+    let size: Int64
+    let modified: Double
+    private let descriptor: CInt
+    private let files: FileAccess
+
+    static func open(_ path: String, owner: OwnerID, files: FileAccess) async throws -> SourceFile {
+        let (fd, size, modified) = try await files.run(as: owner) { () -> (CInt, Int64, Double) in
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                Glibc.close(fd)
+                throw FileFailure(operation: "upload (not a regular file)", path: path, errno: EINVAL)
+            }
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            return (fd, Int64(info.st_size), modified)
+        }
+        return SourceFile(path: path, size: size, modified: modified, descriptor: fd, files: files)
+    }
+
+    private init(path: String, size: Int64, modified: Double, descriptor: CInt, files: FileAccess) {
+        self.path = path
+        self.size = size
+        self.modified = modified
+        self.descriptor = descriptor
+        self.files = files
+    }
+
+    /// Fails when the file is no longer what the upload started with.
+    func checkUnchanged(against resume: ResumeState? = nil) async throws {
+        let fd = descriptor
+        let (size, modified) = try await files.pool.runIfActive { () -> (Int64, Double) in
+            var info = stat()
+            fstat(fd, &info)
+            return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        }
+        let expectedSize = resume?.sourceSize ?? self.size
+        let expectedModified = resume?.sourceModified ?? self.modified
+        if size != expectedSize || modified != expectedModified {
+            throw JobFailure(
+                code: "source_changed",
+                message: "\(path) changed during the upload (size \(expectedSize) → \(size)); submit the upload again",
+                retryable: false)
+        }
+    }
+
+    func read(at offset: Int64, count: Int) async throws -> ByteBuffer {
+        let fd = descriptor
+        let path = self.path
+        return try await files.pool.runIfActive {
+            var buffer = ByteBuffer()
+            let got = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+                let n = pread(fd, raw.baseAddress, count, off_t(offset))
+                guard n >= 0 else { throw FileFailure(operation: "read", path: path, errno: errno) }
+                return n
+            }
+            _ = got
+            return buffer
+        }
+    }
+
+    /// The bytes from `offset` to the end, in chunks, reporting progress as they are handed on.
+    func chunks(from offset: Int64, chunkSize: Int = 256 << 10, onChunk: @escaping @Sendable (Int64) -> Void) -> FileChunks {
+        FileChunks(file: self, start: offset, chunkSize: chunkSize, onChunk: onChunk)
+    }
+
+    func close() async {
+        let fd = descriptor
+        _ = try? await files.pool.runIfActive { Glibc.close(fd) }
+    }
+}
+
+/// A source file's bytes as an async sequence of buffers, read on the thread pool.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let file: SourceFile
+    let start: Int64
+    let chunkSize: Int
+    let onChunk: @Sendable (Int64) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let chunks: FileChunks
+        var position: Int64
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard position < chunks.file.size else { return nil }
+            let count = Int(Swift.min(Int64(chunks.chunkSize), chunks.file.size - position))
+            let buffer = try await chunks.file.read(at: position, count: count)
+            guard buffer.readableBytes > 0 else {
+                throw JobFailure(
+                    code: "source_changed", message: "\(chunks.file.path) became shorter during the upload", retryable: false)
+            }
+            position += Int64(buffer.readableBytes)
+            chunks.onChunk(position)
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self, position: start) }
+}

@@ -1,0 +1,34 @@
+import LullCore
+import NIOCore
+
+/// Daemon-wide transfer defaults; a job's own `timeouts` override the timeouts.
+public struct TransferSettings: Sendable, Equatable {
+    public var connectTimeout: Double
+    /// No bytes for this long fails the attempt (retryable).
+    public var idleTimeout: Double
+    /// The whole attempt may take this long.
+    public var totalTimeout: Double
+    /// fetch: largest download when the job names no `max_bytes`.
+    public var maxFetchBytes: Int64
+    /// push and upload: how much of the response body is kept in the result.
+    public var maxResponseBodyBytes: Int
+    /// How often a download's progress is made durable for resumption.
+    public var checkpointInterval: Double
+
+    public init(
+        connectTimeout: Double = 15, idleTimeout: Double = 60, totalTimeout: Double = 7 * 24 * 3600,
+        maxFetchBytes: Int64 = 64 << 30, maxResponseBodyBytes: Int = 64 << 10, checkpointInterval: Double = 1
+    ) {
+        self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+        self.maxFetchBytes = maxFetchBytes
+        self.maxResponseBodyBytes = maxResponseBodyBytes
+        self.checkpointInterval = checkpointInterval
+    }
+
+    func idle(for job: Job) -> Double { job.spec.timeouts?.idleSeconds ?? idleTimeout }
+    func total(for job: Job) -> TimeAmount {
+        .milliseconds(Int64((job.spec.timeouts?.totalSeconds ?? totalTimeout) * 1000))
+    }
+}
