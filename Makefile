@@ -10,7 +10,7 @@ BIN         = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: run test deps build release bench bench-quick clean
+.PHONY: run test deps test-deps build release bench bench-quick clean
 
 # System packages the build and the tests use. Installed only when something is missing.
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux
@@ -23,6 +23,14 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# Python packages the tests use: a third-party tus server for upload interoperability.
+PIP_PACKAGES = tuspyserver uvicorn
+
+test-deps: deps
+	@python3 -c "import tuspyserver, uvicorn" 2>/dev/null || { \
+		echo "installing python packages: $(PIP_PACKAGES)"; \
+		python3 -m pip install --quiet $(PIP_PACKAGES); }
+
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
@@ -33,7 +41,7 @@ run: deps
 	$(SWIFT) build -c release --product lulld
 	$$($(SWIFT) build -c release --show-bin-path)/lulld
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // libsystemd (sd-daemon, sd-journal, sd-bus) through pkg-config.
@@ -119,7 +120,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "LullCoreTests", dependencies: ["LullCore"]),
+        .testTarget(
+            name: "LullCoreTests",
+            dependencies: ["LullCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(

@@ -5,50 +5,103 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// A real HTTP/1.1 server on 127.0.0.1 for tests. It serves registered files, and records every
-/// request it saw so tests can assert on what the daemon sent.
+/// A real HTTP/1.1 server on 127.0.0.1 for tests, able to misbehave on purpose: cut a response
+/// after N bytes, stall, or answer a scripted status (500, 429 + Retry-After, ...). It honours
+/// `Range`/`If-Range`, answers `If-None-Match` with 304, accepts request bodies (hashing them as
+/// they stream, so gigabyte uploads cost no memory) and records every request it saw.
 public final class TestHTTPServer: Sendable {
+    /// A scripted misbehaviour, used once by the next request to the route.
+    public enum Fault: Sendable {
+        /// Answer this status with these headers and a short body.
+        case status(Int, headers: [(String, String)] = [])
+        /// Send the headers and this many body bytes, then close the connection.
+        case cutAfter(Int)
+        /// Send the headers, then nothing, until the client goes away.
+        case stall
+        /// Send the headers and this many body bytes, then nothing, until the client goes away.
+        case stallAfter(Int)
+        /// While receiving a request body, close the connection after this many bytes.
+        case cutUploadAfter(Int)
+    }
+
+    public struct Route: Sendable {
+        public var body: [UInt8]
+        public var etag: String?
+        public var lastModified: String?
+        public var faults: [Fault]
+        /// Status for a request with a body (push, upload) once the body is received.
+        public var uploadStatus: Int
+
+        public init(body: [UInt8] = [], etag: String? = nil, lastModified: String? = nil, faults: [Fault] = [], uploadStatus: Int = 201) {
+            self.body = body
+            self.etag = etag
+            self.lastModified = lastModified
+            self.faults = faults
+            self.uploadStatus = uploadStatus
+        }
+    }
+
     public struct Recorded: Sendable {
         public var method: String
         public var uri: String
         public var headers: [(String, String)]
+        /// The first 64 KiB of the request body.
         public var body: [UInt8]
+        public var bodyBytes: Int
+        public var bodySHA256: String
+        public var time: Date
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
     }
 
     private let channel: any Channel
-    private let files: NIOLockedValueBox<[String: [UInt8]]>
-    private let recorded: NIOLockedValueBox<[Recorded]>
+    private let state: NIOLockedValueBox<State>
     public let port: Int
 
+    struct State {
+        var routes: [String: Route] = [:]
+        var recorded: [Recorded] = []
+        var bytesSent: [String: Int] = [:]
+    }
+
     public static func start(files: [String: [UInt8]] = [:]) async throws -> TestHTTPServer {
-        let fileBox = NIOLockedValueBox(files)
-        let recordBox = NIOLockedValueBox<[Recorded]>([])
+        var initial = State()
+        for (path, bytes) in files { initial.routes[path] = Route(body: bytes) }
+        let state = NIOLockedValueBox(initial)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Handler(files: fileBox, recorded: recordBox))
+                    try channel.pipeline.syncOperations.addHandler(Handler(state: state))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return TestHTTPServer(channel: channel, files: fileBox, recorded: recordBox)
+        return TestHTTPServer(channel: channel, state: state)
     }
 
-    private init(channel: any Channel, files: NIOLockedValueBox<[String: [UInt8]]>, recorded: NIOLockedValueBox<[Recorded]>) {
+    private init(channel: any Channel, state: NIOLockedValueBox<State>) {
         self.channel = channel
-        self.files = files
-        self.recorded = recorded
+        self.state = state
         port = channel.localAddress?.port ?? 0
     }
 
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     public func serve(_ path: String, _ bytes: [UInt8]) {
-        files.withLockedValue { $0[path] = bytes }
+        state.withLockedValue { $0.routes[path] = Route(body: bytes) }
     }
 
-    public var requests: [Recorded] { recorded.withLockedValue { $0 } }
+    public func route(_ path: String, _ route: Route) {
+        state.withLockedValue { $0.routes[path] = route }
+    }
+
+    public var requests: [Recorded] { state.withLockedValue { $0.recorded } }
+
+    /// Response body bytes sent for `path`, over all requests.
+    public func bytesSent(_ path: String) -> Int { state.withLockedValue { $0.bytesSent[path] ?? 0 } }
 
     public func stop() async {
         try? await channel.close()
@@ -58,11 +111,14 @@ public final class TestHTTPServer: Sendable {
     public static func bytes(count: Int, seed: UInt64 = 1) -> [UInt8] {
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         var result = [UInt8](repeating: 0, count: count)
-        for index in 0..<count {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            result[index] = UInt8(truncatingIfNeeded: state)
+        result.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for index in words.indices {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                words[index] = state
+            }
         }
         return result
     }
@@ -75,39 +131,139 @@ public final class TestHTTPServer: Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
 
-        let files: NIOLockedValueBox<[String: [UInt8]]>
-        let recorded: NIOLockedValueBox<[Recorded]>
+        let state: NIOLockedValueBox<State>
         var head: HTTPRequestHead?
+        var path = ""
+        var fault: Fault?
         var body: [UInt8] = []
+        var bodyBytes = 0
+        var hasher = SHA256()
 
-        init(files: NIOLockedValueBox<[String: [UInt8]]>, recorded: NIOLockedValueBox<[Recorded]>) {
-            self.files = files
-            self.recorded = recorded
-        }
+        init(state: NIOLockedValueBox<State>) { self.state = state }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 self.head = head
+                path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 body = []
+                bodyBytes = 0
+                hasher = SHA256()
+                fault = state.withLockedValue { state in
+                    guard var route = state.routes[path], !route.faults.isEmpty else { return nil }
+                    let next = route.faults.removeFirst()
+                    state.routes[path] = route
+                    return next
+                }
             case .body(let buffer):
-                body += buffer.readableBytesView
+                buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                if body.count < 65_536 { body += buffer.readableBytesView.prefix(65_536 - body.count) }
+                bodyBytes += buffer.readableBytes
+                if case .cutUploadAfter(let limit) = fault, bodyBytes >= limit {
+                    record()
+                    context.close(promise: nil)
+                }
             case .end:
                 guard let head else { return }
-                recorded.withLockedValue {
-                    $0.append(Recorded(
-                        method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
-                        body: body))
-                }
-                let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
-                let content = files.withLockedValue { $0[path] }
-                var headers = HTTPHeaders()
-                let status: HTTPResponseStatus = content == nil ? .notFound : .ok
-                let payload = content ?? Array("not found\n".utf8)
-                headers.add(name: "content-length", value: String(payload.count))
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: payload)))), promise: nil)
+                record()
+                respond(context: context, head: head)
+            }
+        }
+
+        private func record() {
+            guard let head else { return }
+            let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            let entry = Recorded(
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body,
+                bodyBytes: bodyBytes, bodySHA256: digest, time: Date())
+            state.withLockedValue { $0.recorded.append(entry) }
+        }
+
+        private func respond(context: ChannelHandlerContext, head: HTTPRequestHead) {
+            let route = state.withLockedValue { $0.routes[path] }
+            switch fault {
+            case .status(let code, let extra):
+                var headers = HTTPHeaders(extra)
+                let payload = ByteBuffer(string: "scripted \(code)\n")
+                headers.add(name: "content-length", value: String(payload.readableBytes))
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: code), headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(payload))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            case .cutUploadAfter:
+                return
+            default:
+                break
+            }
+            guard let route else {
+                send(context: context, head: head, status: .notFound, headers: [:], body: Array("not found\n".utf8), from: 0)
+                return
+            }
+            if head.method != .GET && head.method != .HEAD {
+                send(context: context, head: head, status: .init(statusCode: route.uploadStatus), headers: ["content-type": "text/plain"], body: Array("stored \(bodyBytes) bytes\n".utf8), from: 0)
+                return
+            }
+            var headers: [String: String] = ["accept-ranges": "bytes"]
+            if let etag = route.etag { headers["etag"] = etag }
+            if let lastModified = route.lastModified { headers["last-modified"] = lastModified }
+            if let condition = head.headers.first(name: "if-none-match"), condition == route.etag {
+                send(context: context, head: head, status: .notModified, headers: headers, body: [], from: 0)
+                return
+            }
+            var start = 0
+            if let range = head.headers.first(name: "range"), range.hasPrefix("bytes="),
+               let first = Int(range.dropFirst(6).split(separator: "-").first ?? ""), first < route.body.count {
+                let validator = head.headers.first(name: "if-range")
+                if validator == nil || validator == route.etag || validator == route.lastModified {
+                    start = first
+                    headers["content-range"] = "bytes \(first)-\(route.body.count - 1)/\(route.body.count)"
+                }
+            }
+            send(context: context, head: head, status: start > 0 ? .partialContent : .ok, headers: headers, body: route.body, from: start)
+        }
+
+        private func send(context: ChannelHandlerContext, head: HTTPRequestHead, status: HTTPResponseStatus, headers: [String: String], body: [UInt8], from start: Int) {
+            var responseHeaders = HTTPHeaders(headers.map { ($0.key, $0.value) })
+            let length = status == .notModified ? 0 : body.count - start
+            responseHeaders.add(name: "content-length", value: String(length))
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
+            if head.method == .HEAD || length == 0 {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            var limit = body.count
+            switch fault {
+            case .cutAfter(let count): limit = min(body.count, start + count)
+            case .stallAfter(let count):
+                writeChunks(context: context, body: body, from: start, to: min(body.count, start + count), complete: false, closeAtEnd: false)
+                return
+            case .stall: return
+            default: break
+            }
+            writeChunks(context: context, body: body, from: start, to: limit, complete: limit == body.count)
+        }
+
+        /// Writes in 1 MiB chunks, each after the previous one is flushed, so a large body does not
+        /// sit in memory twice and a closed connection stops the writing.
+        private func writeChunks(context: ChannelHandlerContext, body: [UInt8], from start: Int, to end: Int, complete: Bool, closeAtEnd: Bool = true) {
+            guard start < end else {
+                if complete {
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                } else if closeAtEnd {
+                    context.close(promise: nil)
+                }
+                return
+            }
+            let stop = min(end, start + (1 << 20))
+            let chunk = ByteBuffer(bytes: body[start..<stop])
+            let path = self.path
+            state.withLockedValue { $0.bytesSent[path, default: 0] += stop - start }
+            let loop = context.eventLoop
+            let boxed = NIOLoopBound((self, context), eventLoop: loop)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).whenComplete { result in
+                guard case .success = result else { return }
+                let (handler, context) = boxed.value
+                handler.writeChunks(context: context, body: body, from: stop, to: end, complete: complete, closeAtEnd: closeAtEnd)
             }
         }
     }

@@ -95,7 +95,22 @@ public struct FetchTransfer: TransferEngine {
         let cap = job.spec.maxBytes ?? settings.maxFetchBytes
         var lastCheckpoint = ContinuousClock.now
         let interval = Duration.milliseconds(Int64(settings.checkpointInterval * 1000))
-        for try await chunk in response.body {
+        var chunks = response.body.makeAsyncIterator()
+        while true {
+            let next: ByteBuffer?
+            do {
+                next = try await chunks.next()
+            } catch {
+                // The connection broke: everything received so far is on disk; make it durable
+                // and record it so the next attempt asks for exactly the rest.
+                if validator != nil, !Task.isCancelled, (try? await staging.flush()) != nil {
+                    resume.offset = received
+                    resume.transferredBytes = transferred
+                    await context.checkpoint(resume)
+                }
+                throw error
+            }
+            guard let chunk = next else { break }
             watchdog.touch()
             chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
             try await staging.append(chunk)

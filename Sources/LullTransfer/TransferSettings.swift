@@ -14,11 +14,14 @@ public struct TransferSettings: Sendable, Equatable {
     public var maxResponseBodyBytes: Int
     /// How often a download's progress is made durable for resumption.
     public var checkpointInterval: Double
+    /// Least time between two progress events of one job.
+    public var progressInterval: Double
 
     public init(
         connectTimeout: Double = 15, idleTimeout: Double = 60, totalTimeout: Double = 7 * 24 * 3600,
-        maxFetchBytes: Int64 = 64 << 30, maxResponseBodyBytes: Int = 64 << 10, checkpointInterval: Double = 1
+        maxFetchBytes: Int64 = 64 << 30, maxResponseBodyBytes: Int = 64 << 10, checkpointInterval: Double = 1, progressInterval: Double = 1
     ) {
+        self.progressInterval = progressInterval
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
         self.totalTimeout = totalTimeout

@@ -92,7 +92,8 @@ struct TusUpload {
         request.headers.add(name: "tus-resumable", value: Self.version)
         request.headers.add(name: "upload-length", value: String(source.size))
         let name = Data(URL(fileURLWithPath: source.path).lastPathComponent.utf8).base64EncodedString()
-        request.headers.add(name: "upload-metadata", value: "filename \(name)")
+        let type = Data((job.spec.contentType ?? "application/octet-stream").utf8).base64EncodedString()
+        request.headers.add(name: "upload-metadata", value: "filename \(name),filetype \(type)")
         for (header, value) in job.spec.headers ?? [:] { request.headers.add(name: header, value: value) }
         let response = try await client.execute(request, timeout: .seconds(Int64(settings.connectTimeout + settings.idleTimeout)))
         watchdog.touch()

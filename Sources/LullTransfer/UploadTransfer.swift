@@ -26,6 +26,9 @@ public struct UploadTransfer: TransferEngine {
             defer { Task { await source.close() } }
             if let resume = job.resume, resume.sourceSize != nil {
                 try await source.checkUnchanged(against: resume)
+            } else if job.spec.uploadProtocol != .tus {
+                // Remember what the file was, so a retry after a change fails instead of sending a mix.
+                await context.checkpoint(ResumeState(sourceSize: source.size, sourceModified: source.modified))
             }
             let watchdog = IdleWatchdog(seconds: settings.idle(for: job))
             return try await watchdog.guarding {

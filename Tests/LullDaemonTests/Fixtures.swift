@@ -48,6 +48,39 @@ func awaitJob(
     }
 }
 
+/// Follows the event stream from `after` until an event matches; fails after `timeout`.
+@discardableResult
+func awaitEvent(
+    client: LullClient, after: Int64 = 0, timeout: Duration = .seconds(60), _ description: String,
+    where predicate: @escaping @Sendable (EventView) -> Bool
+) async throws -> EventView {
+    try await withThrowingTaskGroup(of: EventView.self) { group in
+        group.addTask {
+            for try await event in client.followEvents(after: after) where predicate(event) { return event }
+            throw TimedOut(description: "event stream ended before \(description)")
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw TimedOut(description: "no event within \(timeout): \(description)")
+        }
+        let event = try await group.next()!
+        group.cancelAll()
+        return event
+    }
+}
+
+/// Small retry delays and frequent checkpoints, so fault tests run in seconds.
+let fastRetries = """
+    [retry]
+    base_seconds = 0.05
+    cap_seconds = 0.2
+    max_attempts = 8
+
+    [transfers]
+    checkpoint_interval = 0.1
+    progress_interval = 0.05
+    """
+
 /// curl over the control socket; returns the HTTP status and the body.
 func curl(_ socket: String, _ method: String, _ path: String, body: Data? = nil) throws -> (Int, String) {
     var arguments = ["-sS", "--unix-socket", socket, "-X", method, "-o", "-", "-w", "\n%{http_code}"]

@@ -105,6 +105,8 @@ public enum ConfigLoader {
                     config.transfers.maxFetchBytes = Int64(integer(value, "transfers", key, 1...Int.max) ?? Int(config.transfers.maxFetchBytes))
                 case "checkpoint_interval":
                     config.transfers.checkpointInterval = seconds(value, "transfers", key, 0.1...60) ?? config.transfers.checkpointInterval
+                case "progress_interval":
+                    config.transfers.progressInterval = seconds(value, "transfers", key, 0.01...60) ?? config.transfers.progressInterval
                 case "allowed_directories":
                     guard let array = value.array else {
                         problem(section: "transfers", key: key, "expected an array of absolute paths")
@@ -122,7 +124,7 @@ public enum ConfigLoader {
                 default:
                     problem(
                         section: "transfers", key: key,
-                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, total_timeout")
+                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, progress_interval, total_timeout")
                 }
             }
         }

@@ -79,7 +79,7 @@ public enum Daemon {
         ]
         let dispatcher = Dispatcher(
             store: store, engines: engines, scheduler: Scheduler(maxConcurrent: config.maxConcurrent),
-            retryPolicy: config.retry, clock: clock, logger: logger)
+            retryPolicy: config.retry, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger)
         do {
             try await dispatcher.restore()
         } catch {

@@ -18,13 +18,14 @@ actor Dispatcher {
     private var running: [JobID: Task<Void, Never>] = [:]
     private var accepting = true
     /// Least time between two stored progress updates of one job.
-    private let progressInterval: TimeInterval = 1
+    private let progressInterval: TimeInterval
 
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], scheduler: Scheduler,
-        retryPolicy: RetryPolicy = .standard, clock: any LullClock, logger: Logger,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 1, clock: any LullClock,
+        logger: Logger, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        self.progressInterval = progressInterval
         self.store = store
         self.engines = engines
         self.scheduler = scheduler
@@ -157,9 +158,11 @@ actor Dispatcher {
         }
     }
 
+    /// Records how to resume; the event says from where, so a watcher knows what a crash would cost.
     private func checkpoint(_ resume: ResumeState, of id: JobID) async {
         let update = JobUpdate(
-            id: id, from: [.running], to: .running, event: .progress, time: clock.now(), resume: resume, silent: true)
+            id: id, from: [.running], to: .running, event: .progress, time: clock.now(),
+            message: "resumable from byte \(resume.offset)", resume: resume)
         _ = try? await store.apply(update)
     }
 
