@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "lullsys.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -44,4 +45,8 @@ int lull_restore_fs_user(void) {
     syscall(SYS_setfsgid, egid);
     if (saved_count < 0) return 0;
     return (int)syscall(SYS_setgroups, (size_t)saved_count, saved_groups);
+}
+
+int lull_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
 }

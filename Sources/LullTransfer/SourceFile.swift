@@ -71,7 +71,7 @@ final class SourceFile: Sendable {
     }
 
     /// The bytes from `offset` to the end, in chunks, reporting progress as they are handed on.
-    func chunks(from offset: Int64, chunkSize: Int = 256 << 10, onChunk: @escaping @Sendable (Int64) -> Void) -> FileChunks {
+    func chunks(from offset: Int64, chunkSize: Int = 1 << 20, onChunk: @escaping @Sendable (Int64) -> Void) -> FileChunks {
         FileChunks(file: self, start: offset, chunkSize: chunkSize, onChunk: onChunk)
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLullSys
 import Crypto
 import Foundation
 import NIOCore
@@ -51,11 +52,16 @@ final class StagingFile: Sendable {
         self.files = files
     }
 
-    func append(_ buffer: ByteBuffer) async throws {
+    /// Writes `buffer` at the end of the file and feeds it to `digest`, both on the thread pool
+    /// (the event loop keeps receiving meanwhile), then starts writing it back to disk so the
+    /// final fsync is short.
+    func append(_ buffer: ByteBuffer, digest: RunningDigest) async throws {
         let fd = descriptor
         let path = self.path
         try await files.pool.runIfActive {
             try buffer.withUnsafeReadableBytes { bytes in
+                digest.update(bytes)
+                let start = lseek(fd, 0, SEEK_CUR)
                 var offset = 0
                 while offset < bytes.count {
                     let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -65,6 +71,7 @@ final class StagingFile: Sendable {
                     }
                     offset += written
                 }
+                if start >= 0 { _ = lull_start_writeback(fd, Int64(start), Int64(bytes.count)) }
             }
         }
     }
@@ -149,4 +156,15 @@ final class StagingFile: Sendable {
             unlink(path)
         }
     }
+}
+
+/// A SHA-256 in progress, updated by one transfer's writes in turn (never concurrently).
+final class RunningDigest: @unchecked Sendable {
+    private var hasher: SHA256
+
+    init(_ hasher: SHA256 = SHA256()) { self.hasher = hasher }
+
+    func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bufferPointer: bytes) }
+
+    func hex() -> String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
 }

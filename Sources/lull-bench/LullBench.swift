@@ -15,7 +15,45 @@ struct LullBench: ParsableCommand {
     @Option(name: .long, help: "The performance document to update (nothing is written if it has no markers).")
     var output = "docs/performance.md"
 
+    @Option(name: .long, help: "Which benchmarks to run: submit, transfer (default: all).")
+    var only: [String] = []
+
     func run() throws {
+        if only.isEmpty || only.contains("submit") { try submitBenchmark() }
+        if only.isEmpty || only.contains("transfer") { try transferBenchmark() }
+    }
+
+    private func transferBenchmark() throws {
+        let size = quick ? 256 << 20 : 1 << 30
+        let runs = 3
+        let result = try TransferBenchmark.run(size: size, runs: runs) { progress($0) }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        func rate(_ seconds: Double) -> String { String(format: "%.0f MiB/s", Double(size) / 1_048_576 / seconds) }
+        func spread(_ values: [Double]) -> String {
+            let rates = values.map { Double(size) / 1_048_576 / $0 }
+            return String(format: "%.0f–%.0f", rates.min() ?? 0, rates.max() ?? 0)
+        }
+        let fetchRatio = median(result.curlFetch) / median(result.lullFetch)
+        let uploadRatio = median(result.curlUpload) / median(result.lullUpload)
+        let fetchGrowth = result.peakFetchRSS - result.idleRSS
+        let uploadGrowth = result.peakUploadRSS - result.idleRSS
+        let table = """
+            | measurement (\(size >> 20) MiB, nginx on loopback, median of \(runs)) | Lull | curl | Lull / curl | target | verdict |
+            |---|---|---|---|---|---|
+            | fetch throughput | \(rate(median(result.lullFetch))) (\(spread(result.lullFetch))) | \(rate(median(result.curlFetch))) (\(spread(result.curlFetch))) | \(String(format: "%.2f", fetchRatio)) | ≥ 0.90 | \(verdict(fetchRatio >= 0.9)) |
+            | upload throughput | \(rate(median(result.lullUpload))) (\(spread(result.lullUpload))) | \(rate(median(result.curlUpload))) (\(spread(result.curlUpload))) | \(String(format: "%.2f", uploadRatio)) | ≥ 0.90 | \(verdict(uploadRatio >= 0.9)) |
+            | lulld peak RSS growth during fetch (idle \(mib(result.idleRSS))) | +\(mib(fetchGrowth)) | — | — | ≤ +32 MiB | \(verdict(fetchGrowth <= 32 << 20)) |
+            | lulld peak RSS growth during upload | +\(mib(uploadGrowth)) | — | — | ≤ +32 MiB | \(verdict(uploadGrowth <= 32 << 20)) |
+
+            Lull's time runs from `lullctl submit` to the `succeeded` event (it includes the submission,
+            SHA-256 hashing, fsync and the rename); curl's is the whole `curl -o FILE` / `curl -T FILE` run.
+            Run \(quick ? "with --quick " : "")on \(Self.machine()).
+            """
+        print("\n" + table)
+        try record(table, section: "transfer")
+    }
+
+    private func submitBenchmark() throws {
         let scale = quick ? 1 : 4
         let config = "[limits]\nmax_concurrent = 0\n"
         let daemon = try DaemonProcess(config: config)

@@ -10,4 +10,8 @@ int lull_become_fs_user(uid_t uid);
 /// Restores the calling thread's filesystem identity to the process's own.
 int lull_restore_fs_user(void);
 
+/// Starts writing back a file range to disk without waiting (sync_file_range with
+/// SYNC_FILE_RANGE_WRITE), so a later fsync has little left to do.
+int lull_start_writeback(int fd, long long offset, long long length);
+
 #endif

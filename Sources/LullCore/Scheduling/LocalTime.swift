@@ -28,30 +28,30 @@ public struct LocalTime: Sendable, Equatable {
 
     public static let utc = LocalTime(utcOffset: 0)
 
-    public func utcOffset(at date: Date) -> Int { offset(at: date.timeIntervalSince1970) }
+    public func utcOffset(at date: Date) -> Int { offset(at: date.timeIntervalSinceReferenceDate) }
 
     /// Seconds since local midnight, 0..<86400.
-    public func secondOfDay(at date: Date) -> Double { secondOfDay(date.timeIntervalSince1970) }
+    public func secondOfDay(at date: Date) -> Double { secondOfDay(date.timeIntervalSinceReferenceDate) }
 
-    /// Local calendar day number (days since 1970-01-01 local), for per-day budgets.
-    public func day(at date: Date) -> Int { day(date.timeIntervalSince1970) }
+    /// Local calendar day number (days since 2001-01-01 local), for per-day budgets.
+    public func day(at date: Date) -> Int { day(date.timeIntervalSinceReferenceDate) }
 
     /// The first instant at or after `date` at which `window` is open.
     public func nextOpening(of window: DailyWindow, atOrAfter date: Date) -> Date {
-        Date(timeIntervalSince1970: nextOpening(of: window, atOrAfter: date.timeIntervalSince1970))
+        Date(timeIntervalSinceReferenceDate: nextOpening(of: window, atOrAfter: date.timeIntervalSinceReferenceDate))
     }
 
     /// The next local midnight strictly after `date`.
     public func nextMidnight(after date: Date) -> Date {
-        Date(timeIntervalSince1970: nextMidnight(after: date.timeIntervalSince1970))
+        Date(timeIntervalSinceReferenceDate: nextMidnight(after: date.timeIntervalSinceReferenceDate))
     }
 
-    // MARK: - Seconds since 1970, used inside the core
+    // MARK: - Seconds since the reference date (2001-01-01, a UTC midnight), used inside the core
 
     func offset(at t: Double) -> Int {
         var current = utcOffset
         for change in changes {
-            if change.at.timeIntervalSince1970 <= t { current = change.utcOffset } else { break }
+            if change.at.timeIntervalSinceReferenceDate <= t { current = change.utcOffset } else { break }
         }
         return current
     }
@@ -69,8 +69,8 @@ public struct LocalTime: Sendable, Equatable {
     /// The first change strictly after `t` and at or before `limit` that alters the offset.
     private func change(after t: Double, through limit: Double) -> Double? {
         var current = offset(at: t)
-        for change in changes where change.at.timeIntervalSince1970 > t {
-            let at = change.at.timeIntervalSince1970
+        for change in changes where change.at.timeIntervalSinceReferenceDate > t {
+            let at = change.at.timeIntervalSinceReferenceDate
             if at > limit { return nil }
             if change.utcOffset != current { return at }
             current = change.utcOffset

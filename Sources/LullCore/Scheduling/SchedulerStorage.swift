@@ -1,6 +1,7 @@
 import HeapModule
 
-// Internal building blocks of `JobScheduler`. Times are seconds since 1970 (Double); "none"
+// Internal building blocks of `JobScheduler`. Times are `Date.timeIntervalSinceReferenceDate`
+// (Double, exactly what a Date holds, so no rounding when converting back); "none"
 // is NaN so an entry stays small at a million jobs.
 
 /// A queued job as stored: its class, constraints and owner/kind live in its bucket and group.
@@ -16,6 +17,7 @@ struct SchedulerEntry: Sendable {
         case paused
     }
 
+    var id: JobID
     var owner: OwnerID
     var host: UInt32
     var bucket: UInt32
@@ -55,6 +57,8 @@ struct PoolItem: Comparable, Sendable {
     var gen: UInt32
     var time: Double
     var id: JobID
+    /// Where the job's entry lives; the item is live while that entry has the same generation.
+    var slot: UInt32
 
     static func < (a: PoolItem, b: PoolItem) -> Bool {
         if a.tier != b.tier { return a.tier < b.tier }
@@ -62,7 +66,7 @@ struct PoolItem: Comparable, Sendable {
         return a.id < b.id
     }
 
-    static func == (a: PoolItem, b: PoolItem) -> Bool { a.id == b.id && a.gen == b.gen && a.tier == b.tier }
+    static func == (a: PoolItem, b: PoolItem) -> Bool { a.slot == b.slot && a.gen == b.gen && a.tier == b.tier }
 
     static let overdue: UInt8 = 0
     static let urgent: UInt8 = 1
@@ -72,10 +76,10 @@ struct PoolItem: Comparable, Sendable {
 
 struct TimerItem: Comparable, Sendable {
     var time: Double
-    var id: JobID
+    var slot: UInt32
     var gen: UInt32
 
-    static func < (a: TimerItem, b: TimerItem) -> Bool { a.time != b.time ? a.time < b.time : a.id < b.id }
+    static func < (a: TimerItem, b: TimerItem) -> Bool { a.time != b.time ? a.time < b.time : a.slot < b.slot }
 }
 
 /// The ready jobs of one bucket for one host.
@@ -104,6 +108,32 @@ struct GroupKey: Hashable, Sendable {
     var tooBigForMetered: Bool
 }
 
+/// A group's effective constraints as plain numbers (NaN = no limit), checked once per world.
+struct GroupRule: Sendable {
+    var classIndex: Int
+    var requiresAC: Bool
+    var minBattery: Double
+    /// Metered links allowed: the class and job allow them and the job is not too big for one.
+    var meteredOK: Bool
+    var cellularOK: Bool
+    var maxCPU: Double
+    var maxMemory: Double
+    var window: DailyWindow?
+    var meteredBudget: Int64?
+
+    init(classIndex: Int, effective: EffectiveConstraints, tooBigForMetered: Bool, meteredBudget: Int64?) {
+        self.classIndex = classIndex
+        requiresAC = effective.requiresAC
+        minBattery = effective.minBattery ?? .nan
+        meteredOK = effective.allowMetered && !tooBigForMetered
+        cellularOK = effective.allowCellular
+        maxCPU = effective.maxCPUPressure ?? .nan
+        maxMemory = effective.maxMemoryPressure ?? .nan
+        window = effective.window
+        self.meteredBudget = meteredBudget
+    }
+}
+
 /// Jobs sharing a class and effective constraints: one evaluation per world.
 struct GroupState: Sendable {
     let key: GroupKey
@@ -111,17 +141,19 @@ struct GroupState: Sendable {
     var buckets: [Int] = []
     /// Queued jobs of the group that are not paused (timed or ready).
     var live = 0
-    /// readyAt / release times: wake the daemon only while the group may start jobs.
-    var loudTimers = Heap<TimerItem>()
-    /// Deadlines (and the readiness of jobs already past theirs): always wake the daemon.
-    var deadlineTimers = Heap<TimerItem>()
-    /// Urgency changes (order only): never wake the daemon, applied at the next decision.
-    var quietTimers = Heap<TimerItem>()
 
     init(key: GroupKey, effective: EffectiveConstraints) {
         self.key = key
         self.effective = effective
     }
+}
+
+/// The fixed identity of a bucket, kept apart from its heaps so reading it copies nothing.
+struct BucketInfo: Sendable {
+    var group: Int
+    var classIndex: Int
+    var owner: OwnerID
+    var kind: JobKind
 }
 
 struct BucketKey: Hashable, Sendable {
@@ -130,27 +162,17 @@ struct BucketKey: Hashable, Sendable {
     var kind: JobKind
 }
 
-/// Jobs of one group, owner and kind, in lanes by host.
+/// Jobs of one group, owner and kind (see `BucketInfo`), in lanes by host.
 struct BucketState: Sendable {
-    let group: Int
-    let classIndex: Int
-    let owner: OwnerID
-    let kind: JobKind
     var lanes: [UInt32: Lane] = [:]
     var laneHeap = Heap<LaneRef>()
     /// Ready jobs in the lanes.
     var ready = 0
-
-    init(group: Int, classIndex: Int, owner: OwnerID, kind: JobKind) {
-        self.group = group
-        self.classIndex = classIndex
-        self.owner = owner
-        self.kind = kind
-    }
 }
 
 struct ClassState: Sendable {
     var buckets: [Int] = []
+    let maxConcurrent: Int
     var running = 0
     /// Stride-scheduling pass: the class with the least pass gets the next slot.
     var pass: Int = 0
@@ -194,9 +216,9 @@ enum GroupStatus: Sendable {
     case blocked
 
     init(_ failing: ConditionSet) {
-        if !failing.isDisjoint(with: .hard) {
+        if failing.rawValue & ConditionSet.hard.rawValue != 0 {
             self = .blocked
-        } else if failing.isEmpty {
+        } else if failing.rawValue == 0 {
             self = .open
         } else {
             self = .overdueOnly

@@ -1,0 +1,195 @@
+import Foundation
+import LullTestSupport
+
+/// Lull's fetch and upload against nginx on loopback, side by side with curl in the same run,
+/// plus lulld's peak RSS during them.
+enum TransferBenchmark {
+    struct Result {
+        var lullFetch: [Double] = []
+        var curlFetch: [Double] = []
+        var lullUpload: [Double] = []
+        var curlUpload: [Double] = []
+        var idleRSS: Int64 = 0
+        var peakFetchRSS: Int64 = 0
+        var peakUploadRSS: Int64 = 0
+        var bytes: Int = 0
+    }
+
+    static func run(size: Int, runs: Int, progress: (String) -> Void) throws -> Result {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bench-transfer-\(UUID().uuidString.prefix(6))")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let www = work.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www.appendingPathComponent("upload"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let payload = www.appendingPathComponent("payload.bin").path
+        progress("writing a \(size >> 20) MiB payload")
+        try Data(TestHTTPServer.bytes(count: size, seed: 5)).write(to: URL(fileURLWithPath: payload))
+
+        let nginx = try NginxProcess(root: work, www: www)
+        defer { nginx.stop() }
+        try nginx.start()
+
+        let daemon = try DaemonProcess(config: "[transfers]\nprogress_interval = 1\n")
+        defer { daemon.remove() }
+        try daemon.start()
+        Thread.sleep(forTimeInterval: 1)
+        var result = Result(bytes: size)
+        result.idleRSS = ProcessMemory.rss(of: daemon.pid)
+        let lullctl = DaemonProcess.binary("lullctl")
+        let downloads = work.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+
+        for run in 1...runs {
+            progress("fetch run \(run)/\(runs): curl")
+            let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
+            result.curlFetch.append(try timed {
+                try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]))
+            })
+            try? FileManager.default.removeItem(atPath: curlTarget)
+
+            progress("fetch run \(run)/\(runs): lull")
+            ProcessMemory.resetPeak(of: daemon.pid)
+            let lullTarget = downloads.appendingPathComponent("lull-\(run).bin").path
+            result.lullFetch.append(try timed {
+                try runJob(lullctl, ["submit", "fetch", nginx.url("/payload.bin"), "-o", lullTarget], socket: daemon.socketPath)
+            })
+            result.peakFetchRSS = max(result.peakFetchRSS, ProcessMemory.peak(of: daemon.pid))
+            try? FileManager.default.removeItem(atPath: lullTarget)
+
+            progress("upload run \(run)/\(runs): curl -T")
+            result.curlUpload.append(try timed {
+                try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]))
+            })
+            progress("upload run \(run)/\(runs): lull")
+            ProcessMemory.resetPeak(of: daemon.pid)
+            result.lullUpload.append(try timed {
+                try runJob(lullctl, ["submit", "upload", nginx.url("/upload/lull-\(run).bin"), "-f", payload], socket: daemon.socketPath)
+            })
+            result.peakUploadRSS = max(result.peakUploadRSS, ProcessMemory.peak(of: daemon.pid))
+            for name in ["curl-\(run).bin", "lull-\(run).bin"] {
+                try? FileManager.default.removeItem(at: www.appendingPathComponent("upload/\(name)"))
+            }
+        }
+        return result
+    }
+
+    /// Submits with lullctl and waits for the job to end by following its events.
+    private static func runJob(_ lullctl: String, _ arguments: [String], socket: String) throws {
+        let submitted = try CommandRunner.run(lullctl, arguments + ["--json", "--socket", socket])
+        try check(submitted)
+        guard let data = submitted.stdout.data(using: .utf8),
+              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["id"] as? Int
+        else { throw BenchError("unexpected submit output: \(submitted.stdout)") }
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: lullctl)
+        watcher.arguments = ["events", "--follow", "--json", "--socket", socket]
+        let pipe = Pipe()
+        watcher.standardOutput = pipe
+        try watcher.run()
+        defer { watcher.terminate() }
+        var buffer = Data()
+        while true {
+            let chunk = pipe.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw BenchError("event stream ended") }
+            buffer += chunk
+            while let newline = buffer.firstIndex(of: 10) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer = buffer[buffer.index(after: newline)...]
+                guard let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+                      event["job_id"] as? Int == id, let type = event["type"] as? String else { continue }
+                if type == "succeeded" { return }
+                if type == "failed" || type == "retrying" { throw BenchError("job \(id) \(type): \(event)") }
+            }
+        }
+    }
+
+    private static func timed(_ body: () throws -> Void) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    private static func check(_ result: CommandResult) throws {
+        guard result.status == 0 else { throw BenchError("command failed (\(result.status)): \(result.stderr)") }
+    }
+}
+
+/// nginx from Debian on a loopback port, serving files and accepting PUT uploads (WebDAV).
+final class NginxProcess {
+    let port: Int
+    private let root: URL
+    private let process = Process()
+
+    init(root: URL, www: URL) throws {
+        self.root = root
+        let probe = try Socket.listenLoopback()
+        port = probe.port
+        probe.close()
+        // As root, nginx would hand its workers to nobody, who may not write the upload directory.
+        let user = getuid() == 0 ? "user root;" : ""
+        let config = """
+            \(user)
+            daemon off;
+            worker_processes 1;
+            error_log \(root.path)/nginx-error.log;
+            pid \(root.path)/nginx.pid;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                sendfile on;
+                client_max_body_size 0;
+                client_body_temp_path \(root.path)/tmp;
+                proxy_temp_path \(root.path)/tmp;
+                fastcgi_temp_path \(root.path)/tmp;
+                uwsgi_temp_path \(root.path)/tmp;
+                scgi_temp_path \(root.path)/tmp;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(www.path);
+                    location /upload/ { dav_methods PUT; create_full_put_path on; }
+                }
+            }
+            """
+        try config.write(to: root.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func start() throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-c", root.appendingPathComponent("nginx.conf").path, "-p", root.path]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            if (try? CommandRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", url("/")]).status) == 0 { return }
+            usleep(50_000)
+        }
+        throw BenchError("nginx did not start; see \(root.path)/nginx-error.log")
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Resident memory of another process, and its peak since the last reset.
+enum ProcessMemory {
+    static func rss(of pid: Int32) -> Int64 { field("VmRSS", pid) }
+    static func peak(of pid: Int32) -> Int64 { field("VmHWM", pid) }
+
+    /// Writing 5 to clear_refs resets the peak (VmHWM) to the current RSS.
+    static func resetPeak(of pid: Int32) {
+        try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    private static func field(_ name: String, _ pid: Int32) -> Int64 {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return (Int64(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
+        }
+        return 0
+    }
+}

@@ -1,0 +1,370 @@
+import Foundation
+import LullCore
+import Testing
+
+@Suite struct SchedulingScenarioTests {
+    /// The built-in classes, with a config origin on background's min_battery as a loader would set it.
+    static var policy: SchedulingPolicy {
+        var policy = SchedulingPolicy.defaults
+        policy.classes[3].origins[.minBattery] = ConfigOrigin(
+            file: "/etc/lull/lull.toml", line: 14, key: "classes.background.min_battery")
+        return policy
+    }
+
+    @Test func goingOnBatteryDefersBackgroundAndMaintenanceWhileInteractiveRuns() {
+        var scheduler = JobScheduler(policy: Self.policy)
+        let now = at(hours(2))  // 02:00, inside maintenance's 01:00–05:00 window
+        scheduler.enqueue(job(1, "interactive"), now: now)
+        scheduler.enqueue(job(2, "background"), now: now)
+        scheduler.enqueue(job(3, "maintenance"), now: now)
+        let onBattery = Worlds.battery(18)
+
+        let decision = scheduler.decide(world: onBattery, now: now)
+        #expect(decision.startedIDs == [1])
+        #expect(decision.nextWakeup == nil, "nothing but a world change can release them: no timer")
+        #expect(scheduler.codes(2, onBattery, now) == [.batteryBelow])
+        #expect(scheduler.codes(3, onBattery, now) == [.onBattery])
+        let reason = scheduler.waitingReasons(for: JobID(2), world: onBattery, now: now)[0]
+        #expect(reason.description == "battery 18% < min_battery 30 (class background, /etc/lull/lull.toml:14)")
+        #expect(reason.seen == "battery 18%" && reason.limit == "min_battery 30" && reason.className == "background")
+        #expect(reason.origin?.key == "classes.background.min_battery")
+        #expect(scheduler.waitingReasons(for: JobID(3), world: onBattery, now: now)[0].description
+            == "on battery (UPower DisplayDevice), requires_ac = true (class maintenance, built-in default)")
+
+        // Plugging in releases them.
+        let later = now.addingTimeInterval(60)
+        #expect(Set(scheduler.decide(world: Worlds.pluggedIn, now: later).startedIDs) == [2, 3])
+        #expect(scheduler.queuedCount == 0 && scheduler.runningCount == 3)
+    }
+
+    @Test func enoughBatteryLetsBackgroundRunButNotMaintenance() {
+        var scheduler = JobScheduler(policy: Self.policy)
+        let now = at(hours(2))
+        scheduler.enqueue(job(1, "background"), now: now)
+        scheduler.enqueue(job(2, "maintenance"), now: now)
+        scheduler.enqueue(job(3, "utility"), now: now)
+        #expect(Set(scheduler.decide(world: Worlds.battery(45), now: now).startedIDs) == [1, 3])
+        #expect(scheduler.codes(2, Worlds.battery(45), now) == [.onBattery])
+    }
+
+    @Test func aMeteredLinkHoldsUnmeteredOnlyJobs() {
+        var scheduler = JobScheduler()
+        let now = at(hours(12))
+        scheduler.enqueue(job(1, constraints: JobConstraints(network: .unmetered)), now: now)
+        scheduler.enqueue(job(2), now: now)
+        scheduler.enqueue(job(3, "background"), now: now)
+        let decision = scheduler.decide(world: Worlds.metered, now: now)
+        #expect(decision.startedIDs == [2])
+        let jobReason = scheduler.waitingReasons(for: JobID(1), world: Worlds.metered, now: now)
+        #expect(jobReason.map(\.code) == [.metered])
+        #expect(jobReason[0].fromJob)
+        #expect(jobReason[0].description == "network metered (wlan0), job's network = unmetered (job constraint)")
+        #expect(scheduler.waitingReasons(for: JobID(3), world: Worlds.metered, now: now)[0].description
+            == "network metered (wlan0), allow_metered = false (class background, built-in default)")
+        #expect(Set(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs) == [1, 3])
+    }
+
+    @Test func notCellularAllowsAMeteredHotspotButNotCellular() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, constraints: JobConstraints(network: .notCellular)), now: now)
+        #expect(scheduler.decide(world: Worlds.cellular, now: now).start.isEmpty)
+        #expect(scheduler.codes(1, Worlds.cellular, now) == [.cellular])
+        #expect(scheduler.decide(world: Worlds.metered, now: now).startedIDs == [1])
+    }
+
+    @Test func aDeadlineWithRunStartsAHeldJobAtItsDeadline() {
+        var scheduler = JobScheduler()
+        let now = at(hours(12))
+        let deadline = now.addingTimeInterval(3600)
+        scheduler.enqueue(job(1, "background", deadline: deadline, onDeadline: .run, deferrable: false), now: now)
+        let onBattery = Worlds.battery(12)
+        let first = scheduler.decide(world: onBattery, now: now)
+        #expect(first.start.isEmpty)
+        #expect(first.nextWakeup == deadline, "one timer, exactly at the deadline")
+        #expect(scheduler.decide(world: onBattery, now: deadline.addingTimeInterval(-1)).start.isEmpty)
+        let atDeadline = scheduler.decide(world: onBattery, now: deadline)
+        #expect(atDeadline.startedIDs == [1])
+    }
+
+    @Test func aDeadlineNeverOverridesOfflineOrPause() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        let deadline = now.addingTimeInterval(600)
+        scheduler.enqueue(job(1, "background", deadline: deadline), now: now)
+        scheduler.enqueue(job(2, "background", deadline: deadline), now: now)
+        scheduler.pause(JobID(2))
+        #expect(scheduler.decide(world: Worlds.offline, now: deadline).start.isEmpty)
+        let reasons = scheduler.codes(1, Worlds.offline, deadline)
+        #expect(reasons == [.offline])
+        #expect(scheduler.codes(2, Worlds.battery(5), deadline).contains(.paused))
+        // Back online on battery: the deadline overrides battery for job 1, never the pause of job 2.
+        #expect(scheduler.decide(world: Worlds.battery(5), now: deadline.addingTimeInterval(1)).startedIDs == [1])
+    }
+
+    @Test func aDeadlineWithExpireIsReportedExpired() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        let deadline = now.addingTimeInterval(600)
+        scheduler.enqueue(job(1, "background", deadline: deadline, onDeadline: .expire), now: now)
+        #expect(scheduler.decide(world: Worlds.battery(5), now: now).nextWakeup == deadline)
+        let decision = scheduler.decide(world: Worlds.battery(5), now: deadline)
+        #expect(decision.expired == [JobID(1)] && decision.start.isEmpty)
+        #expect(!scheduler.isQueued(JobID(1)))
+        #expect(decision.nextWakeup == nil)
+    }
+
+    @Test func maintenanceWaitsForItsWindowInLocalTime() {
+        // UTC+2: 01:00 local is 23:00 UTC.
+        var scheduler = JobScheduler(localTime: LocalTime(utcOffset: 7200))
+        let now = at(hours(10))  // 12:00 local
+        scheduler.enqueue(job(1, "maintenance"), now: now)
+        let first = scheduler.decide(world: Worlds.pluggedIn, now: now)
+        #expect(first.start.isEmpty)
+        let opening = at(hours(23))
+        #expect(first.nextWakeup == opening)
+        let reason = scheduler.waitingReasons(for: JobID(1), world: Worlds.pluggedIn, now: now)
+        #expect(reason.map(\.code) == [.outsideWindow])
+        #expect(reason[0].until == opening)
+        #expect(reason[0].description.hasPrefix("local time 12:00, window 01:00–05:00 (class maintenance, built-in default)"))
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: opening).startedIDs == [1])
+    }
+
+    @Test func perHostLimitHoldsTheRestAndReleasesOnFinish() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        policy.perHost = ConfiguredLimit(2, origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 7, key: "limits.per_host"))
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        for id in 1...4 { scheduler.enqueue(job(Int64(id), "interactive", host: "a.example"), now: now) }
+        scheduler.enqueue(job(5, "interactive", host: "b.example"), now: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 2, 5])
+        let reasons = scheduler.waitingReasons(for: JobID(3), world: Worlds.pluggedIn, now: now)
+        #expect(reasons.map(\.code) == [.hostFull])
+        #expect(reasons[0].description == "host a.example runs 2 ≥ per_host 2 (/etc/lull/lull.toml:7)")
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.isEmpty)
+        scheduler.jobFinished(JobID(1), at: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [3])
+    }
+
+    @Test func perOwnerLimitAndFairShareBetweenOwners() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        policy.perOwner = ConfiguredLimit(1)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        for id in 1...3 { scheduler.enqueue(job(Int64(id), owner: 1000), now: now) }
+        for id in 4...6 { scheduler.enqueue(job(Int64(id), owner: 1001), now: now) }
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 4])
+        #expect(scheduler.codes(2, Worlds.pluggedIn, now) == [.ownerFull])
+
+        // Without a per-owner cap, the owner with fewer running jobs still goes first.
+        var fair = SchedulingPolicy.defaults
+        fair.maxConcurrent = ConfiguredLimit(2)
+        var shared = JobScheduler(policy: fair)
+        for id in 1...5 { shared.enqueue(job(Int64(id), owner: 1000), now: now) }
+        shared.enqueue(job(6, owner: 1001), now: now)
+        #expect(shared.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 6])
+    }
+
+    @Test func classAndKindLimits() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        policy.perKind = [.upload: ConfiguredLimit(1)]
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        for id in 1...3 { scheduler.enqueue(job(Int64(id), "background", host: "h\(id)"), now: now) }
+        scheduler.enqueue(job(4, kind: .upload, host: "u1"), now: now)
+        scheduler.enqueue(job(5, kind: .upload, host: "u2"), now: now)
+        #expect(Set(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs) == [1, 2, 4])
+        #expect(scheduler.codes(3, Worlds.pluggedIn, now) == [.classFull])
+        #expect(scheduler.codes(5, Worlds.pluggedIn, now) == [.kindFull])
+    }
+
+    @Test func pauseWins() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, "interactive", deadline: now), now: now)
+        scheduler.enqueue(job(2, "interactive"), now: now)
+        scheduler.pause(JobID(1))
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [2])
+        #expect(scheduler.codes(1, Worlds.pluggedIn, now) == [.paused])
+        scheduler.pauseAll()
+        scheduler.enqueue(job(3, "interactive", deadline: now), now: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(5)).start.isEmpty)
+        #expect(scheduler.codes(3, Worlds.pluggedIn, now) == [.paused])
+        scheduler.resumeAll()
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(6)).startedIDs == [3])
+        scheduler.resume(JobID(1), now: now.addingTimeInterval(7))
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(7)).startedIDs == [1])
+    }
+
+    @Test func removedJobsNeverStart() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, notBefore: now.addingTimeInterval(60)), now: now)
+        scheduler.enqueue(job(2, notBefore: now.addingTimeInterval(60)), now: now)
+        let removed = scheduler.remove(JobID(1))
+        let removedAgain = scheduler.remove(JobID(1))
+        #expect(removed && !removedAgain)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(60)).startedIDs == [2])
+    }
+
+    @Test func notBeforeAndBackoffSetOneTimer() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, notBefore: now.addingTimeInterval(300)), now: now)
+        scheduler.enqueue(job(2, backoffUntil: now.addingTimeInterval(120)), now: now)
+        let first = scheduler.decide(world: Worlds.pluggedIn, now: now)
+        #expect(first.start.isEmpty && first.nextWakeup == now.addingTimeInterval(120))
+        #expect(scheduler.codes(1, Worlds.pluggedIn, now) == [.notBefore])
+        #expect(scheduler.codes(2, Worlds.pluggedIn, now) == [.backoff])
+        let second = scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(120))
+        #expect(second.startedIDs == [2] && second.nextWakeup == now.addingTimeInterval(300))
+        // A retry comes back through enqueue with its backoff.
+        scheduler.enqueue(job(2, backoffUntil: now.addingTimeInterval(200)), now: now.addingTimeInterval(130))
+        #expect(scheduler.runningCount == 0)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(130)).nextWakeup == now.addingTimeInterval(200))
+    }
+
+    @Test func anIdleQueueWaitingOnPowerSetsNoTimer() {
+        var scheduler = JobScheduler()
+        let now = at(hours(12))
+        for id in 1...10_000 { scheduler.enqueue(job(Int64(id), "background", host: "h\(id % 50)"), now: now) }
+        let decision = scheduler.decide(world: Worlds.battery(20), now: now)
+        #expect(decision.start.isEmpty && decision.nextWakeup == nil)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 2])
+    }
+
+    @Test func deferrableJobsRideAlongOnAnAwakeMeteredLink() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        let deadline = now.addingTimeInterval(3600)
+        scheduler.enqueue(job(1, "utility", host: "t.example", deadline: deadline), now: now)
+        scheduler.enqueue(job(2, "utility", host: "t.example", deadline: deadline.addingTimeInterval(600)), now: now)
+        let held = scheduler.decide(world: Worlds.cellular, now: now)
+        #expect(held.start.isEmpty)
+        #expect(held.nextWakeup == deadline.addingTimeInterval(-SchedulingPolicy.defaults.coalescingLead))
+        #expect(scheduler.codes(1, Worlds.cellular, now) == [.coalescing])
+        // Unmetered, they are just ordinary work.
+        var unmetered = scheduler
+        #expect(unmetered.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 2])
+
+        scheduler.enqueue(job(3, "interactive"), now: now.addingTimeInterval(10))
+        let burst = scheduler.decide(world: Worlds.cellular, now: now.addingTimeInterval(10))
+        #expect(burst.startedIDs == [3, 1, 2])
+        #expect(burst.coalesced == [JobID(1), JobID(2)])
+        #expect(burst.linkWakeups == 1)
+        #expect(scheduler.statistics.coalesced == 2 && scheduler.statistics.linkWakeups == 1)
+    }
+
+    @Test func aHeldDeferrableJobIsReleasedBeforeItsDeadline() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        let deadline = now.addingTimeInterval(3600)
+        scheduler.enqueue(job(1, "utility", deadline: deadline), now: now)
+        let release = scheduler.decide(world: Worlds.metered, now: now).nextWakeup!
+        #expect(release < deadline)
+        let decision = scheduler.decide(world: Worlds.metered, now: release)
+        #expect(decision.startedIDs == [1] && decision.linkWakeups == 1 && decision.coalesced.isEmpty)
+    }
+
+    @Test func aJobTooBigForTheMeteredLinkWaits() {
+        var policy = SchedulingPolicy.defaults
+        policy.classes[2].maxMeteredJobBytes = 1_000_000
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        scheduler.enqueue(job(1, "utility", bytes: 50_000_000, deferrable: false), now: now)
+        scheduler.enqueue(job(2, "utility", bytes: 10_000, deferrable: false), now: now)
+        #expect(scheduler.decide(world: Worlds.metered, now: now).startedIDs == [2])
+        let reason = scheduler.waitingReasons(for: JobID(1), world: Worlds.metered, now: now)
+        #expect(reason.map(\.code) == [.metered])
+        #expect(reason[0].description.contains("expected 50000000 bytes, max_metered_job_bytes 1000000"))
+    }
+
+    @Test func meteredBudgetsHoldUntilLocalMidnight() {
+        var policy = SchedulingPolicy.defaults
+        policy.classes[1].meteredBytesPerDay = 1000
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(hours(15))
+        scheduler.recordMeteredBytes(1500, owner: OwnerID(1000), className: "default", at: now)
+        scheduler.enqueue(job(1), now: now)
+        let decision = scheduler.decide(world: Worlds.metered, now: now)
+        #expect(decision.start.isEmpty && decision.nextWakeup == at(hours(24)))
+        #expect(scheduler.codes(1, Worlds.metered, now) == [.quota])
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1], "the budget is for metered links only")
+    }
+
+    @Test func pressureHoldsBackgroundWork() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, "background"), now: now)
+        let busy = Worlds.world(cpu: 42, memory: 20)
+        #expect(scheduler.decide(world: busy, now: now).start.isEmpty)
+        let reasons = scheduler.waitingReasons(for: JobID(1), world: busy, now: now)
+        #expect(reasons.map(\.code) == [.cpuPressure, .memoryPressure])
+        #expect(reasons[0].description == "cpu pressure 42% > max_cpu_pressure 25 (class background, built-in default)")
+    }
+
+    @Test func urgentJobsGoFirstInsideAClass() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(1)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        scheduler.enqueue(job(1), now: now)
+        scheduler.enqueue(job(2, deadline: now.addingTimeInterval(hours(5))), now: now)
+        scheduler.enqueue(job(3, deadline: now.addingTimeInterval(600)), now: now)
+        scheduler.enqueue(job(4, deadline: now.addingTimeInterval(300)), now: now)
+        var order: [Int64] = []
+        for step in 0..<4 {
+            let t = now.addingTimeInterval(Double(step))
+            let started = scheduler.decide(world: Worlds.pluggedIn, now: t).startedIDs
+            order += started
+            for id in started { scheduler.jobFinished(JobID(id), at: t) }
+        }
+        #expect(order == [4, 3, 1, 2])
+    }
+
+    @Test func simulateChangesNothingAndSaysWhy() {
+        var scheduler = JobScheduler(policy: Self.policy)
+        let now = at(hours(12))
+        scheduler.enqueue(job(1, "interactive"), now: now)
+        scheduler.enqueue(job(2, "background"), now: now)
+        scheduler.enqueue(job(3, "utility", constraints: JobConstraints(network: .unmetered)), now: now)
+        let whatIf = Worlds.world(onBattery: true, battery: 15, metered: true)
+        let simulation = scheduler.simulate(world: whatIf, now: now)
+        #expect(simulation.decision.startedIDs == [1])
+        #expect(simulation.waitingCount == 2)
+        #expect(simulation.waiting.map(\.id) == [JobID(2), JobID(3)])
+        #expect(simulation.waiting[0].reasons.map(\.code) == [.batteryBelow, .metered])
+        #expect(simulation.waiting[1].reasons.map(\.code) == [.metered])
+        #expect(scheduler.queuedCount == 3 && scheduler.runningCount == 0)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.count == 3)
+    }
+
+    @Test func policyReloadKeepsQueueRunningAndPauses() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, "background"), now: now)
+        scheduler.enqueue(job(2, "background"), now: now)
+        scheduler.enqueue(job(3, "background"), now: now)
+        scheduler.pause(JobID(3))
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 2])
+        var stricter = SchedulingPolicy.defaults
+        stricter.classes[3].maxConcurrent = 1
+        scheduler.updatePolicy(stricter, now: now)
+        #expect(scheduler.runningCount == 2 && scheduler.isPaused(JobID(3)))
+        scheduler.resume(JobID(3), now: now)
+        scheduler.jobFinished(JobID(1), at: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.isEmpty, "2 is still running, class max is 1")
+        scheduler.jobFinished(JobID(2), at: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [3])
+    }
+
+    @Test func unknownClassesAreScheduledAsDefault() {
+        var scheduler = JobScheduler()
+        scheduler.enqueue(job(1, "gone-after-reload"), now: at(0))
+        #expect(scheduler.queuedJob(JobID(1))?.className == "default")
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: at(0)).startedIDs == [1])
+    }
+}
