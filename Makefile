@@ -13,7 +13,7 @@ DESTDIR    ?=
 .PHONY: run test deps test-deps build release bench bench-quick clean
 
 # System packages the build and the tests use. Installed only when something is missing.
-APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux
+APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

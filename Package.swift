@@ -50,6 +50,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Sensors: power (UPower / sysfs), network (NetworkManager / rtnetlink), pressure and sampling.
+        .target(
+            name: "LullSensors",
+            dependencies: [
+                "LullCore", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Transfer engines over AsyncHTTPClient.
         .target(
             name: "LullTransfer",
@@ -66,7 +74,7 @@ let package = Package(
         .target(
             name: "LullDaemon",
             dependencies: [
-                "LullCore", "LullAPI", "LullStore", "LullTransfer", "CSystemd",
+                "LullCore", "LullAPI", "LullStore", "LullTransfer", "LullSensors", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -125,6 +133,7 @@ let package = Package(
             dependencies: ["LullCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
+        .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",

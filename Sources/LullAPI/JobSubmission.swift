@@ -25,6 +25,13 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var idempotencyKey: String?
     public var retry: RetryOptions?
     public var timeouts: TimeoutOptions?
+    public var network: JobConstraints.Network?
+    public var requiresAC: Bool?
+    public var minBattery: Double?
+    public var notBefore: Date?
+    public var deadline: Date?
+    public var onDeadline: DeadlineAction?
+    public var expectedBytesUp: Int64?
 
     public init(
         kind: JobKind, url: String, destination: String? = nil, source: String? = nil,
@@ -32,8 +39,17 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         body: String? = nil, bodyBase64: String? = nil, label: String? = nil, jobClass: String? = nil,
         sha256: String? = nil, expectedBytes: Int64? = nil, maxBytes: Int64? = nil,
         uploadProtocol: UploadProtocol? = nil, formField: String? = nil, idempotencyKey: String? = nil,
-        retry: RetryOptions? = nil, timeouts: TimeoutOptions? = nil
+        retry: RetryOptions? = nil, timeouts: TimeoutOptions? = nil,
+        network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
+        notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil
     ) {
+        self.network = network
+        self.requiresAC = requiresAC
+        self.minBattery = minBattery
+        self.notBefore = notBefore
+        self.deadline = deadline
+        self.onDeadline = onDeadline
+        self.expectedBytesUp = expectedBytesUp
         self.sha256 = sha256
         self.expectedBytes = expectedBytes
         self.maxBytes = maxBytes
@@ -68,7 +84,13 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case uploadProtocol = "protocol"
         case formField = "form_field"
         case idempotencyKey = "idempotency_key"
-        case retry, timeouts
+        case retry, timeouts, network
+        case requiresAC = "requires_ac"
+        case minBattery = "min_battery"
+        case notBefore = "not_before"
+        case deadline
+        case onDeadline = "on_deadline"
+        case expectedBytesUp = "expected_bytes_up"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,6 +115,55 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
         retry = try container.decodeIfPresent(RetryOptions.self, forKey: .retry)
         timeouts = try container.decodeIfPresent(TimeoutOptions.self, forKey: .timeouts)
+        network = try container.decodeIfPresent(JobConstraints.Network.self, forKey: .network)
+        requiresAC = try container.decodeIfPresent(Bool.self, forKey: .requiresAC)
+        minBattery = try container.decodeIfPresent(Double.self, forKey: .minBattery)
+        notBefore = try Self.date(container, .notBefore)
+        deadline = try Self.date(container, .deadline)
+        onDeadline = try container.decodeIfPresent(DeadlineAction.self, forKey: .onDeadline)
+        expectedBytesUp = try container.decodeIfPresent(Int64.self, forKey: .expectedBytesUp)
+    }
+
+    /// An ISO-8601 time (fractional seconds allowed).
+    private static func date(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        throw DecodingError.dataCorruptedError(
+            forKey: key, in: container, debugDescription: "\(key.rawValue) must be an ISO-8601 time such as 2026-01-31T22:00:00Z")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(url, forKey: .url)
+        try container.encodeIfPresent(destination, forKey: .destination)
+        try container.encodeIfPresent(source, forKey: .source)
+        try container.encodeIfPresent(method, forKey: .method)
+        try container.encodeIfPresent(headers, forKey: .headers)
+        try container.encodeIfPresent(contentType, forKey: .contentType)
+        try container.encodeIfPresent(body, forKey: .body)
+        try container.encodeIfPresent(bodyBase64, forKey: .bodyBase64)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(jobClass, forKey: .jobClass)
+        try container.encodeIfPresent(sha256, forKey: .sha256)
+        try container.encodeIfPresent(expectedBytes, forKey: .expectedBytes)
+        try container.encodeIfPresent(maxBytes, forKey: .maxBytes)
+        try container.encodeIfPresent(uploadProtocol, forKey: .uploadProtocol)
+        try container.encodeIfPresent(formField, forKey: .formField)
+        try container.encodeIfPresent(idempotencyKey, forKey: .idempotencyKey)
+        try container.encodeIfPresent(retry, forKey: .retry)
+        try container.encodeIfPresent(timeouts, forKey: .timeouts)
+        try container.encodeIfPresent(network, forKey: .network)
+        try container.encodeIfPresent(requiresAC, forKey: .requiresAC)
+        try container.encodeIfPresent(minBattery, forKey: .minBattery)
+        let formatter = ISO8601DateFormatter()
+        try container.encodeIfPresent(notBefore.map { formatter.string(from: $0) }, forKey: .notBefore)
+        try container.encodeIfPresent(deadline.map { formatter.string(from: $0) }, forKey: .deadline)
+        try container.encodeIfPresent(onDeadline, forKey: .onDeadline)
+        try container.encodeIfPresent(expectedBytesUp, forKey: .expectedBytesUp)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -117,7 +188,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             retry: retry.map { RetrySettings(maxAttempts: $0.maxAttempts, baseSeconds: $0.baseSeconds, capSeconds: $0.capSeconds) },
             timeouts: timeouts.map {
                 TimeoutSettings(connectSeconds: $0.connectSeconds, idleSeconds: $0.idleSeconds, totalSeconds: $0.totalSeconds)
-            })
+            },
+            constraints: network == nil && requiresAC == nil && minBattery == nil
+                ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
+            notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp)
     }
 }
 

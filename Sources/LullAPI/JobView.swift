@@ -24,6 +24,8 @@ public struct JobView: Codable, Sendable, Equatable {
     public var uploadProtocol: UploadProtocol?
     /// When a job waiting out a retry backoff is tried again.
     public var retryAt: Date?
+    /// For a queued job: every condition that holds it now (empty when it is about to start).
+    public var waitingFor: [WaitingReasonView]?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -36,9 +38,11 @@ public struct JobView: Codable, Sendable, Equatable {
         case expectedBytes = "expected_bytes"
         case uploadProtocol = "protocol"
         case retryAt = "retry_at"
+        case waitingFor = "waiting_for"
     }
 
-    public init(_ job: Job) {
+    public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
+        self.waitingFor = waitingFor.map { $0.map(WaitingReasonView.init) }
         id = job.id.rawValue
         kind = job.spec.kind
         state = job.state

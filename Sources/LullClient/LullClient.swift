@@ -63,6 +63,16 @@ public final class LullClient: Sendable {
         try await call(.POST, "/v1/jobs/\(id)/resume")
     }
 
+    /// Why a job is or is not running.
+    public func explain(_ id: Int64) async throws -> ExplainView {
+        try await call(.GET, "/v1/jobs/\(id)/explain")
+    }
+
+    /// Evaluates the queue against a hypothetical world, changing nothing.
+    public func simulate(_ hypothesis: SimulateRequest) async throws -> SimulationView {
+        try await call(.POST, "/v1/simulate", body: hypothesis)
+    }
+
     /// One page of events after `after`, without waiting for new ones.
     public func events(after: Int64, limit: Int = 1000) async throws -> EventPageView {
         try await call(

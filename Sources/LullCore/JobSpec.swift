@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a client asked for, after validation. Stored verbatim (as JSON) so a later version of
 /// the daemon can read specs written by an earlier one; new fields are therefore optional.
 public struct JobSpec: Sendable, Equatable, Codable {
@@ -33,6 +35,15 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var retry: RetrySettings?
     /// Overrides of the default transfer timeouts for this job.
     public var timeouts: TimeoutSettings?
+    /// Conditions stricter than the class's (network, AC, battery).
+    public var constraints: JobConstraints?
+    /// Do not start before this time.
+    public var notBefore: Date?
+    /// What happens at this time if the job is still waiting: see `onDeadline`.
+    public var deadline: Date?
+    public var onDeadline: DeadlineAction?
+    /// Expected bytes to send (upload/push); what the job downloads is `expectedBytes`.
+    public var expectedBytesUp: Int64?
 
     public init(
         kind: JobKind,
@@ -52,8 +63,18 @@ public struct JobSpec: Sendable, Equatable, Codable {
         formField: String? = nil,
         idempotencyKey: String? = nil,
         retry: RetrySettings? = nil,
-        timeouts: TimeoutSettings? = nil
+        timeouts: TimeoutSettings? = nil,
+        constraints: JobConstraints? = nil,
+        notBefore: Date? = nil,
+        deadline: Date? = nil,
+        onDeadline: DeadlineAction? = nil,
+        expectedBytesUp: Int64? = nil
     ) {
+        self.constraints = constraints
+        self.notBefore = notBefore
+        self.deadline = deadline
+        self.onDeadline = onDeadline
+        self.expectedBytesUp = expectedBytesUp
         self.kind = kind
         self.url = url
         self.destination = destination
@@ -125,4 +146,15 @@ public struct TimeoutSettings: Sendable, Equatable, Codable {
 public enum JobClassName {
     public static let `default` = "default"
     public static let builtIn = ["interactive", "default", "utility", "background", "maintenance"]
+}
+
+extension QueuedJob {
+    /// The scheduler's view of a stored job.
+    public init(_ job: Job) {
+        self.init(
+            id: job.id, owner: job.owner, kind: job.spec.kind, className: job.spec.jobClass,
+            host: job.spec.host ?? "", constraints: job.spec.constraints ?? .none, notBefore: job.spec.notBefore,
+            backoffUntil: job.retryAt, deadline: job.spec.deadline, onDeadline: job.spec.onDeadline ?? .run,
+            expectedBytesDown: job.spec.expectedBytes, expectedBytesUp: job.spec.expectedBytesUp)
+    }
 }

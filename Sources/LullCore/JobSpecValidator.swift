@@ -95,6 +95,15 @@ public struct JobSpecValidator: Sendable {
                 }
             }
         }
+        if let battery = spec.constraints?.minBattery, !(0...100).contains(battery) {
+            throw ValidationError(.invalidValue, field: "min_battery", "min_battery must be a percentage from 0 to 100")
+        }
+        if spec.onDeadline != nil, spec.deadline == nil {
+            throw ValidationError(.invalidValue, field: "on_deadline", "on_deadline needs a deadline")
+        }
+        if let deadline = spec.deadline, let notBefore = spec.notBefore, deadline < notBefore {
+            throw ValidationError(.invalidValue, field: "deadline", "deadline is before not_before")
+        }
         if let timeouts = spec.timeouts {
             for (field, value) in [
                 ("timeouts.connect_seconds", timeouts.connectSeconds), ("timeouts.idle_seconds", timeouts.idleSeconds),

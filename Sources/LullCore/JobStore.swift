@@ -15,21 +15,10 @@ public protocol JobStore: Sendable {
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
     func requeueInterrupted(at time: Date) async throws -> [JobID]
-    /// Every `queued` job's id and retry time, in submission order.
-    func queuedJobs() async throws -> [QueuedEntry]
+    /// Every `queued` job as the scheduler sees it, in submission order (start-up).
+    func queuedJobs() async throws -> [QueuedJob]
     /// Validators of the last successful fetch of `url` into `destination` by `owner`.
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
-}
-
-/// A queued job as the dispatcher needs it at start-up.
-public struct QueuedEntry: Sendable, Equatable {
-    public var id: JobID
-    public var retryAt: Date?
-
-    public init(id: JobID, retryAt: Date?) {
-        self.id = id
-        self.retryAt = retryAt
-    }
 }
 
 /// One durable change to a job, recorded with its event.

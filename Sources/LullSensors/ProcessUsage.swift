@@ -1,27 +1,65 @@
 import Foundation
 
-/// This process's resident memory and CPU time, from /proc/self.
-public struct ProcessUsage: Sendable {
+/// This process's resident memory and CPU time, from /proc/self, and — when the process runs
+/// in its own cgroup (lulld.service) — the cgroup's memory and CPU.
+public struct ProcessUsage: Sendable, Equatable, Codable {
     public var rssBytes: Int64
     public var cpuSeconds: Double
+    /// `memory.current` of the process's cgroup v2 (includes page cache it caused).
+    public var cgroupMemoryBytes: Int64?
+    /// `usage_usec` of the cgroup's `cpu.stat`, in seconds.
+    public var cgroupCPUSeconds: Double?
+
+    public init(rssBytes: Int64, cpuSeconds: Double, cgroupMemoryBytes: Int64? = nil, cgroupCPUSeconds: Double? = nil) {
+        self.rssBytes = rssBytes
+        self.cpuSeconds = cpuSeconds
+        self.cgroupMemoryBytes = cgroupMemoryBytes
+        self.cgroupCPUSeconds = cgroupCPUSeconds
+    }
 
     public static func current() -> ProcessUsage {
+        read(procRoot: "/proc", cgroupRoot: "/sys/fs/cgroup")
+    }
+
+    /// - Parameters:
+    ///   - procRoot: where `self/statm`, `self/stat` and `self/cgroup` live (a fixture in tests).
+    ///   - cgroupRoot: the cgroup v2 mount; nil skips the cgroup numbers.
+    public static func read(procRoot: String, cgroupRoot: String? = nil, process: String = "self") -> ProcessUsage {
         let pageSize = Int64(sysconf(Int32(_SC_PAGESIZE)))
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let dir = SysFiles.join(procRoot, process)
         var rss: Int64 = 0
-        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
+        if let statm = SysFiles.read(SysFiles.join(dir, "statm")) {
             let fields = statm.split(separator: " ")
             if fields.count > 1, let pages = Int64(fields[1]) { rss = pages * pageSize }
         }
         var cpu = 0.0
-        if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-           let close = stat.lastIndex(of: ")") {
+        if let stat = SysFiles.read(SysFiles.join(dir, "stat")), let close = stat.lastIndex(of: ")") {
             // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) {
                 cpu = (user + system) / ticks
             }
         }
-        return ProcessUsage(rssBytes: rss, cpuSeconds: cpu)
+        var usage = ProcessUsage(rssBytes: rss, cpuSeconds: cpu)
+        if let cgroupRoot, let group = cgroupPath(SysFiles.read(SysFiles.join(dir, "cgroup"))) {
+            let groupDir = SysFiles.join(cgroupRoot, String(group.drop { $0 == "/" }))
+            usage.cgroupMemoryBytes = SysFiles.readInt(SysFiles.join(groupDir, "memory.current"))
+            if let stat = SysFiles.read(SysFiles.join(groupDir, "cpu.stat")) {
+                for line in stat.split(whereSeparator: \.isNewline) where line.hasPrefix("usage_usec ") {
+                    usage.cgroupCPUSeconds = Double(line.dropFirst("usage_usec ".count)).map { $0 / 1_000_000 }
+                }
+            }
+        }
+        return usage
+    }
+
+    /// The cgroup v2 path from `/proc/self/cgroup` (`0::/system.slice/lulld.service`).
+    static func cgroupPath(_ text: String?) -> String? {
+        guard let text else { return nil }
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("0::") {
+            return String(line.dropFirst(3))
+        }
+        return nil
     }
 }

@@ -11,13 +11,18 @@ struct RowCodec: Sendable {
         let payload = spec.body
         spec.body = nil
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at)
-            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)
+            INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at,
+                host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up)
+            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let time = new.createdAt.timeIntervalSince1970
+        let constraints = spec.constraints ?? .none
         try statement.execute(arguments: [
             Int64(new.owner.rawValue), spec.kind.rawValue, spec.jobClass, spec.label,
             try encode(spec), payload.map { Data($0) }, time, time,
+            spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
+            constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
+            spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp,
         ])
         return Job(id: JobID(db.lastInsertedRowID), owner: new.owner, spec: new.spec, createdAt: new.createdAt)
     }
@@ -76,6 +81,26 @@ struct RowCodec: Sendable {
                 Int64(job.owner.rawValue), job.spec.url, destination, result.etag, result.lastModified,
                 job.updatedAt.timeIntervalSince1970,
             ])
+    }
+
+    /// The scheduler's view of a queued row, from the scheduling columns only.
+    func queuedJob(from row: Row) -> QueuedJob {
+        let network: String? = row["network"]
+        let onDeadline: String? = row["on_deadline"]
+        let retryAt: Double? = row["retry_at"]
+        let notBefore: Double? = row["not_before"]
+        let deadline: Double? = row["deadline"]
+        return QueuedJob(
+            id: JobID(row["id"] as Int64), owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
+            kind: JobKind(rawValue: row["kind"]) ?? .fetch, className: row["class"], host: row["host"],
+            constraints: JobConstraints(
+                network: network.flatMap(JobConstraints.Network.init(rawValue:)) ?? .any,
+                requiresAC: row["requires_ac"], minBattery: row["min_battery"]),
+            notBefore: notBefore.map { Date(timeIntervalSince1970: $0) },
+            backoffUntil: retryAt.map { Date(timeIntervalSince1970: $0) },
+            deadline: deadline.map { Date(timeIntervalSince1970: $0) },
+            onDeadline: onDeadline.flatMap(DeadlineAction.init(rawValue:)) ?? .run,
+            expectedBytesDown: row["expected_down"], expectedBytesUp: row["expected_up"])
     }
 
     func appendEvent(

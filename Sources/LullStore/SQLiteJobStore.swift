@@ -141,12 +141,17 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func queuedJobs() async throws -> [QueuedEntry] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, retry_at FROM jobs WHERE state = 'queued' ORDER BY id").map { row in
-                let retryAt: Double? = row["retry_at"]
-                return QueuedEntry(id: JobID(row["id"] as Int64), retryAt: retryAt.map { Date(timeIntervalSince1970: $0) })
-            }
+    public func queuedJobs() async throws -> [QueuedJob] {
+        let codec = self.codec
+        return try await pool.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, owner, kind, class, host, network, requires_ac, min_battery, not_before, deadline,
+                    on_deadline, expected_down, expected_up, retry_at
+                FROM jobs WHERE state = 'queued' ORDER BY id
+                """)
+            var jobs: [QueuedJob] = []
+            while let row = try rows.next() { jobs.append(codec.queuedJob(from: row)) }
+            return jobs
         }
     }
 

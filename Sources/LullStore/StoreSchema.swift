@@ -54,6 +54,20 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v3: scheduling columns") { db in
+            // What the scheduler needs at start-up, readable without decoding every spec.
+            try db.execute(sql: """
+                ALTER TABLE jobs ADD COLUMN host TEXT NOT NULL DEFAULT '';
+                ALTER TABLE jobs ADD COLUMN network TEXT;
+                ALTER TABLE jobs ADD COLUMN requires_ac INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE jobs ADD COLUMN min_battery REAL;
+                ALTER TABLE jobs ADD COLUMN not_before REAL;
+                ALTER TABLE jobs ADD COLUMN deadline REAL;
+                ALTER TABLE jobs ADD COLUMN on_deadline TEXT;
+                ALTER TABLE jobs ADD COLUMN expected_down INTEGER;
+                ALTER TABLE jobs ADD COLUMN expected_up INTEGER;
+                """)
+        }
         return migrator
     }
 }

@@ -30,7 +30,7 @@ struct TusInteropTests {
 
             func awaitSent(_ bytes: Int, after seq: Int64 = 0) async throws -> EventView {
                 try await awaitEvent(client: client, after: seq, timeout: .seconds(120), "upload past \(bytes >> 20) MiB") {
-                    $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) >= Int64(bytes)
+                    $0.jobId == job.id && (($0.type == .progress && ($0.progress?.bytesDone ?? 0) >= Int64(bytes)) || $0.state.isTerminal)
                 }
             }
 

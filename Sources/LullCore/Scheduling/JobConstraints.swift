@@ -1,7 +1,7 @@
 /// What a job itself asks of the machine before it may start. A job can only make its class
 /// policy stricter, never looser (see `EffectiveConstraints`).
-public struct JobConstraints: Sendable, Hashable {
-    public enum Network: String, Sendable, Hashable, CaseIterable {
+public struct JobConstraints: Sendable, Hashable, Codable {
+    public enum Network: String, Sendable, Hashable, CaseIterable, Codable {
         /// Whatever the class allows.
         case any
         /// Neither a metered nor a cellular link.
@@ -25,7 +25,7 @@ public struct JobConstraints: Sendable, Hashable {
 }
 
 /// What happens to a job still waiting when its deadline comes.
-public enum DeadlineAction: String, Sendable, Hashable, CaseIterable {
+public enum DeadlineAction: String, Sendable, Hashable, CaseIterable, Codable {
     /// Start despite discretionary constraints (power, metered/cellular, pressure, window, coalescing);
     /// never despite being offline or paused, and still within every concurrency limit.
     case run

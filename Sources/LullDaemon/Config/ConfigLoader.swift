@@ -1,4 +1,5 @@
 import Foundation
+import LullCore
 import TOMLKit
 
 /// Reads TOML config files into a `DaemonConfig`. Unknown sections and keys are errors, wrong
@@ -34,10 +35,14 @@ public enum ConfigLoader {
             case "limits": reader.readLimits(values)
             case "transfers": reader.readTransfers(values)
             case "retry": reader.readRetry(values)
+            case "classes": reader.readClasses(values)
+            case "sensors": reader.readSensors(values)
             default:
-                reader.problem(section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers]")
+                reader.problem(
+                    section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [classes.NAME]")
             }
         }
+        reader.applyRetryDefaults()
         if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
         return reader.config
     }
@@ -47,6 +52,14 @@ public enum ConfigLoader {
         let lines: LineIndex
         var config: DaemonConfig
         var problems: [ConfigError.Problem] = []
+        /// `[retry]` values, applied to every class that does not set its own.
+        var retryDefaults: (attempts: Int?, base: Double?, cap: Double?) = (nil, nil, nil)
+        /// Class settings given explicitly, so `[retry]` does not override them.
+        var explicitClassRetry: [String: Set<JobClassPolicy.Setting>] = [:]
+
+        func origin(_ section: String, _ key: String) -> ConfigOrigin {
+            ConfigOrigin(file: file, line: lines.line(section: section, key: key), key: "\(section).\(key)")
+        }
 
         mutating func problem(section: String?, key: String, _ message: String) {
             let name = section.map { "\($0).\(key)" } ?? key
@@ -76,7 +89,17 @@ public enum ConfigLoader {
                 let value = table[key]!
                 switch key {
                 case "max_concurrent":
-                    config.maxConcurrent = integer(value, "limits", key, 0...4096) ?? config.maxConcurrent
+                    if let value = integer(value, "limits", key, 0...4096) {
+                        config.policy.maxConcurrent = ConfiguredLimit(value, origin: origin("limits", key))
+                    }
+                case "max_per_host":
+                    if let value = integer(value, "limits", key, 1...4096) {
+                        config.policy.perHost = ConfiguredLimit(value, origin: origin("limits", key))
+                    }
+                case "max_per_owner":
+                    if let value = integer(value, "limits", key, 1...4096) {
+                        config.policy.perOwner = ConfiguredLimit(value, origin: origin("limits", key))
+                    }
                 case "max_request_bytes":
                     config.limits.maxRequestBytes = integer(value, "limits", key, 1024...(256 << 20)) ?? config.limits.maxRequestBytes
                 case "max_push_body_bytes":
@@ -86,7 +109,7 @@ public enum ConfigLoader {
                 default:
                     problem(
                         section: "limits", key: key,
-                        "unknown key; known: max_batch_jobs, max_concurrent, max_push_body_bytes, max_request_bytes")
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_request_bytes")
                 }
             }
         }
@@ -133,22 +156,151 @@ public enum ConfigLoader {
             for key in table.keys.sorted() {
                 let value = table[key]!
                 switch key {
-                case "max_attempts": config.retry.maxAttempts = integer(value, "retry", key, 1...100) ?? config.retry.maxAttempts
-                case "base_seconds": config.retry.backoffBase = seconds(value, "retry", key, 0.01...86_400) ?? config.retry.backoffBase
-                case "cap_seconds": config.retry.backoffCap = seconds(value, "retry", key, 0.01...(7 * 86_400)) ?? config.retry.backoffCap
+                case "max_attempts": retryDefaults.attempts = integer(value, "retry", key, 1...100)
+                case "base_seconds": retryDefaults.base = seconds(value, "retry", key, 0.01...86_400)
+                case "cap_seconds": retryDefaults.cap = seconds(value, "retry", key, 0.01...(7 * 86_400))
                 default: problem(section: "retry", key: key, "unknown key; known: base_seconds, cap_seconds, max_attempts")
                 }
             }
         }
 
+        /// `[classes.NAME]`: a built-in class's settings changed, or a new class.
+        mutating func readClasses(_ table: TOMLTable) {
+            for name in table.keys.sorted() {
+                guard let settings = table[name]?.table else {
+                    problem(section: "classes", key: name, "expected a [classes.\(name)] table")
+                    continue
+                }
+                let section = "classes.\(name)"
+                var policy = config.policy.classPolicy(named: name)
+                    ?? JobClassPolicy(name: name, maxConcurrent: 2, weight: 2)
+                for key in settings.keys.sorted() {
+                    let value = settings[key]!
+                    guard let setting = JobClassPolicy.Setting(rawValue: key) else {
+                        problem(
+                            section: section, key: key,
+                            "unknown key; known: \(JobClassPolicy.Setting.allCases.map(\.rawValue).sorted().joined(separator: ", "))")
+                        continue
+                    }
+                    var ok = true
+                    switch setting {
+                    case .maxConcurrent: if let v = integer(value, section, key, 0...4096) { policy.maxConcurrent = v } else { ok = false }
+                    case .weight: if let v = integer(value, section, key, 1...1000) { policy.weight = v } else { ok = false }
+                    case .requiresAC: if let v = flag(value, section, key) { policy.requiresAC = v } else { ok = false }
+                    case .minBattery: if let v = percent(value, section, key) { policy.minBattery = v } else { ok = false }
+                    case .allowMetered: if let v = flag(value, section, key) { policy.allowMetered = v } else { ok = false }
+                    case .allowCellular: if let v = flag(value, section, key) { policy.allowCellular = v } else { ok = false }
+                    case .maxCPUPressure: if let v = percent(value, section, key) { policy.maxCPUPressure = v } else { ok = false }
+                    case .maxMemoryPressure: if let v = percent(value, section, key) { policy.maxMemoryPressure = v } else { ok = false }
+                    case .coalesce: if let v = flag(value, section, key) { policy.coalesce = v } else { ok = false }
+                    case .window:
+                        if let text = value.string, let window = Self.window(text) {
+                            policy.window = window
+                        } else {
+                            problem(section: section, key: key, "expected \"HH:MM-HH:MM\" in local time, e.g. \"01:00-05:00\"")
+                            ok = false
+                        }
+                    case .maxAttempts:
+                        if let v = integer(value, section, key, 1...100) { policy.retry.maxAttempts = v } else { ok = false }
+                        explicitClassRetry[name, default: []].insert(setting)
+                    case .backoffBase:
+                        if let v = seconds(value, section, key, 0.01...86_400) { policy.retry.backoffBase = v } else { ok = false }
+                        explicitClassRetry[name, default: []].insert(setting)
+                    case .backoffCap:
+                        if let v = seconds(value, section, key, 0.01...(7 * 86_400)) { policy.retry.backoffCap = v } else { ok = false }
+                        explicitClassRetry[name, default: []].insert(setting)
+                    case .maxMeteredJobBytes:
+                        if let v = integer(value, section, key, 0...Int.max) { policy.maxMeteredJobBytes = Int64(v) } else { ok = false }
+                    case .meteredBytesPerDay:
+                        if let v = integer(value, section, key, 0...Int.max) { policy.meteredBytesPerDay = Int64(v) } else { ok = false }
+                    }
+                    if ok { policy.origins[setting] = origin(section, key) }
+                }
+                if let index = config.policy.classes.firstIndex(where: { $0.name == name }) {
+                    config.policy.classes[index] = policy
+                } else {
+                    config.policy.classes.append(policy)
+                }
+            }
+        }
+
+        mutating func readSensors(_ table: TOMLTable) {
+            for key in table.keys.sorted() {
+                let value = table[key]!
+                switch key {
+                case "bus":
+                    guard let text = value.string, !text.isEmpty else {
+                        problem(section: "sensors", key: key, "expected \"system\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\"")
+                        continue
+                    }
+                    config.sensors.bus = text == "system" ? .system : .address(text)
+                case "power_supply_root":
+                    config.sensors.powerSupplyRoot = absolutePath(value, "sensors", key) ?? config.sensors.powerSupplyRoot
+                case "metered_interfaces", "cellular_interfaces":
+                    guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {
+                        problem(section: "sensors", key: key, "expected an array of interface-name patterns such as [\"wwan*\"]")
+                        continue
+                    }
+                    let patterns = array.compactMap(\.string)
+                    if key == "metered_interfaces" { config.sensors.meteredInterfaces = patterns } else { config.sensors.cellularInterfaces = patterns }
+                default:
+                    problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root")
+                }
+            }
+        }
+
+        /// `[retry]` applies to every class that does not set its own retry keys.
+        mutating func applyRetryDefaults() {
+            for index in config.policy.classes.indices {
+                let name = config.policy.classes[index].name
+                let explicit = explicitClassRetry[name] ?? []
+                if let attempts = retryDefaults.attempts, !explicit.contains(.maxAttempts) {
+                    config.policy.classes[index].retry.maxAttempts = attempts
+                }
+                if let base = retryDefaults.base, !explicit.contains(.backoffBase) {
+                    config.policy.classes[index].retry.backoffBase = base
+                }
+                if let cap = retryDefaults.cap, !explicit.contains(.backoffCap) {
+                    config.policy.classes[index].retry.backoffCap = cap
+                }
+            }
+        }
+
+        static func window(_ text: String) -> DailyWindow? {
+            let parts = text.split(separator: "-").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { return nil }
+            func minutes(_ clock: String) -> Int? {
+                let pieces = clock.split(separator: ":")
+                guard pieces.count == 2, let h = Int(pieces[0]), let m = Int(pieces[1]), (0...24).contains(h), (0..<60).contains(m)
+                else { return nil }
+                return h * 60 + m
+            }
+            guard let start = minutes(parts[0]), let end = minutes(parts[1]) else { return nil }
+            return DailyWindow(startMinute: start, endMinute: end)
+        }
+
+        private mutating func flag(_ value: any TOMLValueConvertible, _ section: String, _ key: String) -> Bool? {
+            guard let flag = value.bool else {
+                problem(section: section, key: key, "expected true or false")
+                return nil
+            }
+            return flag
+        }
+
+        private mutating func percent(_ value: any TOMLValueConvertible, _ section: String, _ key: String) -> Double? {
+            seconds(value, section, key, 0...100, unit: "percent")
+        }
+
         /// A duration in seconds, integer or float.
-        private mutating func seconds(_ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Double>) -> Double? {
+        private mutating func seconds(
+            _ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Double>, unit: String = "seconds"
+        ) -> Double? {
             guard let number = value.double ?? value.int.map(Double.init) else {
-                problem(section: section, key: key, "expected a number of seconds")
+                problem(section: section, key: key, "expected a number (\(unit))")
                 return nil
             }
             guard range.contains(number) else {
-                problem(section: section, key: key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound) seconds")
+                problem(section: section, key: key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound) \(unit)")
                 return nil
             }
             return number

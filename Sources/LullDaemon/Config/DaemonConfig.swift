@@ -10,16 +10,21 @@ public struct DaemonConfig: Sendable, Equatable {
     public var socketPath: String?
     /// `[daemon] socket_mode`: permission bits of the control socket.
     public var socketMode: UInt32 = 0o600
-    /// `[limits] max_concurrent`: jobs running at once, over all classes.
-    public var maxConcurrent: Int = 4
+    /// `[limits]` and `[classes.NAME]`: the scheduling policy (classes, limits), with the file
+    /// and line each setting came from.
+    public var policy = SchedulingPolicy.defaults
     /// `[limits] max_request_bytes`, `max_push_body_bytes`, `max_batch_jobs`.
     public var limits = SubmissionLimits()
     /// `[transfers]`: timeouts, the download size cap, how often downloads checkpoint.
     public var transfers = TransferSettings()
     /// `[transfers] allowed_directories`: when non-empty, fetch destinations must lie under one of these.
     public var allowedDirectories: [String] = []
-    /// `[retry]`: the default retry policy (a job's own `retry` overrides it).
-    public var retry = RetryPolicy.standard
+
+    /// `[sensors]`: the D-Bus to ask, the sysfs root, interfaces declared metered or cellular.
+    public var sensors = SensorSettings()
 
     public init() {}
+
+    /// `[limits] max_concurrent`.
+    public var maxConcurrent: Int { policy.maxConcurrent.value }
 }

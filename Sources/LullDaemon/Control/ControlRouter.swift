@@ -1,6 +1,7 @@
 import Foundation
 import LullAPI
 import LullCore
+import LullSensors
 
 import NIOCore
 import NIOFoundationCompat
@@ -50,7 +51,11 @@ struct ControlRouter: Sendable {
             return try await events(request)
         case (.GET, 2) where route[0] == "jobs":
             try checkQuery(request, allowed: [])
-            return .encode(.ok, JobView(try await ownedJob(route[1], request)))
+            return .encode(.ok, await view(try await ownedJob(route[1], request)))
+        case (.GET, 3) where route[0] == "jobs" && route[2] == "explain":
+            return try await explain(route[1], request)
+        case (.POST, 1) where route[0] == "simulate":
+            return try await simulate(request)
         case (.DELETE, 2) where route[0] == "jobs":
             return try await command(.cancel, route[1], request)
         case (.POST, 3) where route[0] == "jobs" && route[2] == "pause":
@@ -88,8 +93,8 @@ struct ControlRouter: Sendable {
         let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
         let jobs = try await store.insert([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())])
-        await dispatcher.enqueue(jobs.map(\.id))
-        return .encode(.created, JobView(jobs[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
+        await dispatcher.enqueue(jobs)
+        return .encode(.created, await view(jobs[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
     }
 
     private func submitBatch(_ request: ControlRequest) async throws -> ControlResponse {
@@ -117,8 +122,8 @@ struct ControlRouter: Sendable {
             }
         }
         let jobs = try await store.insert(newJobs)
-        await dispatcher.enqueue(jobs.map(\.id))
-        return .encode(.created, BatchView(jobs: jobs.map(JobView.init)))
+        await dispatcher.enqueue(jobs)
+        return .encode(.created, BatchView(jobs: jobs.map { JobView($0) }))
     }
 
     private func list(_ request: ControlRequest) async throws -> ControlResponse {
@@ -139,7 +144,9 @@ struct ControlRouter: Sendable {
             jobClass: request.query["class"], after: after, limit: Int(limit))
         let jobs = try await store.list(filter)
         let next = jobs.count == filter.limit ? jobs.last?.id.rawValue : nil
-        return .encode(.ok, JobListView(jobs: jobs.map(JobView.init), nextAfter: next))
+        var views: [JobView] = []
+        for job in jobs { views.append(await view(job)) }
+        return .encode(.ok, JobListView(jobs: views, nextAfter: next))
     }
 
     private func command(_ command: JobCommand, _ rawID: String, _ request: ControlRequest) async throws -> ControlResponse {
@@ -147,7 +154,7 @@ struct ControlRouter: Sendable {
         let job = try await ownedJob(rawID, request)
         switch try await dispatcher.apply(command, to: job) {
         case .success(let updated):
-            return .encode(.ok, JobView(updated))
+            return .encode(.ok, await view(updated))
         case .failure(let refusal):
             throw APIError(.conflict, code: "invalid_state", "job \(job.id): \(refusal)", field: "state")
         }
@@ -184,7 +191,66 @@ struct ControlRouter: Sendable {
         }
     }
 
+    private func explain(_ rawID: String, _ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let job = try await ownedJob(rawID, request)
+        let reasons = await reasons(for: job) ?? []
+        let summary: String
+        switch job.state {
+        case .queued where reasons.isEmpty: summary = "job \(job.id) is about to start"
+        case .queued: summary = "job \(job.id) waits: " + reasons.map(\.description).joined(separator: "; ")
+        case .paused: summary = "job \(job.id) is paused; lullctl resume \(job.id) puts it back in the queue"
+        case .running: summary = "job \(job.id) is running (attempt \(job.attempts))"
+        default: summary = "job \(job.id) is \(job.state.rawValue)" + (job.failure.map { ": \($0.code): \($0.message)" } ?? "")
+        }
+        let view = ExplainView(
+            jobId: job.id.rawValue, state: job.state, summary: summary, reasons: reasons.map(WaitingReasonView.init),
+            nextCheck: job.state == .queued ? await dispatcher.nextCheck : nil, world: WorldView(await dispatcher.currentWorld))
+        return .encode(.ok, view)
+    }
+
+    private func simulate(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: ["limit"])
+        let body = request.body.readableBytes == 0 ? Data("{}".utf8) : Data(buffer: request.body)
+        let hypothesis = try WireDecoding.decode(SimulateRequest.self, from: body)
+        if let battery = hypothesis.battery, !(0...100).contains(battery) {
+            throw ValidationError(.invalidValue, field: "battery", "battery must be a percentage from 0 to 100")
+        }
+        let limit = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 100)
+        let world = hypothesis.applied(to: await dispatcher.currentWorld)
+        let simulation = await dispatcher.simulate(world, explainLimit: limit)
+        let visible: (JobID) async throws -> Bool = { id in
+            if request.peer.isAdmin { return true }
+            return try await store.job(id)?.owner == request.peer.owner
+        }
+        var wouldStart: [Int64] = []
+        for job in simulation.decision.start where try await visible(job.id) { wouldStart.append(job.id.rawValue) }
+        var waiting: [SimulationView.Waiting] = []
+        for entry in simulation.waiting where try await visible(entry.id) {
+            waiting.append(.init(jobId: entry.id.rawValue, reasons: entry.reasons.map(WaitingReasonView.init)))
+        }
+        return .encode(.ok, SimulationView(
+            world: WorldView(world), wouldStart: wouldStart, waiting: waiting,
+            waitingCount: request.peer.isAdmin ? simulation.waitingCount : waiting.count))
+    }
+
     // MARK: Helpers
+
+    /// A job with, when it waits, the reasons it waits.
+    private func view(_ job: Job) async -> JobView {
+        JobView(job, waitingFor: await reasons(for: job))
+    }
+
+    private func reasons(for job: Job) async -> [WaitingReason]? {
+        switch job.state {
+        case .queued:
+            return await dispatcher.waitingReasons(for: job.id)
+        case .paused:
+            return [WaitingReason(code: .paused, seen: "paused by a person", setting: "lullctl resume \(job.id)")]
+        default:
+            return nil
+        }
+    }
 
     /// Fills in what the daemon decides once per job at submission: a push's idempotency key
     /// (the client's own `Idempotency-Key` header wins), so every retry carries the same one.
@@ -227,7 +293,8 @@ struct ControlRouter: Sendable {
     private static let routes: [(HTTPMethod, [String])] = [
         (.GET, ["v1", "status"]), (.POST, ["v1", "jobs"]), (.POST, ["v1", "jobs:batch"]), (.GET, ["v1", "jobs"]),
         (.GET, ["v1", "jobs", "*"]), (.DELETE, ["v1", "jobs", "*"]), (.POST, ["v1", "jobs", "*", "pause"]),
-        (.POST, ["v1", "jobs", "*", "resume"]), (.GET, ["v1", "events"]),
+        (.POST, ["v1", "jobs", "*", "resume"]), (.GET, ["v1", "events"]), (.GET, ["v1", "jobs", "*", "explain"]),
+        (.POST, ["v1", "simulate"]),
     ]
 
     /// 405 with `Allow` when the path exists under another method, else 404.

@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import LullAPI
 import LullCore
+import LullSensors
 import LullStore
 import LullTransfer
 import NIOCore
@@ -77,9 +78,12 @@ public enum Daemon {
             .push: PushTransfer(clients: clients, settings: config.transfers),
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
         ]
+        let sensors = await WorldMonitor.start(config: config.sensors, logger: logger)
         let dispatcher = Dispatcher(
-            store: store, engines: engines, scheduler: Scheduler(maxConcurrent: config.maxConcurrent),
-            retryPolicy: config.retry, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger)
+            store: store, engines: engines, policy: config.policy, world: sensors.current,
+            progressInterval: config.transfers.progressInterval, clock: clock, logger: logger)
+        sensors.follow(dispatcher)
+        defer { Task { await sensors.stop() } }
         do {
             try await dispatcher.restore()
         } catch {
@@ -91,11 +95,12 @@ public enum Daemon {
             stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
         let router = ControlRouter(
             store: store, dispatcher: dispatcher, hub: hub,
-            validator: JobSpecValidator(limits: config.limits), info: info, clock: clock)
+            validator: JobSpecValidator(limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name))),
+            info: info, clock: clock)
         let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
 
         let notifier = SystemdNotifier()
-        let queued = await dispatcher.readyCount
+        let queued = await dispatcher.queuedCount
         logger.notice(
             "lulld ready",
             metadata: [

@@ -2,64 +2,107 @@ import Foundation
 import Logging
 import LullCore
 
-/// Owns the live side of the queue: which jobs are ready, which are running, and the tasks that
-/// run them. Every state change goes to the store first; memory follows what the store says.
+/// Owns the live side of the queue: the scheduler's state, the world as last sensed, one timer
+/// for the scheduler's next wake-up, and the tasks that run jobs. Every state change goes to the
+/// store first; memory follows what the store says.
 actor Dispatcher {
     private let store: any JobStore
     private let engines: [JobKind: any TransferEngine]
     private let clock: any LullClock
     private let logger: Logger
-    private var scheduler: Scheduler
-    private let retryPolicy: RetryPolicy
+    private var scheduler: JobScheduler
+    private var policy: SchedulingPolicy
+    private var world: WorldSnapshot
     private let random: @Sendable () -> Double
-    private var ready = ReadyQueue()
-    private var backoff = BackoffQueue()
     private var timer: Task<Void, Never>?
+    private var timerDue: Date?
     private var running: [JobID: Task<Void, Never>] = [:]
     private var accepting = true
     /// Least time between two stored progress updates of one job.
     private let progressInterval: TimeInterval
 
     init(
-        store: any JobStore, engines: [JobKind: any TransferEngine], scheduler: Scheduler,
-        retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 1, clock: any LullClock,
-        logger: Logger, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
+        world: WorldSnapshot = .assumed, progressInterval: TimeInterval = 1, clock: any LullClock, logger: Logger,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
-        self.progressInterval = progressInterval
         self.store = store
         self.engines = engines
-        self.scheduler = scheduler
-        self.retryPolicy = retryPolicy
+        self.policy = policy
+        self.scheduler = JobScheduler(policy: policy, localTime: Self.localTime(at: clock.now()))
+        self.world = world
+        self.progressInterval = progressInterval
         self.clock = clock
         self.logger = logger
         self.random = random
     }
 
     var runningCount: Int { running.count }
-    var readyCount: Int { ready.count }
+    var queuedCount: Int { scheduler.queuedCount }
+    var currentWorld: WorldSnapshot { world }
+    var currentPolicy: SchedulingPolicy { policy }
 
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
     func restore() async throws {
-        let requeued = try await store.requeueInterrupted(at: clock.now())
+        let now = clock.now()
+        let requeued = try await store.requeueInterrupted(at: now)
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        let now = clock.now()
-        for entry in try await store.queuedJobs() {
-            if let retryAt = entry.retryAt, retryAt > now {
-                backoff.insert(entry.id, at: retryAt)
-            } else {
-                ready.insert(entry.id)
-            }
-        }
-        armTimer()
+        for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
         pump()
     }
 
-    /// Newly stored jobs become ready.
-    func enqueue(_ ids: [JobID]) {
-        for id in ids { ready.insert(id) }
+    /// Newly stored jobs join the queue.
+    func enqueue(_ jobs: [Job]) {
+        let now = clock.now()
+        for job in jobs { scheduler.enqueue(QueuedJob(job), now: now) }
         pump()
+    }
+
+    /// The machine changed: decide again.
+    func update(world: WorldSnapshot) {
+        guard world != self.world else { return }
+        self.world = world
+        pump()
+    }
+
+    func update(power: PowerState) {
+        var next = world
+        next.power = power
+        update(world: next)
+    }
+
+    func update(network: NetworkState) {
+        var next = world
+        next.network = network
+        update(world: next)
+    }
+
+    func update(pressure: PressureState) {
+        var next = world
+        next.pressure = pressure
+        update(world: next)
+    }
+
+    /// A new policy (reload): the queue is re-evaluated under it.
+    func update(policy: SchedulingPolicy) {
+        self.policy = policy
+        scheduler.updatePolicy(policy, now: clock.now())
+        pump()
+    }
+
+    /// Why a queued job is not running now; empty when it is about to start or not queued.
+    func waitingReasons(for id: JobID) -> [WaitingReason] {
+        scheduler.waitingReasons(for: id, world: world, now: clock.now())
+    }
+
+    /// The scheduler's next wake-up, when one is set.
+    var nextCheck: Date? { timerDue }
+
+    /// What would happen under another world, changing nothing.
+    func simulate(_ hypothetical: WorldSnapshot, explainLimit: Int) -> SchedulingSimulation {
+        scheduler.simulate(world: hypothetical, now: clock.now(), explainLimit: explainLimit)
     }
 
     /// Applies a person's command. The store decides; memory and running tasks follow.
@@ -75,10 +118,9 @@ actor Dispatcher {
                 id: current.id, from: [current.state], to: target, event: command.eventType, time: clock.now())
             switch try await store.apply(update) {
             case .applied(let updated):
-                ready.remove(updated.id)
-                backoff.remove(updated.id)
+                _ = scheduler.remove(updated.id)
                 running[updated.id]?.cancel()
-                if updated.state == .queued { ready.insert(updated.id) }
+                if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
                 pump()
                 return .success(updated)
             case .conflict(let latest):
@@ -99,16 +141,50 @@ actor Dispatcher {
         for task in tasks { await task.value }
     }
 
+    /// Asks the scheduler what to do now and does it; sets one timer for its next wake-up.
     private func pump() {
         guard accepting else { return }
-        for id in scheduler.jobsToStart(from: &ready, running: running.count) {
-            running[id] = Task { await self.execute(id) }
+        let now = clock.now()
+        let decision = scheduler.decide(world: world, now: now)
+        for job in decision.start {
+            running[job.id] = Task { await self.execute(job.id) }
         }
+        for id in decision.expired {
+            Task { await self.expire(id) }
+        }
+        arm(decision.nextWakeup)
+    }
+
+    private func arm(_ due: Date?) {
+        guard due != timerDue else { return }
+        timer?.cancel()
+        timerDue = due
+        guard let due else { return }
+        let wait = max(0, due.timeIntervalSince(clock.now()))
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
+            guard !Task.isCancelled else { return }
+            await self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        timerDue = nil
+        pump()
+    }
+
+    private func expire(_ id: JobID) async {
+        let update = JobUpdate(
+            id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
+            message: "the deadline passed before the job could start (on_deadline = expire)")
+        _ = try? await store.apply(update)
+        logger.notice("job expired", metadata: ["job_id": "\(id)"])
     }
 
     private func execute(_ id: JobID) async {
         defer {
             running[id] = nil
+            scheduler.jobFinished(id, at: clock.now())
             pump()
         }
         let job: Job
@@ -123,11 +199,13 @@ actor Dispatcher {
         }
         guard let engine = engines[job.spec.kind] else {
             await finish(job, failure: JobFailure(
-                code: "unsupported_kind", message: "this daemon cannot run \(job.spec.kind.rawValue) jobs yet",
+                code: "unsupported_kind", message: "this daemon cannot run \(job.spec.kind.rawValue) jobs",
                 retryable: false))
             return
         }
-        logger.info("job started", metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)", "attempt": "\(job.attempts)"])
+        logger.info(
+            "job started",
+            metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)", "class": "\(job.spec.jobClass)", "attempt": "\(job.attempts)"])
         let reporter = ProgressReporter(interval: progressInterval, clock: clock) { [weak self] progress in
             await self?.record(progress, of: id)
         }
@@ -149,8 +227,8 @@ actor Dispatcher {
             }
             let failure = error as? JobFailure ?? JobFailure(
                 code: "internal_error", message: "unexpected error: \(error)", retryable: false)
-            let policy = retryPolicy.overridden(by: job.spec.retry)
-            if let delay = policy.delay(afterAttempt: job.attempts, failure: failure, unitRandom: random()) {
+            let classRetry = policy.classPolicy(named: job.spec.jobClass)?.retry ?? .standard
+            if let delay = classRetry.overridden(by: job.spec.retry).delay(afterAttempt: job.attempts, failure: failure, unitRandom: random()) {
                 await retry(job, after: failure, in: delay)
             } else {
                 await finish(job, failure: failure)
@@ -172,30 +250,12 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .queued, event: .retrying, time: clock.now(), failure: failure,
             message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
             retryAt: retryAt)
-        guard case .applied = try? await store.apply(update) else { return }
+        guard case .applied(let updated) = try? await store.apply(update) else { return }
         logger.notice(
             "job will be retried",
             metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "attempt": "\(job.attempts)", "delay_s": "\(delay)"])
-        backoff.insert(job.id, at: retryAt)
-        armTimer()
-    }
-
-    /// One timer for the earliest backoff end; no polling.
-    private func armTimer() {
-        timer?.cancel()
-        guard accepting, let next = backoff.earliest else { return }
-        let wait = max(0, next.timeIntervalSince(clock.now()))
-        timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
-            guard !Task.isCancelled else { return }
-            await self?.timerFired()
-        }
-    }
-
-    private func timerFired() {
-        for id in backoff.popDue(at: clock.now()) { ready.insert(id) }
-        armTimer()
-        pump()
+        scheduler.jobFinished(job.id, at: clock.now())
+        scheduler.enqueue(QueuedJob(updated), now: clock.now())
     }
 
     private func record(_ progress: TransferProgress, of id: JobID) async {
@@ -235,5 +295,15 @@ actor Dispatcher {
         } catch {
             logger.error("could not record job outcome", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
         }
+    }
+
+    /// The local time zone's offset now and at its next change, for class time windows.
+    static func localTime(at now: Date) -> LocalTime {
+        let zone = TimeZone.current
+        var changes: [LocalTime.OffsetChange] = []
+        if let next = zone.nextDaylightSavingTimeTransition(after: now) {
+            changes.append(.init(at: next, utcOffset: zone.secondsFromGMT(for: next.addingTimeInterval(1))))
+        }
+        return LocalTime(utcOffset: zone.secondsFromGMT(for: now), changes: changes)
     }
 }

@@ -40,6 +40,13 @@ func describe(_ job: JobView) -> String {
         if let bytes = result.bytes { lines.append(("bytes", "\(Format.bytes(bytes)) (\(bytes))")) }
         if let sha = result.sha256 { lines.append(("sha256", sha)) }
     }
+    if let retryAt = job.retryAt { lines.append(("retry at", Format.time(retryAt))) }
+    for reason in job.waitingFor ?? [] { lines.append(("waiting for", reason.text)) }
+    if let rate = job.progress?.bytesPerSecond, job.state == .running {
+        var text = "\(Format.bytes(Int64(rate)))/s"
+        if let eta = job.progress?.etaSeconds { text += ", about \(Int(eta)) s left" }
+        lines.append(("rate", text))
+    }
     if let error = job.error {
         lines.append(("error", "\(error.code): \(error.message)\(error.retryable ? " (retryable)" : "")"))
     }

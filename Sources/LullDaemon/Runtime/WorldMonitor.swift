@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import LullCore
+import LullSensors
+
+/// Keeps the dispatcher's world current: it listens to the power and network sources (which
+/// are event-driven themselves) and hands over a new snapshot on every change. No timers.
+final class WorldMonitor: Sendable {
+    private let power: any PowerSource
+    private let network: any NetworkSource
+    private let logger: Logger
+    private let task = TaskBox()
+
+    /// The world as the sources read it at start-up, before any job is dispatched.
+    var current: WorldSnapshot {
+        WorldSnapshot(power: power.current, network: network.current.state, pressure: .unknown)
+    }
+
+    /// Starts the best sources this machine has.
+    static func start(config: SensorSettings, logger: Logger) async -> WorldMonitor {
+        let power = await PowerSourceDiscovery.start(
+            bus: config.bus, sysfsRoot: config.powerSupplyRoot, logger: logger)
+        let network = await NetworkSourceDiscovery.start(
+            bus: config.bus,
+            overrides: NetworkOverrides(
+                meteredInterfaces: InterfacePatterns(config.meteredInterfaces),
+                cellularInterfaces: InterfacePatterns(config.cellularInterfaces)),
+            logger: logger)
+        return WorldMonitor(power: power, network: network, logger: logger)
+    }
+
+    private init(power: any PowerSource, network: any NetworkSource, logger: Logger) {
+        self.power = power
+        self.network = network
+        self.logger = logger
+    }
+
+    /// Hands every later change to `dispatcher`.
+    func follow(_ dispatcher: Dispatcher) {
+        let power = self.power
+        let network = self.network
+        let logger = self.logger
+        task.set(Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await state in power.values() {
+                        logger.info("power changed", metadata: ["on_battery": "\(state.onBattery)", "battery": "\(state.batteryPercent.map { "\($0)" } ?? "-")", "source": "\(state.source)"])
+                        await dispatcher.update(power: state)
+                    }
+                }
+                group.addTask {
+                    for await reading in network.values() {
+                        logger.info("network changed", metadata: ["connectivity": "\(reading.state.connectivity.rawValue)", "metered": "\(reading.state.metered)", "interface": "\(reading.state.interface ?? "-")", "source": "\(reading.state.source)"])
+                        await dispatcher.update(network: reading.state)
+                    }
+                }
+            }
+        })
+    }
+
+    func stop() async {
+        task.cancel()
+        await power.stop()
+        await network.stop()
+    }
+}
+
+/// Holds the follower task so `stop()` can cancel it.
+private final class TaskBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
+    func cancel() { lock.withLock { task }?.cancel() }
+}
+
+/// `[sensors]`: where the daemon learns about the machine.
+public struct SensorSettings: Sendable, Equatable {
+    /// `bus`: "system" or a D-Bus address (tests point this at a private bus).
+    public var bus: BusEndpoint = .system
+    /// `power_supply_root`: the sysfs power-supply directory used when UPower is absent.
+    public var powerSupplyRoot = "/sys/class/power_supply"
+    /// `metered_interfaces`, `cellular_interfaces`: interface-name globs the admin declares.
+    public var meteredInterfaces: [String] = []
+    public var cellularInterfaces: [String] = []
+
+    public init() {}
+}
