@@ -43,7 +43,7 @@ run: deps
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 bench: deps
 	$(SWIFT) build -c release
