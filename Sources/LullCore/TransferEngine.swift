@@ -3,6 +3,13 @@
 /// `JobFailure` so the dispatcher can tell retryable from permanent ones.
 public protocol TransferEngine: Sendable {
     func run(_ job: Job, context: TransferContext) async throws -> JobResult
+    /// Removes whatever an attempt kept for resuming, once the job will never run again
+    /// (failed for good or cancelled).
+    func discardResumeData(of job: Job) async
+}
+
+extension TransferEngine {
+    public func discardResumeData(of job: Job) async {}
 }
 
 /// What the dispatcher gives an engine besides the job.

@@ -51,6 +51,8 @@ public final class SQLiteJobStore: JobStore {
             if let progress = update.progress { job.progress = progress }
             if let result = update.result { job.result = result }
             if let failure = update.failure { job.failure = failure }
+            // A success leaves no stale error from an earlier attempt behind.
+            if job.state == .succeeded { job.failure = nil }
             if let resume = update.resume { job.resume = resume }
             job.retryAt = update.retryAt
             try codec.save(job, into: db)

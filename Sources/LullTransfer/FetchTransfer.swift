@@ -41,6 +41,13 @@ public struct FetchTransfer: TransferEngine {
         }
     }
 
+    /// The partial download is of no use once the job is over.
+    public func discardResumeData(of job: Job) async {
+        guard let destination = job.spec.destination else { return }
+        let path = StagingFile.path(for: destination, jobID: job.id.rawValue)
+        _ = try? await files.run(as: job.owner) { unlink(path) }
+    }
+
     private func download(_ job: Job, to destination: String, context: TransferContext, watchdog: IdleWatchdog) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0

@@ -64,6 +64,8 @@ import Testing
             #expect(done.state == .failed)
             #expect(done.error?.code == "http_404")
             #expect(!FileManager.default.fileExists(atPath: destination))
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.path).filter { $0.hasSuffix(".part") }
+            #expect(leftovers.isEmpty, "a job that failed for good leaves no staging file: \(leftovers)")
         }
     }
 }

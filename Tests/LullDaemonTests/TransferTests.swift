@@ -64,6 +64,24 @@ func resumableOffset(_ event: EventView) -> Int {
         }
     }
 
+    @Test func cancellingARunningFetchRemovesItsPartialFile() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/big", .init(body: TestHTTPServer.bytes(count: 8 << 20), etag: "\"c1\"", faults: [.stallAfter(4 << 20)]))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("cancelled.bin").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
+            try await awaitEvent(client: client, "bytes arriving") {
+                $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
+            }
+            let staging = daemon.directory.appendingPathComponent(".cancelled.bin.lull-\(job.id).part").path
+            #expect(FileManager.default.fileExists(atPath: staging))
+            #expect(try await client.cancel(job.id).state == .cancelled)
+            #expect(!FileManager.default.fileExists(atPath: staging), "cancel removes the partial download")
+            #expect(!FileManager.default.fileExists(atPath: destination))
+        }
+    }
+
     @Test func aRepeatedFetchIsConditionalAnd304MeansNoNewData() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }

@@ -197,7 +197,7 @@ public enum ConfigLoader {
                         if let text = value.string, let window = Self.window(text) {
                             policy.window = window
                         } else {
-                            problem(section: section, key: key, "expected \"HH:MM-HH:MM\" in local time, e.g. \"01:00-05:00\"")
+                            problem(section: section, key: key, "expected \"HH:MM-HH:MM\" in local time (00:00 to 23:59), e.g. \"01:00-05:00\"")
                             ok = false
                         }
                     case .maxAttempts:
@@ -271,7 +271,7 @@ public enum ConfigLoader {
             guard parts.count == 2 else { return nil }
             func minutes(_ clock: String) -> Int? {
                 let pieces = clock.split(separator: ":")
-                guard pieces.count == 2, let h = Int(pieces[0]), let m = Int(pieces[1]), (0...24).contains(h), (0..<60).contains(m)
+                guard pieces.count == 2, let h = Int(pieces[0]), let m = Int(pieces[1]), (0..<24).contains(h), (0..<60).contains(m)
                 else { return nil }
                 return h * 60 + m
             }

@@ -119,7 +119,11 @@ actor Dispatcher {
             switch try await store.apply(update) {
             case .applied(let updated):
                 _ = scheduler.remove(updated.id)
-                running[updated.id]?.cancel()
+                if let task = running[updated.id] {
+                    task.cancel()
+                    if updated.state == .cancelled { await task.value }
+                }
+                if updated.state == .cancelled { await engines[updated.spec.kind]?.discardResumeData(of: updated) }
                 if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
                 pump()
                 return .success(updated)
@@ -276,6 +280,7 @@ actor Dispatcher {
         let update = JobUpdate(
             id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(), failure: failure)
         await store(update, for: job)
+        await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
             "job failed", metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "error": "\(failure.message)"])
     }
