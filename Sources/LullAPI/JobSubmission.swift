@@ -23,8 +23,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var uploadProtocol: UploadProtocol?
     public var formField: String?
     public var idempotencyKey: String?
-    public var retry: RetryOptions?
-    public var timeouts: TimeoutOptions?
+    public var retry: RetrySettings?
+    public var timeouts: TimeoutSettings?
     public var network: JobConstraints.Network?
     public var requiresAC: Bool?
     public var minBattery: Double?
@@ -39,7 +39,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         body: String? = nil, bodyBase64: String? = nil, label: String? = nil, jobClass: String? = nil,
         sha256: String? = nil, expectedBytes: Int64? = nil, maxBytes: Int64? = nil,
         uploadProtocol: UploadProtocol? = nil, formField: String? = nil, idempotencyKey: String? = nil,
-        retry: RetryOptions? = nil, timeouts: TimeoutOptions? = nil,
+        retry: RetrySettings? = nil, timeouts: TimeoutSettings? = nil,
         network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
         notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil
     ) {
@@ -113,8 +113,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         uploadProtocol = try container.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol)
         formField = try container.decodeIfPresent(String.self, forKey: .formField)
         idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
-        retry = try container.decodeIfPresent(RetryOptions.self, forKey: .retry)
-        timeouts = try container.decodeIfPresent(TimeoutOptions.self, forKey: .timeouts)
+        retry = try container.decodeIfPresent(RetrySettings.self, forKey: .retry)
+        timeouts = try container.decodeIfPresent(TimeoutSettings.self, forKey: .timeouts)
         network = try container.decodeIfPresent(JobConstraints.Network.self, forKey: .network)
         requiresAC = try container.decodeIfPresent(Bool.self, forKey: .requiresAC)
         minBattery = try container.decodeIfPresent(Double.self, forKey: .minBattery)
@@ -185,67 +185,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             label: label, jobClass: jobClass ?? JobClassName.default, sha256: sha256?.lowercased(),
             expectedBytes: expectedBytes, maxBytes: maxBytes, uploadProtocol: uploadProtocol, formField: formField,
             idempotencyKey: idempotencyKey,
-            retry: retry.map { RetrySettings(maxAttempts: $0.maxAttempts, baseSeconds: $0.baseSeconds, capSeconds: $0.capSeconds) },
-            timeouts: timeouts.map {
-                TimeoutSettings(connectSeconds: $0.connectSeconds, idleSeconds: $0.idleSeconds, totalSeconds: $0.totalSeconds)
-            },
+            retry: retry, timeouts: timeouts,
             constraints: network == nil && requiresAC == nil && minBattery == nil
                 ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
             notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp)
-    }
-}
-
-/// `retry` in a submission: overrides of the class's retry settings.
-public struct RetryOptions: Codable, Sendable, Equatable {
-    public var maxAttempts: Int?
-    public var baseSeconds: Double?
-    public var capSeconds: Double?
-
-    public init(maxAttempts: Int? = nil, baseSeconds: Double? = nil, capSeconds: Double? = nil) {
-        self.maxAttempts = maxAttempts
-        self.baseSeconds = baseSeconds
-        self.capSeconds = capSeconds
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case maxAttempts = "max_attempts"
-        case baseSeconds = "base_seconds"
-        case capSeconds = "cap_seconds"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts)
-        baseSeconds = try container.decodeIfPresent(Double.self, forKey: .baseSeconds)
-        capSeconds = try container.decodeIfPresent(Double.self, forKey: .capSeconds)
-    }
-}
-
-/// `timeouts` in a submission, in seconds.
-public struct TimeoutOptions: Codable, Sendable, Equatable {
-    public var connectSeconds: Double?
-    public var idleSeconds: Double?
-    public var totalSeconds: Double?
-
-    public init(connectSeconds: Double? = nil, idleSeconds: Double? = nil, totalSeconds: Double? = nil) {
-        self.connectSeconds = connectSeconds
-        self.idleSeconds = idleSeconds
-        self.totalSeconds = totalSeconds
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case connectSeconds = "connect_seconds"
-        case idleSeconds = "idle_seconds"
-        case totalSeconds = "total_seconds"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        connectSeconds = try container.decodeIfPresent(Double.self, forKey: .connectSeconds)
-        idleSeconds = try container.decodeIfPresent(Double.self, forKey: .idleSeconds)
-        totalSeconds = try container.decodeIfPresent(Double.self, forKey: .totalSeconds)
     }
 }
 

@@ -117,6 +117,7 @@ public enum UploadProtocol: String, Sendable, Codable, CaseIterable {
 }
 
 /// Per-job retry overrides; nil fields take the class's or the daemon's defaults.
+/// Its JSON form (snake_case, unknown keys refused) is also the `retry` object of the API.
 public struct RetrySettings: Sendable, Equatable, Codable {
     public var maxAttempts: Int?
     public var baseSeconds: Double?
@@ -127,9 +128,23 @@ public struct RetrySettings: Sendable, Equatable, Codable {
         self.baseSeconds = baseSeconds
         self.capSeconds = capSeconds
     }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxAttempts = "max_attempts"
+        case baseSeconds = "base_seconds"
+        case capSeconds = "cap_seconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts)
+        baseSeconds = try container.decodeIfPresent(Double.self, forKey: .baseSeconds)
+        capSeconds = try container.decodeIfPresent(Double.self, forKey: .capSeconds)
+    }
 }
 
-/// Per-job timeout overrides, in seconds.
+/// Per-job timeout overrides, in seconds. Also the `timeouts` object of the API.
 public struct TimeoutSettings: Sendable, Equatable, Codable {
     public var connectSeconds: Double?
     public var idleSeconds: Double?
@@ -139,6 +154,20 @@ public struct TimeoutSettings: Sendable, Equatable, Codable {
         self.connectSeconds = connectSeconds
         self.idleSeconds = idleSeconds
         self.totalSeconds = totalSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case connectSeconds = "connect_seconds"
+        case idleSeconds = "idle_seconds"
+        case totalSeconds = "total_seconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        connectSeconds = try container.decodeIfPresent(Double.self, forKey: .connectSeconds)
+        idleSeconds = try container.decodeIfPresent(Double.self, forKey: .idleSeconds)
+        totalSeconds = try container.decodeIfPresent(Double.self, forKey: .totalSeconds)
     }
 }
 

@@ -32,6 +32,12 @@ import Testing
         #expect(error?.field == "destinaton")
     }
 
+    @Test func namesUnknownFieldsInsideNestedObjects() {
+        let error = failure(#"{"kind":"push","url":"http://h/p","retry":{"max_atempts":3}}"#)
+        #expect(error?.code == .unknownField)
+        #expect(error?.field == "retry.max_atempts")
+    }
+
     @Test func namesMissingFields() {
         let error = failure(#"{"kind":"fetch","destination":"/tmp/a"}"#)
         #expect(error?.code == .missingField)

@@ -122,7 +122,7 @@ func resumableOffset(_ event: EventView) -> Int {
         try await withDaemon(config: fastRetries) { daemon, client in
             let job = try await client.submit(JobSubmission(
                 kind: .fetch, url: server.url("/slow"), destination: daemon.directory.appendingPathComponent("slow").path,
-                retry: RetryOptions(maxAttempts: 2), timeouts: TimeoutOptions(idleSeconds: 1)))
+                retry: RetrySettings(maxAttempts: 2), timeouts: TimeoutSettings(idleSeconds: 1)))
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "idle_timeout")

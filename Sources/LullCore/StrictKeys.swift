@@ -1,7 +1,7 @@
 /// Refuses object keys a type does not know. Decoding errors it raises carry the offending key
 /// in their coding path and `StrictKeys.marker` in their description.
-enum StrictKeys {
-    static let marker = "unknown field"
+public enum StrictKeys {
+    public static let marker = "unknown field"
 
     struct AnyKey: CodingKey {
         var stringValue: String
@@ -10,7 +10,7 @@ enum StrictKeys {
         init?(intValue: Int) { nil }
     }
 
-    static func check<Keys: CodingKey & CaseIterable>(_ decoder: any Decoder, allowed: Keys.Type) throws {
+    public static func check<Keys: CodingKey & CaseIterable>(_ decoder: any Decoder, allowed: Keys.Type) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         for key in container.allKeys where Keys(stringValue: key.stringValue) == nil {
             throw DecodingError.dataCorrupted(.init(
