@@ -73,6 +73,15 @@ public final class DaemonProcess: @unchecked Sendable {
 
     public var pid: Int32 { process?.processIdentifier ?? 0 }
 
+    /// The config file the daemon was started with, if any.
+    public var configPath: String { directory.appendingPathComponent("lull.toml").path }
+
+    /// Sends SIGHUP: the daemon reads its config again.
+    public func reload() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGHUP)
+    }
+
     /// SIGTERM, then waits for a clean exit.
     @discardableResult
     public func stop() -> Int32 {

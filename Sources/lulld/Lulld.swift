@@ -45,7 +45,8 @@ struct Lulld: AsyncParsableCommand {
             configPath: config, stateDirectory: stateDir, socketPath: socket,
             environment: ProcessInfo.processInfo.environment)
         var daemonConfig = DaemonConfig()
-        if let file = options.configFile(exists: { FileManager.default.fileExists(atPath: $0) }) {
+        let configFile = options.configFile(exists: { FileManager.default.fileExists(atPath: $0) })
+        if let file = configFile {
             do {
                 daemonConfig = try ConfigLoader.load(file: file)
             } catch {
@@ -65,7 +66,7 @@ struct Lulld: AsyncParsableCommand {
         }
         let logger = Logger(label: "lulld")
         do {
-            try await Daemon.run(options.settings(with: daemonConfig), logger: logger)
+            try await Daemon.run(options.settings(with: daemonConfig, from: configFile), logger: logger)
         } catch let error as StartupError {
             FileHandle.standardError.write(Data("lulld: \(error)\n".utf8))
             throw ExitCode(1)

@@ -6,6 +6,7 @@ import LullSensors
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import Synchronization
 
 /// The control API v1: maps each route to the store and dispatcher, enforcing ownership.
 /// A uid sees and acts on its own jobs only; root sees all. Other owners' jobs answer 404, so
@@ -14,7 +15,8 @@ struct ControlRouter: Sendable {
     let store: any JobStore
     let dispatcher: Dispatcher
     let hub: EventHub
-    let validator: JobSpecValidator
+    let validators: ValidatorHolder
+    var validator: JobSpecValidator { validators.current }
     let info: DaemonInfo
     let clock: any LullClock
 
@@ -312,6 +314,16 @@ struct ControlRouter: Sendable {
             .notFound, code: "no_such_route",
             "no route /\(segments.joined(separator: "/")); the API is described in docs/api.md")
     }
+}
+
+/// The submission rules in force; a reload swaps them.
+final class ValidatorHolder: Sendable {
+    private let value: Mutex<JobSpecValidator>
+
+    init(_ validator: JobSpecValidator) { value = Mutex(validator) }
+
+    var current: JobSpecValidator { value.withLock { $0 } }
+    func replace(_ validator: JobSpecValidator) { value.withLock { $0 = validator } }
 }
 
 /// Facts about this daemon instance that `status` reports.

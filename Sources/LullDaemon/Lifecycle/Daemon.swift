@@ -93,10 +93,9 @@ public enum Daemon {
         let info = DaemonInfo(
             version: LullDefaults.version, pid: getpid(), startedAt: clock.now(), socketPath: settings.socketPath,
             stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
+        let validators = ValidatorHolder(Self.validator(for: config))
         let router = ControlRouter(
-            store: store, dispatcher: dispatcher, hub: hub,
-            validator: JobSpecValidator(limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name))),
-            info: info, clock: clock)
+            store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock)
         let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
 
         let notifier = SystemdNotifier()
@@ -110,8 +109,17 @@ public enum Daemon {
         notifier.ready(status: "listening on \(settings.socketPath); \(queued) queued")
 
         let serving = Task { try await server.serve(listener) }
-        let signal = await Self.waitForTermination()
-        logger.notice("stopping", metadata: ["signal": "\(signal)"])
+        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
+        var stopSignal = "end of signals"
+        for await signal in signals.stream {
+            if signal == SIGHUP {
+                await reload(settings, dispatcher: dispatcher, validators: validators, notifier: notifier, logger: logger)
+                continue
+            }
+            stopSignal = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+            break
+        }
+        logger.notice("stopping", metadata: ["signal": "\(stopSignal)"])
         notifier.stopping()
         serving.cancel()
         try? await listener.channel.close()
@@ -119,24 +127,31 @@ public enum Daemon {
         _ = await serving.result
     }
 
-    /// Suspends until SIGTERM or SIGINT arrives and returns its name.
-    private static func waitForTermination() async -> String {
-        let signals: [(CInt, String)] = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
-        let queue = DispatchQueue(label: "lull.signals")
-        return await withCheckedContinuation { continuation in
-            let resumed = ResumeOnce(continuation)
-            var sources: [any DispatchSourceSignal] = []
-            for (number, name) in signals {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler {
-                    resumed.resume(name)
-                    for source in sources { source.cancel() }
-                }
-                sources.append(source)
-            }
-            for source in sources { source.resume() }
+    /// SIGHUP: read the config file again and swap the policy; a file that does not parse is
+    /// reported and the old policy stays. Settings that need a restart (socket, state directory,
+    /// sensors, transfer timeouts) keep their old values.
+    private static func reload(
+        _ settings: DaemonSettings, dispatcher: Dispatcher, validators: ValidatorHolder, notifier: SystemdNotifier,
+        logger: Logger
+    ) async {
+        notifier.reloading()
+        defer { notifier.ready(status: "policy reloaded") }
+        guard let file = settings.configFile else {
+            logger.notice("reload requested, but the daemon runs on embedded defaults; nothing to read")
+            return
         }
+        do {
+            let config = try ConfigLoader.load(file: file)
+            await dispatcher.update(policy: config.policy)
+            validators.replace(validator(for: config))
+            logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])
+        } catch {
+            logger.error("reload refused: the config does not parse; keeping the old policy", metadata: ["config": "\(file)", "error": "\(error)"])
+        }
+    }
+
+    private static func validator(for config: DaemonConfig) -> JobSpecValidator {
+        JobSpecValidator(limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name)))
     }
 
     private static func makeDirectory(_ path: String, mode: mode_t) throws(StartupError) {
@@ -151,21 +166,5 @@ public enum Daemon {
         } catch {
             throw StartupError("cannot create \(path): \(error.localizedDescription); pick another with --state-dir or --socket")
         }
-    }
-}
-
-/// Resumes a continuation exactly once, from whichever signal comes first.
-private final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<String, Never>?
-
-    init(_ continuation: CheckedContinuation<String, Never>) { self.continuation = continuation }
-
-    func resume(_ value: String) {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
-        pending?.resume(returning: value)
     }
 }

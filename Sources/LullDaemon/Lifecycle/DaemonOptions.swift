@@ -24,11 +24,12 @@ public struct DaemonOptions: Sendable {
 
     /// Flags win over the file; the file wins over the defaults.
     /// Without a runtime directory the socket sits in the state directory actually used.
-    public func settings(with config: DaemonConfig) -> DaemonSettings {
+    public func settings(with config: DaemonConfig, from configFile: String? = nil) -> DaemonSettings {
         let state = stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment)
         let defaultSocket = LullDefaults.socketPath(environment: environment, stateDirectory: state)
         return DaemonSettings(
-            stateDirectory: state, socketPath: socketPath ?? config.socketPath ?? defaultSocket, config: config)
+            stateDirectory: state, socketPath: socketPath ?? config.socketPath ?? defaultSocket, config: config,
+            configFile: configFile)
     }
 }
 
@@ -37,6 +38,8 @@ public struct DaemonSettings: Sendable {
     public var stateDirectory: String
     public var socketPath: String
     public var config: DaemonConfig
+    /// The file the config came from, read again on SIGHUP; nil means embedded defaults.
+    public var configFile: String?
 
     public var storePath: String { stateDirectory + "/lull.sqlite" }
 }

@@ -11,6 +11,10 @@ struct SystemdNotifier: Sendable {
         send("STATUS=\(text)")
     }
 
+    func reloading() {
+        send("RELOADING=1\nSTATUS=reloading the policy")
+    }
+
     func stopping() {
         send("STOPPING=1\nSTATUS=stopping")
     }

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+/// Process signals as an async sequence, delivered through dispatch sources (never inside a
+/// signal handler), in arrival order.
+final class SignalStream {
+    let stream: AsyncStream<CInt>
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ signals: [CInt]) {
+        let (stream, continuation) = AsyncStream<CInt>.makeStream()
+        let queue = DispatchQueue(label: "lull.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            sources.append(source)
+        }
+        self.stream = stream
+        self.sources = sources
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+@Suite struct ReloadTests {
+    /// SIGHUP swaps the policy: a class held at max_concurrent = 0 is released by a reload; a
+    /// broken file is refused and the running policy stays.
+    @Test func sighupSwapsThePolicyAndABrokenFileKeepsTheOldOne() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/r", Array("reloaded\n".utf8))
+        try await withDaemon(config: "[classes.utility]\nmax_concurrent = 0\n") { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/r"), destination: daemon.directory.appendingPathComponent("r").path,
+                jobClass: "utility"))
+            #expect(try await client.explain(job.id).reasons.map(\.code) == ["class_full"])
+
+            // A broken file: the daemon keeps serving on the old policy.
+            try "[classes.utility]\nmax_concurrent = \"many\"\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            daemon.reload()
+            try await awaitLog(daemon, "reload refused")
+            #expect(try await client.status().pid == daemon.pid)
+            #expect(try await client.job(job.id).state == .queued)
+            #expect(daemon.log().contains("\(daemon.configPath):2: classes.utility.max_concurrent"))
+
+            // A good file: the held job is released by the reload alone.
+            try "[classes.utility]\nmax_concurrent = 2\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            daemon.reload()
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded)
+            #expect(daemon.log().contains("policy reloaded"))
+        }
+    }
+}
+
+/// Waits (bounded) until the daemon's log contains `text`.
+func awaitLog(_ daemon: DaemonProcess, _ text: String, timeout: Duration = .seconds(20)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !daemon.log().contains(text) {
+        guard ContinuousClock.now < deadline else { throw TimedOut(description: "no \"\(text)\" in the daemon's log within \(timeout)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
