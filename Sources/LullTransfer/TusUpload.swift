@@ -75,6 +75,7 @@ struct TusUpload {
         var request = HTTPClientRequest(url: url)
         request.method = .HEAD
         request.headers.add(name: "tus-resumable", value: Self.version)
+        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: .seconds(Int64(settings.connectTimeout + settings.idleTimeout)))
         watchdog.touch()
         if response.status == .notFound || response.status == .gone || response.status == .forbidden { return nil }

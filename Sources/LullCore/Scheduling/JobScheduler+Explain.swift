@@ -57,12 +57,12 @@ extension JobScheduler {
         if let limit = policy.perOwner, runningByOwner[e.owner, default: 0] >= limit.value {
             reasons.append(WaitingReason(
                 code: .ownerFull, seen: "owner \(e.owner) runs \(runningByOwner[e.owner, default: 0])",
-                limit: "per_owner \(limit.value)", setting: "per_owner", origin: limit.origin))
+                limit: "max_per_owner \(limit.value)", setting: "max_per_owner", origin: limit.origin))
         }
         if let limit = policy.perHost, runningByHost[e.host, default: 0] >= limit.value {
             reasons.append(WaitingReason(
                 code: .hostFull, seen: "host \(hostNames[Int(e.host)]) runs \(runningByHost[e.host, default: 0])",
-                limit: "per_host \(limit.value)", setting: "per_host", origin: limit.origin))
+                limit: "max_per_host \(limit.value)", setting: "max_per_host", origin: limit.origin))
         }
         if world.network.metered, let budget = policy.perOwnerMeteredBytesPerDay,
             meteredUsed(byOwner: e.owner, now: now) >= budget.value

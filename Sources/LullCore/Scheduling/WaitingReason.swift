@@ -44,7 +44,7 @@ public struct WaitingReason: Sendable, Equatable, CustomStringConvertible {
     public var seen: String
     /// The rule, in words ("min_battery 30"), when there is one.
     public var limit: String?
-    /// The config key of the rule ("min_battery", "per_host"), or the job field ("network").
+    /// The config key of the rule ("min_battery", "max_per_host"), or the job field ("network").
     public var setting: String?
     /// The class whose policy holds the job, when it is a class rule.
     public var className: String?

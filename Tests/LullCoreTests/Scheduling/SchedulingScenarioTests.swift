@@ -133,7 +133,7 @@ import Testing
     @Test func perHostLimitHoldsTheRestAndReleasesOnFinish() {
         var policy = SchedulingPolicy.defaults
         policy.maxConcurrent = ConfiguredLimit(10)
-        policy.perHost = ConfiguredLimit(2, origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 7, key: "limits.per_host"))
+        policy.perHost = ConfiguredLimit(2, origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 7, key: "limits.max_per_host"))
         var scheduler = JobScheduler(policy: policy)
         let now = at(0)
         for id in 1...4 { scheduler.enqueue(job(Int64(id), "interactive", host: "a.example"), now: now) }
@@ -141,7 +141,7 @@ import Testing
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 2, 5])
         let reasons = scheduler.waitingReasons(for: JobID(3), world: Worlds.pluggedIn, now: now)
         #expect(reasons.map(\.code) == [.hostFull])
-        #expect(reasons[0].description == "host a.example runs 2 ≥ per_host 2 (/etc/lull/lull.toml:7)")
+        #expect(reasons[0].description == "host a.example runs 2 ≥ max_per_host 2 (/etc/lull/lull.toml:7)")
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.isEmpty)
         scheduler.jobFinished(JobID(1), at: now)
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [3])
