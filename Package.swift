@@ -133,7 +133,7 @@ let package = Package(
             dependencies: ["LullCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
-        .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore"]),
+        .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore", "LullTestSupport"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",

@@ -18,23 +18,29 @@ public final class MockSystemBus: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-mockbus-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         address = "unix:path=\(directory)/bus"
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
+        let config = Self.configuration(listeningOn: address)
         try config.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         try spawn("/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"])
         try waitUntil("the bus socket") { FileManager.default.fileExists(atPath: "\(self.directory)/bus") }
+    }
+
+    /// A dbus-daemon configuration for a private test bus at `address`: anyone may own any name
+    /// and talk to anyone, so dbusmock can stand in for the system services.
+    public static func configuration(listeningOn address: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>\(address)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
     }
 
     /// Starts a dbusmock template as if on the system bus and waits until it owns `busName`.

@@ -1,4 +1,5 @@
 import Foundation
+import LullTestSupport
 import Testing
 @testable import LullSensors
 
@@ -46,20 +47,7 @@ final class PrivateBus: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let socket = "\(directory)/bus"
         address = "unix:path=\(socket)"
-        let config = """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>\(address)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """
+        let config = MockSystemBus.configuration(listeningOn: address)
         try config.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         // The daemon lives as long as its stdin: if this test process dies (even by SIGKILL),
         // the shell reads EOF and takes the bus down, and the mocks exit with their bus.
