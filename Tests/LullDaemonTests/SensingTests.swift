@@ -136,13 +136,14 @@ struct ConnectivityTests {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: namespace.launcher[0])
         server.arguments = Array(namespace.launcher.dropFirst()) + [
-            "python3", "-m", "http.server", String(port), "--bind", namespace.peerAddress, "--directory", directory.path,
+            // Debian's python directly: a version-manager shim in between would fork, and the
+            // server would outlive the kill below.
+            "/usr/bin/python3", "-m", "http.server", String(port), "--bind", namespace.peerAddress, "--directory", directory.path,
         ]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
         defer {
-            // SIGKILL: children of the test runner may inherit an ignored SIGTERM.
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
