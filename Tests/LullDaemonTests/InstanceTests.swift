@@ -1,4 +1,5 @@
 import Foundation
+import LullDaemon
 import LullAPI
 import LullClient
 import LullCore
@@ -49,6 +50,35 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(path):3: limits.max_concurent: unknown key"), "\(result.stderr)")
         #expect(result.stderr.contains("\(path):6: daemon.socket_mode"), "\(result.stderr)")
+    }
+
+    @Test func dropInsApplyInNameOrderOverTheMainFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-dropins-\(UUID())")
+        let dropIns = directory.appendingPathComponent("lull.d")
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let main = directory.appendingPathComponent("lull.toml").path
+        try "[classes.background]\nmin_battery = 30\nmax_concurrent = 2\n".write(toFile: main, atomically: true, encoding: .utf8)
+        try "[classes.background]\nmin_battery = 50\n".write(
+            to: dropIns.appendingPathComponent("10-field.toml"), atomically: true, encoding: .utf8)
+        try "[classes.background]\nmin_battery = 60\n".write(
+            to: dropIns.appendingPathComponent("20-site.toml"), atomically: true, encoding: .utf8)
+        try "not toml at all".write(to: dropIns.appendingPathComponent("README"), atomically: true, encoding: .utf8)
+
+        let checked = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout.contains("10-field.toml: ok") && checked.stdout.contains("20-site.toml: ok"), "\(checked.stdout)")
+
+        let loaded = try ConfigLoader.loadWithDropIns(file: main)
+        let background = try #require(loaded.policy.classPolicy(named: "background"))
+        #expect(background.minBattery == 60, "the last drop-in wins")
+        #expect(background.maxConcurrent == 2, "keys a drop-in leaves alone keep the main file's value")
+
+        try "[classes.background]\nmin_batery = 5\n".write(
+            to: dropIns.appendingPathComponent("30-typo.toml"), atomically: true, encoding: .utf8)
+        let broken = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("30-typo.toml:2: classes.background.min_batery"), "\(broken.stderr)")
     }
 }
 

@@ -5,6 +5,30 @@ import TOMLKit
 /// Reads TOML config files into a `DaemonConfig`. Unknown sections and keys are errors, wrong
 /// types and out-of-range values too; every problem is reported, each with file:line and key.
 public enum ConfigLoader {
+    /// Reads `path` and then its drop-ins, `lull.d/*.toml` in the same directory in name order,
+    /// each over the result of the ones before (so `/etc/lull/lull.d/50-lte.toml` refines
+    /// `/etc/lull/lull.toml`). Problems of every file are reported together.
+    public static func loadWithDropIns(file path: String) throws(ConfigError) -> DaemonConfig {
+        var config = DaemonConfig()
+        var problems: [ConfigError.Problem] = []
+        for file in [path] + dropIns(of: path) {
+            do {
+                config = try load(file: file, over: config)
+            } catch {
+                problems += error.problems
+            }
+        }
+        if !problems.isEmpty { throw ConfigError(problems: problems) }
+        return config
+    }
+
+    /// The drop-in files of a config file, in the order they apply.
+    public static func dropIns(of path: String) -> [String] {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("lull.d").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { directory + "/" + $0 }
+    }
+
     public static func load(file path: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
         let text: String
         do {
