@@ -119,4 +119,27 @@ struct OwnershipTests {
             #expect(!theirEvents.stdout.contains("\"job_id\":\(mine.id),"))
         }
     }
+
+    @Test func anOwnersUnfinishedJobsAreCappedByTheQuota() async throws {
+        let config = holdEverything + "\nmax_queued_per_owner = 3\n\n[daemon]\nsocket_mode = \"0666\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            let socket = ["--socket", daemon.socketPath]
+            var ids: [String] = []
+            for n in 0..<3 {
+                let submitted = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q\(n)", "-o", "/tmp/lull-quota-\(n)", "--json"] + socket)
+                #expect(submitted.status == 0, "\(submitted.stderr)")
+                ids.append(String(try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id))
+            }
+            let refused = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q3", "-o", "/tmp/lull-quota-3"] + socket)
+            #expect(refused.status == 7, "quota refusals have their own exit code")
+            #expect(refused.stderr.contains("max_queued_per_owner") && refused.stderr.contains("quota is 3"), "\(refused.stderr)")
+
+            // Root is not limited; and a cancelled job frees its place.
+            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/root", destination: "/tmp/lull-quota-root"))
+            #expect(try asNobody(["cancel", ids[0]] + socket).status == 0)
+            let again = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q4", "-o", "/tmp/lull-quota-4"] + socket)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(try asNobody(["submit", "fetch", "http://127.0.0.1:9/q5", "-o", "/tmp/lull-quota-5"] + socket).status == 7)
+        }
+    }
 }

@@ -130,10 +130,16 @@ public enum ConfigLoader {
                     config.limits.maxPushBodyBytes = integer(value, "limits", key, 0...(256 << 20)) ?? config.limits.maxPushBodyBytes
                 case "max_batch_jobs":
                     config.limits.maxBatchJobs = integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
+                case "max_queued_per_owner":
+                    config.limits.maxQueuedPerOwner = integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
+                case "per_owner_metered_bytes_per_day":
+                    if let value = integer(value, "limits", key, 0...Int.max) {
+                        config.policy.perOwnerMeteredBytesPerDay = ConfiguredLimit(Int64(value), origin: origin("limits", key))
+                    }
                 default:
                     problem(
                         section: "limits", key: key,
-                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_request_bytes")
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day")
                 }
             }
         }

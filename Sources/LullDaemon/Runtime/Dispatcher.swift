@@ -22,6 +22,8 @@ actor Dispatcher {
     private var meters: [JobID: AttemptMeter] = [:]
     /// Accounting of jobs between attempts (a retry carries on counting).
     private var accountants: [JobID: JobAccountant] = [:]
+    /// Unfinished jobs (queued, paused, running) per owner, for `max_queued_per_owner`.
+    private var unfinishedByOwner: [OwnerID: Int] = [:]
     private var timer: Task<Void, Never>?
     private var timerDue: Date?
     private var running: [JobID: Task<Void, Never>] = [:]
@@ -61,8 +63,28 @@ actor Dispatcher {
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
+        for job in try await store.queuedJobs() {
+            scheduler.enqueue(job, now: now)
+            unfinishedByOwner[job.owner, default: 0] += 1
+        }
         pump()
+    }
+
+    /// Claims room for `count` new jobs of `owner` under `limit` before they are stored; the
+    /// claim becomes the jobs' count once they are, or is given back with `release`. Root's
+    /// jobs are not limited.
+    func reserve(_ count: Int, for owner: OwnerID, limit: Int) -> Result<Void, OwnerQuotaExceeded> {
+        let current = unfinishedByOwner[owner, default: 0]
+        if owner.rawValue != 0, current + count > limit {
+            return .failure(OwnerQuotaExceeded(owner: owner, unfinished: current, asked: count, limit: limit))
+        }
+        unfinishedByOwner[owner] = current + count
+        return .success(())
+    }
+
+    func release(_ count: Int, for owner: OwnerID) {
+        let left = unfinishedByOwner[owner, default: 0] - count
+        unfinishedByOwner[owner] = left > 0 ? left : nil
     }
 
     /// Newly stored jobs join the queue.
@@ -132,6 +154,7 @@ actor Dispatcher {
                 id: current.id, from: [current.state], to: target, event: command.eventType, time: clock.now())
             switch try await store.apply(update) {
             case .applied(let updated):
+                if updated.state.isTerminal { release(1, for: updated.owner) }
                 _ = scheduler.remove(updated.id)
                 if let task = running[updated.id] {
                     task.cancel()
@@ -210,6 +233,7 @@ actor Dispatcher {
             id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
             message: "the deadline passed before the job could start (on_deadline = expire)")
         if case .applied(let job) = try? await store.apply(update) {
+            release(1, for: job.owner)
             metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
         }
         logger.notice("job expired", metadata: ["job_id": "\(id)"])
@@ -334,6 +358,7 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
             progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result)
         await store(update, for: job)
+        release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
         logger.info("job succeeded", metadata: ["job_id": "\(job.id)", "bytes": "\(result.bytes ?? 0)"])
     }
@@ -344,6 +369,7 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
             result: JobResult(accounting: accounting), failure: failure)
         await store(update, for: job)
+        release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
