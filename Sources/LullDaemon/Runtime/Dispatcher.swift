@@ -354,10 +354,12 @@ actor Dispatcher {
     private func finish(_ job: Job, result: JobResult) async {
         var result = result
         result.accounting = closeAccounting(of: job)
+        let next = nextOccurrence(of: job, unchanged: result.notModified == true)
         let update = JobUpdate(
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
-            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result)
-        await store(update, for: job)
+            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result,
+            message: next?.announcement)
+        await store(update, for: job, successor: next?.job)
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
         logger.info("job succeeded", metadata: ["job_id": "\(job.id)", "bytes": "\(result.bytes ?? 0)"])
@@ -365,10 +367,11 @@ actor Dispatcher {
 
     private func finish(_ job: Job, failure: JobFailure) async {
         let accounting = closeAccounting(of: job)
+        let next = nextOccurrence(of: job, unchanged: false)
         let update = JobUpdate(
             id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
-            result: JobResult(accounting: accounting), failure: failure)
-        await store(update, for: job)
+            result: JobResult(accounting: accounting), failure: failure, message: next?.announcement)
+        await store(update, for: job, successor: next?.job)
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
@@ -385,12 +388,40 @@ actor Dispatcher {
         await store(update, for: job)
     }
 
-    private func store(_ update: JobUpdate, for job: Job) async {
+    private func store(_ update: JobUpdate, for job: Job, successor: NewJob? = nil) async {
         do {
-            _ = try await store.apply(update)
+            let (_, created) = try await store.apply(update, creating: successor)
+            if let created {
+                unfinishedByOwner[created.owner, default: 0] += 1
+                scheduler.enqueue(QueuedJob(created), now: clock.now())
+                logger.info(
+                    "next occurrence queued",
+                    metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
+            }
         } catch {
             logger.error("could not record job outcome", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
         }
+    }
+
+    /// A periodic job's next occurrence, created with the end of this one: its flex window
+    /// opens at `not_before` and closes at its deadline (`on_deadline = run`). An adaptive
+    /// fetch that found nothing new waits longer next time (up to `max_every_seconds`).
+    private func nextOccurrence(of job: Job, unchanged: Bool) -> (job: NewJob, announcement: String)? {
+        guard let periodic = job.spec.periodic, accepting else { return nil }
+        let now = clock.now()
+        let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
+        let window = periodic.nextWindow(after: now, interval: interval, salt: UInt64(job.id.rawValue))
+        var spec = job.spec
+        spec.notBefore = window.opens
+        spec.deadline = window.due
+        spec.onDeadline = .run
+        spec.periodInterval = interval
+        let formatter = ISO8601DateFormatter()
+        let stretched = interval > periodic.every ? " (no new data: the period is stretched to \(Int(interval)) s)" : ""
+        return (
+            NewJob(owner: job.owner, spec: spec, createdAt: now),
+            "the next occurrence runs between \(formatter.string(from: window.opens)) and \(formatter.string(from: window.due))\(stretched)"
+        )
     }
 
     /// The local time zone's offset now and at its next change, for class time windows.
