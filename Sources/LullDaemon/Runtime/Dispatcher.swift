@@ -22,6 +22,8 @@ actor Dispatcher {
     private var meters: [JobID: AttemptMeter] = [:]
     /// Accounting of jobs between attempts (a retry carries on counting).
     private var accountants: [JobID: JobAccountant] = [:]
+    /// The local time rules know one daylight-saving change ahead; past it they are read again.
+    private var localTimeKnownUntil: Date
     /// Unfinished jobs (queued, paused, running) per owner, for `max_queued_per_owner`.
     private var unfinishedByOwner: [OwnerID: Int] = [:]
     private var timer: Task<Void, Never>?
@@ -40,7 +42,9 @@ actor Dispatcher {
         self.store = store
         self.engines = engines
         self.policy = policy
-        self.scheduler = JobScheduler(policy: policy, localTime: Self.localTime(at: clock.now()))
+        let localTime = Self.localTime(at: clock.now())
+        self.scheduler = JobScheduler(policy: policy, localTime: localTime)
+        self.localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
@@ -121,9 +125,11 @@ actor Dispatcher {
         update(world: next)
     }
 
-    /// A new policy (reload): the queue is re-evaluated under it.
+    /// A new policy (reload): the queue is re-evaluated under it, and the local time zone is
+    /// read again (an admin who moved the machine to another zone reloads).
     func update(policy: SchedulingPolicy) {
         self.policy = policy
+        refreshLocalTime(at: clock.now())
         scheduler.updatePolicy(policy, now: clock.now())
         pump()
     }
@@ -162,6 +168,7 @@ actor Dispatcher {
                 }
                 if updated.state == .cancelled {
                     accountants[updated.id] = nil
+                    metrics.jobFinished(kind: updated.spec.kind, outcome: "cancelled", reason: nil)
                     await engines[updated.spec.kind]?.discardResumeData(of: updated)
                 }
                 if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
@@ -189,6 +196,7 @@ actor Dispatcher {
     private func pump() {
         guard accepting else { return }
         let now = clock.now()
+        if now >= localTimeKnownUntil { refreshLocalTime(at: now) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
         if scheduler.pressureDependence(world: world, now: now).consulted,
             pressureReadAt.map({ now.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
@@ -422,6 +430,12 @@ actor Dispatcher {
             NewJob(owner: job.owner, spec: spec, createdAt: now),
             "the next occurrence runs between \(formatter.string(from: window.opens)) and \(formatter.string(from: window.due))\(stretched)"
         )
+    }
+
+    private func refreshLocalTime(at now: Date) {
+        let localTime = Self.localTime(at: now)
+        scheduler.updateLocalTime(localTime)
+        localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
     }
 
     /// The local time zone's offset now and at its next change, for class time windows.
