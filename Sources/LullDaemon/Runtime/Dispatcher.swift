@@ -67,10 +67,8 @@ actor Dispatcher {
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        for job in try await store.queuedJobs() {
-            scheduler.enqueue(job, now: now)
-            unfinishedByOwner[job.owner, default: 0] += 1
-        }
+        for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
+        unfinishedByOwner = try await store.unfinishedCountsByOwner()
         pump()
     }
 
@@ -415,7 +413,7 @@ actor Dispatcher {
     /// opens at `not_before` and closes at its deadline (`on_deadline = run`). An adaptive
     /// fetch that found nothing new waits longer next time (up to `max_every_seconds`).
     private func nextOccurrence(of job: Job, unchanged: Bool) -> (job: NewJob, announcement: String)? {
-        guard let periodic = job.spec.periodic, accepting else { return nil }
+        guard let periodic = job.spec.periodic else { return nil }
         let now = clock.now()
         let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
         let window = periodic.nextWindow(after: now, interval: interval, salt: UInt64(job.id.rawValue))
@@ -424,6 +422,8 @@ actor Dispatcher {
         spec.deadline = window.due
         spec.onDeadline = .run
         spec.periodInterval = interval
+        // Each occurrence is a new request to the server, not a retry of the last one.
+        if spec.kind == .push { spec.idempotencyKey = UUID().uuidString.lowercased() }
         let formatter = ISO8601DateFormatter()
         let stretched = interval > periodic.every ? " (no new data: the period is stretched to \(Int(interval)) s)" : ""
         return (
