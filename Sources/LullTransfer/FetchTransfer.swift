@@ -187,7 +187,7 @@ public struct FetchTransfer: TransferEngine {
             }
         }
         do {
-            return try await clients.client(for: job.spec.url).execute(request, timeout: settings.total(for: job))
+            return try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw TransferFailures.classify(error)

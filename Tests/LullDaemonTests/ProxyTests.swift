@@ -69,3 +69,49 @@ import Testing
         }
     }
 }
+
+/// A job's own `timeouts.connect_seconds` bounds its connection attempts, not the daemon's
+/// default (15 s). The server is a loopback listener whose accept queue is full, so the
+/// kernel drops further handshakes and a connect hangs until someone gives up.
+@Suite struct ConnectTimeoutTests {
+    @Test func aJobsConnectTimeoutIsItsOwn() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try #require(bind(listener, raw, length) == 0)
+                try #require(listen(listener, 0) == 0)
+                try #require(getsockname(listener, raw, &length) == 0)
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // Fill the accept queue (never accepted): later handshakes go unanswered.
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<3 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue), 0)
+            fillers.append(filler)
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+
+        try await withDaemon { daemon, client in
+            let started = ContinuousClock.now
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:\(port)/never", destination: daemon.directory.appendingPathComponent("n").path,
+                retry: RetrySettings(maxAttempts: 1), timeouts: TimeoutSettings(connectSeconds: 1)))
+            let failed = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
+            let elapsed = ContinuousClock.now - started
+            print("a 1 s connect timeout failed the job after \(elapsed)")
+            #expect(failed.state == .failed)
+            #expect(failed.error?.code == "connect_timeout", "\(String(describing: failed.error))")
+            #expect(elapsed < .seconds(8), "the job's 1 s, not the daemon's 15 s")
+        }
+    }
+}
