@@ -26,6 +26,8 @@ public struct JobView: Codable, Sendable, Equatable {
     public var retryAt: Date?
     /// For a queued job: every condition that holds it now (empty when it is about to start).
     public var waitingFor: [WaitingReasonView]?
+    /// The systemd unit started when the job ends.
+    public var onCompleteUnit: String?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -39,6 +41,7 @@ public struct JobView: Codable, Sendable, Equatable {
         case uploadProtocol = "protocol"
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
+        case onCompleteUnit = "on_complete_unit"
     }
 
     public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
@@ -63,6 +66,7 @@ public struct JobView: Codable, Sendable, Equatable {
         expectedBytes = job.spec.expectedBytes
         uploadProtocol = job.spec.uploadProtocol
         retryAt = job.state == .queued ? job.retryAt : nil
+        onCompleteUnit = job.spec.onCompleteUnit
     }
 }
 

@@ -44,6 +44,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var onDeadline: DeadlineAction?
     /// Expected bytes to send (upload/push); what the job downloads is `expectedBytes`.
     public var expectedBytesUp: Int64?
+    /// A systemd unit to start when the job ends (succeeded, failed, cancelled or expired).
+    public var onCompleteUnit: String?
 
     public init(
         kind: JobKind,
@@ -68,8 +70,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
         notBefore: Date? = nil,
         deadline: Date? = nil,
         onDeadline: DeadlineAction? = nil,
-        expectedBytesUp: Int64? = nil
+        expectedBytesUp: Int64? = nil,
+        onCompleteUnit: String? = nil
     ) {
+        self.onCompleteUnit = onCompleteUnit
         self.constraints = constraints
         self.notBefore = notBefore
         self.deadline = deadline
