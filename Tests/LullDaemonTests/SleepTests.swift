@@ -27,8 +27,8 @@ struct SleepTests {
 
             let destination = daemon.directory.appendingPathComponent("big.bin").path
             let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
-            try await awaitEvent(client: client, "a checkpoint of the first MiB") {
-                $0.jobId == job.id && resumableOffset($0) >= 1 << 20
+            try await awaitEvent(client: client, "bytes arriving") {
+                $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
             }
             let cursor = try await client.events(after: 0).lastSeq
             try prepareForSleep(bus, true)
