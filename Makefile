@@ -91,8 +91,8 @@ install-files:
 		$(DESTDIR)$(POLKITDIR)
 	install -m 0755 $(INSTALL_FROM)/lulld $(INSTALL_FROM)/lullctl $(DESTDIR)$(BINDIR)/
 	for unit in lulld.service lulld.socket; do \
-		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
-		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g' units/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
+		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
+		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; \
 	done
 	install -m 0644 units/lull.sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/lull.conf

@@ -9,10 +9,10 @@ import Foundation
 /// through `nsenter -t LEADER -a`.
 public final class NspawnMachine: @unchecked Sendable {
     /// Bump when the package list changes, so a stale cache is not reused.
-    public static let cacheRoot = "/var/cache/lull-nspawn-root/bookworm-v2"
+    public static let cacheRoot = "/var/cache/lull-nspawn-root/bookworm-v3"
     public static let packages = [
         "systemd", "systemd-sysv", "dbus", "dbus-user-session", "libpam-systemd", "polkitd", "libsqlite3-0",
-        "python3", "curl", "libstdc++6",
+        "python3", "curl", "libstdc++6", "procps",
     ]
     public static let mirror = "http://deb.debian.org/debian"
 

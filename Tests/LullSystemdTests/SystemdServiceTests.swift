@@ -13,6 +13,10 @@ struct SystemdServiceTests {
     func systemInstanceUnderSystemd() throws {
         let machine = try SystemdEnvironment.boot()
         defer { machine.shutDown() }
+        try SystemdEnvironment.reportingJournal(of: machine) { try systemInstance(machine) }
+    }
+
+    private func systemInstance(_ machine: NspawnMachine) throws {
         let port = 20_000 + Int(getpid() % 10_000)
         try SystemdEnvironment.install(into: machine)
         try SystemdEnvironment.serveFiles(in: machine, port: port)
@@ -52,7 +56,7 @@ struct SystemdServiceTests {
         // Socket activation: nothing runs until the first client connects.
         try machine.check(["systemctl", "start", "lulld.socket"])
         #expect(try machine.property("lulld.service", "ActiveState") == "inactive")
-        let status = try machine.run(["lullctl", "--socket", Self.socket, "status"])
+        let status = try machine.run(["env", "LULL_SOCKET=\(Self.socket)", "lullctl", "status"])
         #expect(status.status == 0, "lullctl status: \(status.stdout)\(status.stderr)")
         #expect(try machine.property("lulld.service", "ActiveState") == "active")
         #expect(try machine.property("lulld.service", "User") == "lull")
@@ -84,7 +88,7 @@ struct SystemdServiceTests {
         ])
         #expect(try api.waitForState(hooked, "succeeded") == "succeeded")
         try machine.waitFor("lull-hook-done@\(hooked).service to run", timeout: .seconds(15)) {
-            FileManager.default.fileExists(atPath: machine.root + "/run/lull-hook-done-\(hooked)") ? true : nil
+            try machine.run(["test", "-e", "/run/lull-hook-done-\(hooked)"]).status == 0 ? true : nil
         }
         let refused = try api.request("POST", "/v1/jobs", body: [
             "kind": "fetch", "url": "http://127.0.0.1:\(port)/a.bin", "destination": "/srv/downloads/c.bin",
@@ -144,6 +148,10 @@ struct SystemdServiceTests {
     func userInstanceUnderSystemctlUser() throws {
         let machine = try SystemdEnvironment.boot()
         defer { machine.shutDown() }
+        try SystemdEnvironment.reportingJournal(of: machine) { try userInstance(machine) }
+    }
+
+    private func userInstance(_ machine: NspawnMachine) throws {
         let port = 20_000 + Int((getpid() + 1) % 10_000)
         try SystemdEnvironment.install(into: machine)
         try SystemdEnvironment.serveFiles(in: machine, port: port)
@@ -166,9 +174,9 @@ struct SystemdServiceTests {
         try machine.check(userctl + ["daemon-reload"])
         try machine.check(userctl + ["start", "lulld.socket"])
         let socket = "/run/user/\(uid)/lull/lull.sock"
-        #expect(FileManager.default.fileExists(atPath: machine.root + socket))
+        #expect(try machine.run(["test", "-S", socket]).status == 0)
         #expect(try machine.property("lulld.service", "ActiveState", user: "bob") == "inactive")
-        let status = try machine.run(["runuser", "-u", "bob", "--", "lullctl", "--socket", socket, "status"])
+        let status = try machine.run(["runuser", "-u", "bob", "--", "env", "LULL_SOCKET=\(socket)", "lullctl", "status"])
         #expect(status.status == 0, "lullctl status as bob: \(status.stdout)\(status.stderr)")
         #expect(try machine.property("lulld.service", "ActiveState", user: "bob") == "active")
 
@@ -179,7 +187,7 @@ struct SystemdServiceTests {
         #expect(try api.waitForState(job, "succeeded", as: "bob") == "succeeded")
         #expect(try machine.check(["stat", "-c", "%U", "/home/bob/a.bin"]).trimmed == "bob")
         try machine.waitFor("the user's lull-done@\(job).service to run", timeout: .seconds(15)) {
-            FileManager.default.fileExists(atPath: machine.root + "/run/user/\(uid)/hook-\(job)") ? true : nil
+            try machine.run(["test", "-e", "/run/user/\(uid)/hook-\(job)"]).status == 0 ? true : nil
         }
         try machine.check(userctl + ["stop", "lulld.service"])
         #expect(try machine.property("lulld.service", "Result", user: "bob") == "success")
@@ -221,6 +229,18 @@ enum SystemdEnvironment {
         return true
     }
 
+    /// Runs `body`; when it throws, prints the container's journal (the last 200 lines) first.
+    static func reportingJournal(of machine: NspawnMachine, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            let journal = (try? machine.run(["journalctl", "--no-pager", "-n", "200", "-o", "short-monotonic"]).stdout) ?? "(no journal)"
+            let sockets = (try? machine.run(["sh", "-c", "ls -la /run/lull /run/user/*/lull; id alice; id bob"]).stdout) ?? ""
+            print("container journal:\n\(journal)\nsockets and users:\n\(sockets)")
+            throw error
+        }
+    }
+
     static func boot() throws -> NspawnMachine {
         if let reason = NspawnMachine.unavailableReason { throw NspawnError("cannot boot a container: \(reason)") }
         return try NspawnMachine(bindReadOnly: FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : [])
@@ -258,8 +278,10 @@ enum SystemdEnvironment {
 
     /// "Overall exposure level for lulld.service: 1.9 OK".
     static func exposure(_ output: String) -> Double? {
-        guard let line = output.split(separator: "\n").first(where: { $0.contains("Overall exposure level") }) else { return nil }
-        return line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+        guard let line = output.split(separator: "\n").first(where: { $0.contains("Overall exposure level") }),
+            let match = line.firstMatch(of: /\.service: ([0-9.]+)/)
+        else { return nil }
+        return Double(match.1)
     }
 }
 
@@ -284,7 +306,8 @@ struct ContainerAPI {
         if let user { arguments = ["runuser", "-u", user, "--"] + arguments }
         let result = try machine.run(arguments, input: input)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        return Response(status: Int(lines.last ?? "") ?? 0, body: lines.dropLast().joined(separator: "\n"))
+        let body = lines.dropLast().joined(separator: "\n")
+        return Response(status: Int(lines.last ?? "") ?? 0, body: result.status == 0 ? body : body + " (curl exited \(result.status): \(result.stderr))")
     }
 
     func submit(_ body: [String: Any], as user: String? = nil) throws -> Int64 {
