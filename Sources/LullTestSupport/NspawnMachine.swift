@@ -46,8 +46,15 @@ public final class NspawnMachine: @unchecked Sendable {
             "-t", "overlay", "overlay", "-o",
             "lowerdir=\(Self.cacheRoot),upperdir=\(directory)/upper,workdir=\(directory)/work", root,
         ])
-        guard mount.status == 0 else { throw NspawnError("cannot mount the overlay: \(mount.stderr)") }
-        mounted = true
+        if mount.status == 0 {
+            mounted = true
+        } else {
+            // No overlay here (e.g. the temporary directory is itself on overlayfs): a copy,
+            // slower but just as disposable.
+            FileHandle.standardError.write(Data("NspawnMachine: overlay mount failed (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); copying the root instead\n".utf8))
+            let copy = try CommandRunner.run("/bin/cp", ["-a", "--reflink=auto", Self.cacheRoot + "/.", root])
+            guard copy.status == 0 else { throw NspawnError("cannot copy the cached root: \(copy.stderr)") }
+        }
         do {
             try boot(bindReadOnly: bindReadOnly, timeout: timeout)
         } catch {

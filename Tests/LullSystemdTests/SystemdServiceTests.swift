@@ -29,6 +29,8 @@ struct SystemdServiceTests {
             [Service]
             WatchdogSec=3
             TimeoutAbortSec=2
+            # The watchdog aborts the hung daemon; its core would go to the host's core_pattern.
+            LimitCORE=0
             ReadWritePaths=/srv/downloads
             """, to: "/etc/systemd/system/lulld.service.d/test.conf")
         try machine.write(Self.config(heldSlots: 0), to: "/etc/lull/lull.toml")
@@ -51,6 +53,7 @@ struct SystemdServiceTests {
         #expect(verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify.stderr)")
         let security = try machine.run(["systemd-analyze", "security", "--no-pager", "lulld.service"])
         let exposure = SystemdEnvironment.exposure(security.stdout)
+        print("systemd-analyze security lulld.service: overall exposure \(exposure.map { "\($0)" } ?? "unknown")")
         #expect(exposure != nil && exposure! <= 2.0, "exposure \(exposure.map { "\($0)" } ?? "unknown"):\n\(security.stdout.suffix(600))")
 
         // Socket activation: nothing runs until the first client connects.
@@ -117,6 +120,7 @@ struct SystemdServiceTests {
         try machine.check(["systemctl", "reload", "lulld"])
 
         // Watchdog: a stopped process stops pinging and systemd restarts it.
+        let stopped = ContinuousClock.now
         try machine.check(["kill", "-STOP", pid])
         let restartedPID = try machine.waitFor("the watchdog to restart lulld", timeout: .seconds(30), every: .milliseconds(250)) { () -> String? in
             let now = try machine.property("lulld.service", "MainPID")
@@ -124,6 +128,7 @@ struct SystemdServiceTests {
             return state == "active" && now != pid && now != "0" ? now : nil
         }
         #expect(restartedPID != pid)
+        print("watchdog (WatchdogSec=3): SIGSTOPped lulld replaced by pid \(restartedPID) after \(ContinuousClock.now - stopped)")
         #expect(Int(try machine.property("lulld.service", "NRestarts")) ?? 0 >= 1)
         #expect(try machine.check(["journalctl", "-u", "lulld", "--no-pager"]).contains("Watchdog timeout"))
 

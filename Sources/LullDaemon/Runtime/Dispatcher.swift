@@ -212,6 +212,7 @@ actor Dispatcher {
                 }
                 if updated.state == .cancelled {
                     await engines[updated.spec.kind]?.discardResumeData(of: updated)
+                    logger.info("job cancelled", metadata: Self.metadata(updated))
                     ended(updated)
                 }
                 if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
