@@ -11,6 +11,8 @@ public protocol JobStore: Sendable {
     func list(_ filter: JobFilter) async throws -> [Job]
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
+    /// Jobs per class and state over every owner (metrics).
+    func countsByClassAndState() async throws -> [JobCountKey: Int]
     /// Events with `seq > after`, oldest first; `owner == nil` means every owner.
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
@@ -23,6 +25,16 @@ public protocol JobStore: Sendable {
     func pendingCompletionHooks() async throws -> [Job]
     /// Records that the job's completion hook ran (started or failed for good).
     func completionHookRan(_ id: JobID, at time: Date) async throws
+}
+
+public struct JobCountKey: Hashable, Sendable {
+    public var jobClass: String
+    public var state: JobState
+
+    public init(jobClass: String, state: JobState) {
+        self.jobClass = jobClass
+        self.state = state
+    }
 }
 
 /// One durable change to a job, recorded with its event.

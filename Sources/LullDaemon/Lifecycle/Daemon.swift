@@ -80,14 +80,24 @@ public enum Daemon {
         ]
         let notifier = SystemdNotifier()
         let sensors = await WorldMonitor.start(config: config.sensors, logger: logger)
+        let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
+        let samples = SampleWatch(sampler: sensors.sampler)
+        let metrics = DaemonMetrics()
         let manager = HookManager(config.hooks.manager)
         let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
         let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, logger: logger)
         let dispatcher = Dispatcher(
-            store: store, engines: engines, policy: config.policy, world: sensors.current,
-            progressInterval: config.transfers.progressInterval, clock: clock, logger: logger, hooks: hooks)
+            store: store, engines: engines, policy: config.policy, world: sensors.current, pressure: pressure,
+            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger,
+            hooks: hooks)
         sensors.follow(dispatcher)
-        defer { Task { await sensors.stop() } }
+        defer {
+            Task {
+                await sensors.stop()
+                await pressure.stop()
+                await samples.stop()
+            }
+        }
         do {
             try await notifier.extendingTimeout { try await dispatcher.restore() }
         } catch {
@@ -102,7 +112,8 @@ public enum Daemon {
             stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
         let validators = ValidatorHolder(Self.validator(for: config, manager: manager))
         let router = ControlRouter(
-            store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock)
+            store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock,
+            samples: samples, metrics: metrics)
         let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
 
         let queued = await dispatcher.queuedCount
