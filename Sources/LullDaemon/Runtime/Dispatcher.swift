@@ -263,7 +263,6 @@ actor Dispatcher {
     func resumeAfterSleep() {
         guard mode == .sleeping else { return }
         mode = .accepting
-        scheduler.updatePolicy(policy, now: clock.now())
         logger.notice("resumed after sleep", metadata: ["queued": "\(scheduler.queuedCount)"])
         pump()
     }
