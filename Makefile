@@ -33,6 +33,8 @@ SYSCONFDIR ?= /etc
 INSTALL_FROM ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 # Set to 1 to skip systemd-sysusers/systemd-tmpfiles/daemon-reload (packaging, containers).
 NO_SYSTEMD_SETUP ?=
+# Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
+INSTALL_STRIP ?= -s
 
 .PHONY: run test deps test-deps build release bench bench-quick clean install install-files uninstall
 
@@ -89,7 +91,7 @@ install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/lull \
 		$(DESTDIR)$(POLKITDIR)
-	install -m 0755 $(INSTALL_FROM)/lulld $(INSTALL_FROM)/lullctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/lulld $(INSTALL_FROM)/lullctl $(DESTDIR)$(BINDIR)/
 	for unit in lulld.service lulld.socket; do \
 		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
 		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
