@@ -32,6 +32,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var deadline: Date?
     public var onDeadline: DeadlineAction?
     public var expectedBytesUp: Int64?
+    public var periodic: PeriodicSchedule?
     public var onCompleteUnit: String?
 
     public init(
@@ -43,8 +44,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         retry: RetrySettings? = nil, timeouts: TimeoutSettings? = nil,
         network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
         notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil,
+        periodic: PeriodicSchedule? = nil,
         onCompleteUnit: String? = nil
     ) {
+        self.periodic = periodic
         self.onCompleteUnit = onCompleteUnit
         self.network = network
         self.requiresAC = requiresAC
@@ -94,6 +97,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case deadline
         case onDeadline = "on_deadline"
         case expectedBytesUp = "expected_bytes_up"
+        case periodic
         case onCompleteUnit = "on_complete_unit"
     }
 
@@ -126,6 +130,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         deadline = try Self.date(container, .deadline)
         onDeadline = try container.decodeIfPresent(DeadlineAction.self, forKey: .onDeadline)
         expectedBytesUp = try container.decodeIfPresent(Int64.self, forKey: .expectedBytesUp)
+        periodic = try container.decodeIfPresent(PeriodicSchedule.self, forKey: .periodic)
         onCompleteUnit = try container.decodeIfPresent(String.self, forKey: .onCompleteUnit)
     }
 
@@ -169,6 +174,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(deadline.map { formatter.string(from: $0) }, forKey: .deadline)
         try container.encodeIfPresent(onDeadline, forKey: .onDeadline)
         try container.encodeIfPresent(expectedBytesUp, forKey: .expectedBytesUp)
+        try container.encodeIfPresent(periodic, forKey: .periodic)
         try container.encodeIfPresent(onCompleteUnit, forKey: .onCompleteUnit)
     }
 
@@ -195,6 +201,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             constraints: network == nil && requiresAC == nil && minBattery == nil
                 ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
             notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp,
+            periodic: periodic,
             onCompleteUnit: onCompleteUnit)
     }
 }

@@ -44,6 +44,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var onDeadline: DeadlineAction?
     /// Expected bytes to send (upload/push); what the job downloads is `expectedBytes`.
     public var expectedBytesUp: Int64?
+    /// A recurring job: when this occurrence ends, the next one is created with its own window.
+    public var periodic: PeriodicSchedule?
+    /// The period this occurrence was scheduled with (adaptive fetches stretch it); nil for the first.
+    public var periodInterval: TimeInterval?
     /// A systemd unit to start when the job ends (succeeded, failed, cancelled or expired).
     public var onCompleteUnit: String?
 
@@ -71,8 +75,12 @@ public struct JobSpec: Sendable, Equatable, Codable {
         deadline: Date? = nil,
         onDeadline: DeadlineAction? = nil,
         expectedBytesUp: Int64? = nil,
+        periodic: PeriodicSchedule? = nil,
+        periodInterval: TimeInterval? = nil,
         onCompleteUnit: String? = nil
     ) {
+        self.periodic = periodic
+        self.periodInterval = periodInterval
         self.onCompleteUnit = onCompleteUnit
         self.constraints = constraints
         self.notBefore = notBefore
