@@ -9,11 +9,38 @@ BUILD_FLAGS = -c $(CONFIG)
 BIN         = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share
+DOCDIR     ?= $(DATADIR)/doc/lull
+MANDIR     ?= $(DATADIR)/man
+# systemd's directories: under PREFIX, except that /usr/local units are not searched by
+# systemd, so a /usr/local install puts units under /etc (the admin's place).
+ifeq ($(PREFIX),/usr)
+UNITDIR     ?= /usr/lib/systemd/system
+USERUNITDIR ?= /usr/lib/systemd/user
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+POLKITDIR   ?= /usr/share/polkit-1/rules.d
+else
+UNITDIR     ?= /etc/systemd/system
+USERUNITDIR ?= /etc/systemd/user
+SYSUSERSDIR ?= /etc/sysusers.d
+TMPFILESDIR ?= /etc/tmpfiles.d
+POLKITDIR   ?= /etc/polkit-1/rules.d
+endif
+SYSCONFDIR ?= /etc
+# Where install-files takes lulld and lullctl from (make install builds them there).
+INSTALL_FROM ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
+# Set to 1 to skip systemd-sysusers/systemd-tmpfiles/daemon-reload (packaging, containers).
+NO_SYSTEMD_SETUP ?=
+# Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
+INSTALL_STRIP ?= -s
 
-.PHONY: run test deps test-deps build release bench bench-quick clean
+.PHONY: run test deps test-deps build release bench bench-quick clean install install-files uninstall
 
 # System packages the build and the tests use. Installed only when something is missing.
-APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2
+APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
+	debootstrap systemd-container
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -52,6 +79,58 @@ bench: deps
 bench-quick: deps
 	$(SWIFT) build -c release
 	$$($(SWIFT) build -c release --show-bin-path)/lull-bench --quick
+
+# Release binaries with the Swift runtime linked in (no /opt/swift needed on the target),
+# then everything else. PREFIX=/usr for a distribution layout; DESTDIR for staging.
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product lulld
+	$(SWIFT) build -c release --static-swift-stdlib --product lullctl
+	$(MAKE) install-files
+
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/lull \
+		$(DESTDIR)$(POLKITDIR)
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/lulld $(INSTALL_FROM)/lullctl $(DESTDIR)$(BINDIR)/
+	for unit in lulld.service lulld.socket; do \
+		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
+		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; \
+	done
+	install -m 0644 units/lull.sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/lull.conf
+	install -m 0644 units/lull.tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf
+	install -m 0644 units/lull-hooks.polkit.rules $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules
+	install -m 0644 examples/lull.toml $(DESTDIR)$(DOCDIR)/examples/lull.toml
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	@# The example is a starting point, never written over an admin's file.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml ] || install -m 0644 examples/lull.toml $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml
+	@# Man pages and completions when the tree has them (man/ is generated elsewhere).
+	for page in man/*.[158]; do \
+		[ -e "$$page" ] || continue; \
+		section=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$section; \
+		install -m 0644 "$$page" $(DESTDIR)$(MANDIR)/man$$section/; \
+	done
+	if $(INSTALL_FROM)/lullctl --generate-completion-script bash >/dev/null 2>&1; then \
+		install -d $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
+			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d; \
+		$(INSTALL_FROM)/lullctl --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl; \
+		$(INSTALL_FROM)/lullctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_lullctl; \
+		$(INSTALL_FROM)/lullctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish; \
+	fi
+	@# On a live system (no DESTDIR): create the user and directories, tell systemd.
+	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/lull.conf && systemd-tmpfiles --create $(TMPFILESDIR)/lull.conf && \
+		systemctl daemon-reload; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lulld $(DESTDIR)$(BINDIR)/lullctl \
+		$(DESTDIR)$(UNITDIR)/lulld.service $(DESTDIR)$(UNITDIR)/lulld.socket \
+		$(DESTDIR)$(USERUNITDIR)/lulld.service $(DESTDIR)$(USERUNITDIR)/lulld.socket \
+		$(DESTDIR)$(SYSUSERSDIR)/lull.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_lullctl \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf .build

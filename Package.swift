@@ -143,5 +143,7 @@ let package = Package(
             name: "LullDaemonTests",
             dependencies: ["LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore"]
         ),
+        // lulld under a real systemd: the units in a Debian root booted with systemd-nspawn.
+        .testTarget(name: "LullSystemdTests", dependencies: ["LullTestSupport"]),
     ]
 )

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -45,6 +46,14 @@ int lull_restore_fs_user(void) {
     syscall(SYS_setfsgid, egid);
     if (saved_count < 0) return 0;
     return (int)syscall(SYS_setgroups, (size_t)saved_count, saved_groups);
+}
+
+int lull_can_switch_fs_user(void) {
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+    if (syscall(SYS_capget, &header, data) != 0) return geteuid() == 0;
+    unsigned setuid_bit = 1u << CAP_SETUID, setgid_bit = 1u << CAP_SETGID;
+    return (data[0].effective & setuid_bit) && (data[0].effective & setgid_bit);
 }
 
 int lull_start_writeback(int fd, long long offset, long long length) {

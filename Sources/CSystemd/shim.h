@@ -3,4 +3,5 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-login.h>
 #endif

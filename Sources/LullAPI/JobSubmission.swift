@@ -33,6 +33,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var onDeadline: DeadlineAction?
     public var expectedBytesUp: Int64?
     public var periodic: PeriodicSchedule?
+    public var onCompleteUnit: String?
 
     public init(
         kind: JobKind, url: String, destination: String? = nil, source: String? = nil,
@@ -43,9 +44,11 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         retry: RetrySettings? = nil, timeouts: TimeoutSettings? = nil,
         network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
         notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil,
-        periodic: PeriodicSchedule? = nil
+        periodic: PeriodicSchedule? = nil,
+        onCompleteUnit: String? = nil
     ) {
         self.periodic = periodic
+        self.onCompleteUnit = onCompleteUnit
         self.network = network
         self.requiresAC = requiresAC
         self.minBattery = minBattery
@@ -95,6 +98,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case onDeadline = "on_deadline"
         case expectedBytesUp = "expected_bytes_up"
         case periodic
+        case onCompleteUnit = "on_complete_unit"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -127,6 +131,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         onDeadline = try container.decodeIfPresent(DeadlineAction.self, forKey: .onDeadline)
         expectedBytesUp = try container.decodeIfPresent(Int64.self, forKey: .expectedBytesUp)
         periodic = try container.decodeIfPresent(PeriodicSchedule.self, forKey: .periodic)
+        onCompleteUnit = try container.decodeIfPresent(String.self, forKey: .onCompleteUnit)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -170,6 +175,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(onDeadline, forKey: .onDeadline)
         try container.encodeIfPresent(expectedBytesUp, forKey: .expectedBytesUp)
         try container.encodeIfPresent(periodic, forKey: .periodic)
+        try container.encodeIfPresent(onCompleteUnit, forKey: .onCompleteUnit)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -195,7 +201,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             constraints: network == nil && requiresAC == nil && minBattery == nil
                 ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
             notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp,
-            periodic: periodic)
+            periodic: periodic,
+            onCompleteUnit: onCompleteUnit)
     }
 }
 

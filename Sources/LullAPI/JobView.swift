@@ -31,6 +31,8 @@ public struct JobView: Codable, Sendable, Equatable {
     /// A recurring job's schedule, and the period this occurrence was scheduled with.
     public var periodic: PeriodicSchedule?
     public var periodSeconds: Double?
+    /// The systemd unit started when the job ends.
+    public var onCompleteUnit: String?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -48,6 +50,7 @@ public struct JobView: Codable, Sendable, Equatable {
         case deadline
         case periodic
         case periodSeconds = "period_seconds"
+        case onCompleteUnit = "on_complete_unit"
     }
 
     public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
@@ -76,6 +79,7 @@ public struct JobView: Codable, Sendable, Equatable {
         deadline = job.spec.deadline
         periodic = job.spec.periodic
         periodSeconds = job.spec.periodic.map { job.spec.periodInterval ?? $0.every }
+        onCompleteUnit = job.spec.onCompleteUnit
     }
 }
 

@@ -48,6 +48,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var periodic: PeriodicSchedule?
     /// The period this occurrence was scheduled with (adaptive fetches stretch it); nil for the first.
     public var periodInterval: TimeInterval?
+    /// A systemd unit to start when the job ends (succeeded, failed, cancelled or expired).
+    public var onCompleteUnit: String?
 
     public init(
         kind: JobKind,
@@ -74,10 +76,12 @@ public struct JobSpec: Sendable, Equatable, Codable {
         onDeadline: DeadlineAction? = nil,
         expectedBytesUp: Int64? = nil,
         periodic: PeriodicSchedule? = nil,
-        periodInterval: TimeInterval? = nil
+        periodInterval: TimeInterval? = nil,
+        onCompleteUnit: String? = nil
     ) {
         self.periodic = periodic
         self.periodInterval = periodInterval
+        self.onCompleteUnit = onCompleteUnit
         self.constraints = constraints
         self.notBefore = notBefore
         self.deadline = deadline

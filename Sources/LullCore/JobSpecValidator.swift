@@ -5,10 +5,16 @@ import Foundation
 public struct JobSpecValidator: Sendable {
     public var limits: SubmissionLimits
     public var knownClasses: Set<String>
+    /// Units `on_complete_unit` may name; nil allows any (a user instance starts units in its
+    /// own user's manager). A system instance passes the admin's `[hooks] allowed_units`.
+    public var allowedUnits: Set<String>?
 
-    public init(limits: SubmissionLimits, knownClasses: Set<String> = Set(JobClassName.builtIn)) {
+    public init(
+        limits: SubmissionLimits, knownClasses: Set<String> = Set(JobClassName.builtIn), allowedUnits: Set<String>? = nil
+    ) {
         self.limits = limits
         self.knownClasses = knownClasses
+        self.allowedUnits = allowedUnits
     }
 
     public func validate(_ spec: JobSpec) throws(ValidationError) {
@@ -126,6 +132,7 @@ public struct JobSpecValidator: Sendable {
         if let battery = spec.constraints?.minBattery, !(0...100).contains(battery) {
             throw ValidationError(.invalidValue, field: "min_battery", "min_battery must be a percentage from 0 to 100")
         }
+        if let unit = spec.onCompleteUnit { try validateUnit(unit) }
         if spec.onDeadline != nil, spec.deadline == nil {
             throw ValidationError(.invalidValue, field: "on_deadline", "on_deadline needs a deadline")
         }
@@ -142,6 +149,20 @@ public struct JobSpecValidator: Sendable {
                     throw ValidationError(.invalidValue, field: field, "\(field) must be from 0.1 s to 30 days")
                 }
             }
+        }
+    }
+
+    private func validateUnit(_ text: String) throws(ValidationError) {
+        guard UnitName(text) != nil else {
+            throw ValidationError(
+                .invalidValue, field: "on_complete_unit",
+                "\"\(text)\" is not a unit name lulld may start; give a .service or .target name such as \"sync-done.service\" or the template \"backup@.service\" (at most \(UnitName.maxLength) characters of A-Z a-z 0-9 : _ . - \\ and one @)")
+        }
+        if let allowedUnits, !allowedUnits.contains(text) {
+            let listed = allowedUnits.isEmpty ? "none are allowed" : "allowed: " + allowedUnits.sorted().joined(separator: ", ")
+            throw ValidationError(
+                .invalidValue, field: "on_complete_unit",
+                "this system instance starts only the units its admin lists in [hooks] allowed_units (\(listed)); ask the administrator to add \"\(text)\" to [hooks] allowed_units in the daemon's lull.toml")
         }
     }
 

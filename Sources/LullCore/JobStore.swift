@@ -25,6 +25,10 @@ public protocol JobStore: Sendable {
     func queuedJobs() async throws -> [QueuedJob]
     /// Validators of the last successful fetch of `url` into `destination` by `owner`.
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
+    /// Ended jobs whose `on_complete_unit` has not been started yet, oldest first.
+    func pendingCompletionHooks() async throws -> [Job]
+    /// Records that the job's completion hook ran (started or failed for good).
+    func completionHookRan(_ id: JobID, at time: Date) async throws
 }
 
 extension JobStore {

@@ -12,8 +12,9 @@ struct RowCodec: Sendable {
         spec.body = nil
         let statement = try db.cachedStatement(sql: """
             INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at,
-                host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up)
-            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up,
+                on_complete_unit)
+            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let time = new.createdAt.timeIntervalSince1970
         let constraints = spec.constraints ?? .none
@@ -22,7 +23,7 @@ struct RowCodec: Sendable {
             try encode(spec), payload.map { Data($0) }, time, time,
             spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
             constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
-            spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp,
+            spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp, spec.onCompleteUnit,
         ])
         return Job(id: JobID(db.lastInsertedRowID), owner: new.owner, spec: new.spec, createdAt: new.createdAt)
     }

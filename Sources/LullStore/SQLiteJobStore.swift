@@ -197,6 +197,24 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    public func pendingCompletionHooks() async throws -> [Job] {
+        let codec = self.codec
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM jobs WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL
+                    AND state IN ('succeeded', 'failed', 'cancelled', 'expired')
+                ORDER BY id
+                """).map { try codec.job(from: $0) }
+        }
+    }
+
+    public func completionHookRan(_ id: JobID, at time: Date) async throws {
+        try await committer.perform { db, _ in
+            try db.execute(
+                sql: "UPDATE jobs SET hook_ran_at = ? WHERE id = ?", arguments: [time.timeIntervalSince1970, id.rawValue])
+        }
+    }
+
     /// Runs SQLite's own consistency check; "ok" when the file is sound.
     public func integrityCheck() async throws -> String {
         try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }

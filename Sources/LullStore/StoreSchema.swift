@@ -68,6 +68,16 @@ enum StoreSchema {
                 ALTER TABLE jobs ADD COLUMN expected_up INTEGER;
                 """)
         }
+        migrator.registerMigration("v4: completion hooks") { db in
+            // on_complete_unit is also in the spec; the column lets the start-up query find the
+            // hooks still due without decoding every spec.
+            try db.execute(sql: """
+                ALTER TABLE jobs ADD COLUMN on_complete_unit TEXT;
+                ALTER TABLE jobs ADD COLUMN hook_ran_at REAL;
+                CREATE INDEX jobs_pending_hooks ON jobs(id)
+                    WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -110,9 +110,23 @@ public struct FetchTransfer: TransferEngine {
                 do {
                     next = try await chunks.next()
                 } catch {
-                    // The connection broke: everything received so far is on disk; make it durable
-                    // and record it so the next attempt asks for exactly the rest.
-                    if validator != nil, !Task.isCancelled, (try? await writer.finish()) != nil, (try? await staging.flush()) != nil {
+                    // The connection broke, or the daemon is stopping or the machine going to
+                    // sleep (cancellation): everything received so far goes to disk, is made
+                    // durable and recorded, so the next attempt asks for exactly the rest. (After
+                    // a cancel command the record is refused by the store and the staging file
+                    // removed.) A cancelled task can no longer use the thread pool, so the tail
+                    // is saved from a task of its own (it does not inherit the cancellation).
+                    let saved = await Task { [writer, staging] () -> Bool in
+                        var writer = writer
+                        do {
+                            try await writer.finish()
+                            try await staging.flush()
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }.value
+                    if validator != nil, saved {
                         resume.offset = received
                         resume.transferredBytes = transferred
                         await context.checkpoint(resume)

@@ -7,23 +7,29 @@ import LullCore
 import NIOPosix
 
 /// Every file a job touches is opened with the rights of the job's owner, never the daemon's:
-/// when the daemon runs as root (the system instance) the blocking call runs on a pool thread
-/// that takes on the owner's filesystem identity for its duration. The daemon can therefore
-/// never be used to read or write a file its client could not (no confused deputy).
+/// when the daemon can switch identities (root, or the system unit's `lull` user with just
+/// CAP_SETUID and CAP_SETGID) the blocking call runs on a pool thread that takes on the owner's
+/// filesystem identity for its duration. The daemon can therefore never be used to read or
+/// write a file its client could not (no confused deputy).
 public struct FileAccess: Sendable {
     let pool: NIOThreadPool
     /// When non-empty, destinations must lie under one of these directories (after resolving symlinks).
     public let allowedDirectories: [String]
 
+    /// Whether this process may take on other users' filesystem identities (checked once).
+    let canSwitchIdentity: Bool
+
     public init(pool: NIOThreadPool = .singleton, allowedDirectories: [String] = []) {
         self.pool = pool
         self.allowedDirectories = allowedDirectories.map { URL(fileURLWithPath: $0).standardized.path }
+        self.canSwitchIdentity = lull_can_switch_fs_user() != 0
     }
 
     /// Runs blocking file work off the event loops, as `owner`.
     func run<T: Sendable>(as owner: OwnerID, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.runIfActive {
-            let switched = geteuid() == 0 && owner.rawValue != 0
+        let canSwitch = canSwitchIdentity
+        return try await pool.runIfActive {
+            let switched = canSwitch && owner.rawValue != geteuid()
             if switched, lull_become_fs_user(owner.rawValue) != 0 {
                 let code = errno
                 _ = lull_restore_fs_user()

@@ -61,7 +61,10 @@ struct Lulld: AsyncParsableCommand {
         }
         if checkConfig { return }
 
+        // Under systemd, structured records straight to the journal; from a shell, plain stderr.
+        let toJournal = JournalLogHandler.stderrIsJournal(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
+            if toJournal { return JournalLogHandler(identifier: "lulld") }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .info
             return handler

@@ -10,6 +10,11 @@ int lull_become_fs_user(uid_t uid);
 /// Restores the calling thread's filesystem identity to the process's own.
 int lull_restore_fs_user(void);
 
+/// 1 when the process may take on other users' filesystem identities: CAP_SETUID and
+/// CAP_SETGID are in its effective set (root, or an unprivileged user given just those two
+/// capabilities, as the system unit does); else 0.
+int lull_can_switch_fs_user(void);
+
 /// Starts writing back a file range to disk without waiting (sync_file_range with
 /// SYNC_FILE_RANGE_WRITE), so a later fsync has little left to do.
 int lull_start_writeback(int fd, long long offset, long long length);

@@ -61,9 +61,10 @@ public enum ConfigLoader {
             case "retry": reader.readRetry(values)
             case "classes": reader.readClasses(values)
             case "sensors": reader.readSensors(values)
+            case "hooks": reader.readHooks(values)
             default:
                 reader.problem(
-                    section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [classes.NAME]")
+                    section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [hooks], [classes.NAME]")
             }
         }
         reader.applyRetryDefaults()
@@ -102,8 +103,16 @@ public enum ConfigLoader {
                         continue
                     }
                     config.socketMode = mode
+                case "socket_name":
+                    guard let text = value.string, !text.isEmpty, text.count <= 255, !text.contains(":"),
+                        text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 })
+                    else {
+                        problem(section: "daemon", key: key, "expected a FileDescriptorName= such as \"control\" (printable ASCII, no ':' or spaces, at most 255 characters)")
+                        continue
+                    }
+                    config.socketName = text
                 default:
-                    problem(section: "daemon", key: key, "unknown key; known: socket, socket_mode, state_dir")
+                    problem(section: "daemon", key: key, "unknown key; known: socket, socket_mode, socket_name, state_dir")
                 }
             }
         }
@@ -294,6 +303,38 @@ public enum ConfigLoader {
                 }
                 if let cap = retryDefaults.cap, !explicit.contains(.backoffCap) {
                     config.policy.classes[index].retry.backoffCap = cap
+                }
+            }
+        }
+
+        mutating func readHooks(_ table: TOMLTable) {
+            for key in table.keys.sorted() {
+                let value = table[key]!
+                switch key {
+                case "manager":
+                    switch value.string {
+                    case "auto": config.hooks.manager = .auto
+                    case "system": config.hooks.manager = .system
+                    case "user": config.hooks.manager = .user
+                    case let text? where text.hasPrefix("unix:"): config.hooks.manager = .address(text)
+                    default:
+                        problem(section: "hooks", key: key, "expected \"auto\", \"system\", \"user\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\"")
+                    }
+                case "allowed_units":
+                    guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {
+                        problem(section: "hooks", key: key, "expected an array of unit names such as [\"sync-done.service\", \"backup@.service\"]")
+                        continue
+                    }
+                    let names = array.compactMap(\.string)
+                    if let bad = names.first(where: { UnitName($0) == nil }) {
+                        problem(
+                            section: "hooks", key: key,
+                            "\"\(bad)\" is not a .service or .target unit name (A-Z a-z 0-9 : _ . - \\ and at most one @)")
+                        continue
+                    }
+                    config.hooks.allowedUnits = names
+                default:
+                    problem(section: "hooks", key: key, "unknown key; known: allowed_units, manager")
                 }
             }
         }

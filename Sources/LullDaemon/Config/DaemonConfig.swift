@@ -10,6 +10,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var socketPath: String?
     /// `[daemon] socket_mode`: permission bits of the control socket.
     public var socketMode: UInt32 = 0o600
+    /// `[daemon] socket_name`: under socket activation, the `FileDescriptorName=` of the socket to serve.
+    public var socketName = "control"
     /// `[limits]` and `[classes.NAME]`: the scheduling policy (classes, limits), with the file
     /// and line each setting came from.
     public var policy = SchedulingPolicy.defaults
@@ -22,6 +24,9 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// `[sensors]`: the D-Bus to ask, the sysfs root, interfaces declared metered or cellular.
     public var sensors = SensorSettings()
+
+    /// `[hooks]`: the service manager completion hooks use and the units they may start.
+    public var hooks = HookSettings()
 
     public init() {}
 

@@ -27,7 +27,7 @@ public enum Daemon {
             if let last = events.last { hub.published(upTo: last.seq) }
         }
         let group = MultiThreadedEventLoopGroup.singleton
-        let activated = SystemdNotifier.listenDescriptors()
+        let activated = SystemdNotifier.listenDescriptor(named: settings.config.socketName)
         let claimed = try await listen(settings, activated: activated, store: store, hub: hub, logger: logger)
         let transfers = settings.config.transfers
         let clients = HTTPClients(
@@ -35,13 +35,13 @@ public enum Daemon {
             connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000)))
         do {
-            try await serve(settings, listener: claimed, activated: !activated.isEmpty, store: store, hub: hub, clients: clients, logger: logger)
+            try await serve(settings, listener: claimed, activated: activated != nil, store: store, hub: hub, clients: clients, logger: logger)
         } catch {
             await clients.shutdown()
             throw error
         }
         await clients.shutdown()
-        if activated.isEmpty { unlink(settings.socketPath) }
+        if activated == nil { unlink(settings.socketPath) }
         logger.notice("stopped")
     }
 
@@ -50,10 +50,10 @@ public enum Daemon {
     /// Takes the socket handed over by systemd, or binds our own after making sure no live
     /// daemon owns the path.
     private static func listen(
-        _ settings: DaemonSettings, activated: [CInt], store: SQLiteJobStore, hub: EventHub, logger: Logger
+        _ settings: DaemonSettings, activated: CInt?, store: SQLiteJobStore, hub: EventHub, logger: Logger
     ) async throws -> Listener {
         let group = MultiThreadedEventLoopGroup.singleton
-        if let descriptor = activated.first {
+        if let descriptor = activated {
             return try await ControlServer.adopt(descriptor: descriptor, on: group)
         }
         let socketDirectory = URL(fileURLWithPath: settings.socketPath).deletingLastPathComponent().path
@@ -78,13 +78,18 @@ public enum Daemon {
             .push: PushTransfer(clients: clients, settings: config.transfers),
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
         ]
+        let notifier = SystemdNotifier()
         let sensors = await WorldMonitor.start(config: config.sensors, logger: logger)
         let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
         let samples = SampleWatch(sampler: sensors.sampler)
         let metrics = DaemonMetrics()
+        let manager = HookManager(config.hooks.manager)
+        let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
+        let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, logger: logger)
         let dispatcher = Dispatcher(
             store: store, engines: engines, policy: config.policy, world: sensors.current, pressure: pressure,
-            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger)
+            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger,
+            hooks: hooks)
         sensors.follow(dispatcher)
         defer {
             Task {
@@ -94,36 +99,45 @@ public enum Daemon {
             }
         }
         do {
-            try await dispatcher.restore()
+            try await notifier.extendingTimeout { try await dispatcher.restore() }
         } catch {
             try? await listener.channel.close()
             throw error
         }
+        let sleep = await SleepInhibitor.start(
+            on: config.sensors.bus, logger: logger,
+            sleeping: { await dispatcher.checkpointForSleep() }, woke: { await dispatcher.resumeAfterSleep() })
         let info = DaemonInfo(
             version: LullDefaults.version, pid: getpid(), startedAt: clock.now(), socketPath: settings.socketPath,
             stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
-        let validators = ValidatorHolder(Self.validator(for: config))
+        let validators = ValidatorHolder(Self.validator(for: config, manager: manager))
         let router = ControlRouter(
             store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock,
             samples: samples, metrics: metrics)
         let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
 
-        let notifier = SystemdNotifier()
         let queued = await dispatcher.queuedCount
         logger.notice(
             "lulld ready",
             metadata: [
                 "socket": "\(settings.socketPath)", "state_dir": "\(settings.stateDirectory)",
-                "queued": "\(queued)", "socket_activated": "\(activated)",
+                "queued": "\(queued)", "socket_activated": "\(activated)", "hooks": "\(manager)",
             ])
-        notifier.ready(status: "listening on \(settings.socketPath); \(queued) queued")
+        notifier.ready(status: await dispatcher.statusLine())
+        let status = ServiceStatus(line: { await dispatcher.statusLine() }, send: { notifier.status($0) })
+        await dispatcher.observeStatus { status.changed() }
+        if let interval = SystemdNotifier.watchdogInterval() {
+            await dispatcher.startHeartbeat(every: interval) { notifier.watchdog() }
+            logger.info("watchdog enabled", metadata: ["ping_interval": "\(interval)"])
+        }
 
         let serving = Task { try await server.serve(listener) }
         let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         var stopSignal = "end of signals"
         for await signal in signals.stream {
             if signal == SIGHUP {
-                await reload(settings, dispatcher: dispatcher, validators: validators, notifier: notifier, logger: logger)
+                await reload(
+                    settings, manager: manager, dispatcher: dispatcher, validators: validators, notifier: notifier, logger: logger)
                 continue
             }
             stopSignal = signal == SIGTERM ? "SIGTERM" : "SIGINT"
@@ -133,7 +147,9 @@ public enum Daemon {
         notifier.stopping()
         serving.cancel()
         try? await listener.channel.close()
-        await dispatcher.drain()
+        await notifier.extendingTimeout { await dispatcher.drain() }
+        await sleep?.stop()
+        await unitStarter.close()
         _ = await serving.result
     }
 
@@ -141,8 +157,8 @@ public enum Daemon {
     /// reported and the old policy stays. Settings that need a restart (socket, state directory,
     /// sensors, transfer timeouts) keep their old values.
     private static func reload(
-        _ settings: DaemonSettings, dispatcher: Dispatcher, validators: ValidatorHolder, notifier: SystemdNotifier,
-        logger: Logger
+        _ settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder,
+        notifier: SystemdNotifier, logger: Logger
     ) async {
         notifier.reloading()
         defer { notifier.ready(status: "policy reloaded") }
@@ -153,15 +169,17 @@ public enum Daemon {
         do {
             let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
-            validators.replace(validator(for: config))
+            validators.replace(validator(for: config, manager: manager))
             logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])
         } catch {
             logger.error("reload refused: the config does not parse; keeping the old policy", metadata: ["config": "\(file)", "error": "\(error)"])
         }
     }
 
-    private static func validator(for config: DaemonConfig) -> JobSpecValidator {
-        JobSpecValidator(limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name)))
+    private static func validator(for config: DaemonConfig, manager: HookManager) -> JobSpecValidator {
+        JobSpecValidator(
+            limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name)),
+            allowedUnits: manager.allowedUnits(config.hooks.allowedUnits))
     }
 
     private static func makeDirectory(_ path: String, mode: mode_t) throws(StartupError) {

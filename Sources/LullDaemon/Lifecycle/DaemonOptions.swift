@@ -14,9 +14,15 @@ public struct DaemonOptions: Sendable {
         self.environment = environment
     }
 
-    /// The config file to read: `--config`, else the user's `$XDG_CONFIG_HOME/lull/lull.toml` if present.
+    /// The config file to read: `--config`, else `lull.toml` in the unit's
+    /// `ConfigurationDirectory=` (`$CONFIGURATION_DIRECTORY`, /etc/lull for the system unit) if
+    /// present, else the user's `$XDG_CONFIG_HOME/lull/lull.toml` if present.
     public func configFile(exists: (String) -> Bool) -> String? {
         if let configPath { return configPath }
+        if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first, directory.hasPrefix("/") {
+            let candidate = String(directory) + "/lull.toml"
+            if exists(candidate) { return candidate }
+        }
         let base = environment["XDG_CONFIG_HOME"] ?? ((environment["HOME"] ?? "/root") + "/.config")
         let candidate = base + "/lull/lull.toml"
         return exists(candidate) ? candidate : nil

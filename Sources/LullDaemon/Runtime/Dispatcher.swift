@@ -29,7 +29,21 @@ actor Dispatcher {
     private var timer: Task<Void, Never>?
     private var timerDue: Date?
     private var running: [JobID: Task<Void, Never>] = [:]
-    private var accepting = true
+    private var mode = Mode.accepting
+    /// Starts the unit a job names in `on_complete_unit` once the job has ended.
+    private let hooks: CompletionHooks?
+    /// Told whenever the queue or the running set may have changed (the service STATUS line).
+    private var statusObserver: (@Sendable () -> Void)?
+    private var heartbeat: Task<Void, Never>?
+
+    /// Whether new jobs start, and why not.
+    private enum Mode {
+        case accepting
+        /// The machine is about to sleep: running transfers were checkpointed and wait in the queue.
+        case sleeping
+        /// The daemon is stopping.
+        case stopping
+    }
     /// Least time between two stored progress updates of one job.
     private let progressInterval: TimeInterval
 
@@ -37,8 +51,9 @@ actor Dispatcher {
         store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
         world: WorldSnapshot = .assumed, pressure: any PressureGauge, metrics: DaemonMetrics,
         progressInterval: TimeInterval = 1, clock: any LullClock, logger: Logger,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        hooks: CompletionHooks? = nil, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        self.hooks = hooks
         self.store = store
         self.engines = engines
         self.policy = policy
@@ -67,9 +82,81 @@ actor Dispatcher {
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
+        // Read before anything starts, so a job that ends from now on is not in this list.
+        let pendingHooks = await hooks?.pending() ?? []
         for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
         unfinishedByOwner = try await store.unfinishedCountsByOwner()
         pump()
+        if let hooks, !pendingHooks.isEmpty {
+            Task { for job in pendingHooks { await hooks.run(for: job) } }
+        }
+    }
+
+    /// Calls `observer` after every change that may alter the service's status line.
+    func observeStatus(_ observer: @escaping @Sendable () -> Void) {
+        statusObserver = observer
+        observer()
+    }
+
+    /// Calls `beat` every `interval` from this actor: if the dispatcher hangs, the beats stop
+    /// and the service manager's watchdog restarts the service.
+    func startHeartbeat(every interval: Duration, _ beat: @escaping @Sendable () -> Void) {
+        heartbeat?.cancel()
+        heartbeat = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                await self.beat(beat)
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    private func beat(_ beat: @Sendable () -> Void) {
+        beat()
+    }
+
+    /// One line for the service manager: "3 running, 41 queued; holding 12: on battery (12)".
+    /// The reasons come from the lowest `sample` queued ids; "+" marks a partial count.
+    func statusLine(sample: Int = 64) -> String {
+        var line = "\(running.count) running, \(scheduler.queuedCount) queued"
+        switch mode {
+        case .accepting: break
+        case .sleeping: return line + "; transfers checkpointed for sleep"
+        case .stopping: return line + "; stopping"
+        }
+        guard scheduler.queuedCount > 0 else { return line }
+        let simulation = scheduler.simulate(world: world, now: clock.now(), explainLimit: sample)
+        var counts: [WaitingReason.Code: Int] = [:]
+        var held = 0
+        for job in simulation.waiting {
+            guard let first = job.reasons.first else { continue }
+            held += 1
+            counts[first.code, default: 0] += 1
+        }
+        guard held > 0 else { return line }
+        let partial = simulation.waitingCount > simulation.waiting.count ? "+" : ""
+        let top = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }.prefix(2)
+        line += "; holding \(held)\(partial): " + top.map { "\(Self.words($0.key)) (\($0.value))" }.joined(separator: ", ")
+        return line
+    }
+
+    private static func words(_ code: WaitingReason.Code) -> String {
+        switch code {
+        case .onBattery: "on battery"
+        case .batteryBelow: "battery low"
+        case .metered: "metered network"
+        case .cellular: "cellular network"
+        case .offline: "offline"
+        case .cpuPressure: "CPU pressure"
+        case .memoryPressure: "memory pressure"
+        case .outsideWindow: "outside time window"
+        case .notBefore: "not before"
+        case .backoff: "retry backoff"
+        case .classFull, .hostFull, .kindFull, .ownerFull, .globalFull: "concurrency limit"
+        case .quota: "metered quota"
+        case .paused: "paused"
+        case .coalescing: "waiting to share a link"
+        }
     }
 
     /// Claims room for `count` new jobs of `owner` under `limit` before they are stored; the
@@ -172,6 +259,8 @@ actor Dispatcher {
                     accountants[updated.id] = nil
                     metrics.jobFinished(kind: updated.spec.kind, outcome: "cancelled", reason: nil)
                     await engines[updated.spec.kind]?.discardResumeData(of: updated)
+                    logger.info("job cancelled", metadata: Self.metadata(updated))
+                    ended(updated)
                 }
                 if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
                 pump()
@@ -187,8 +276,33 @@ actor Dispatcher {
 
     /// Stops starting jobs and interrupts running ones so they go back to the queue.
     func drain() async {
-        accepting = false
+        mode = .stopping
+        heartbeat?.cancel()
+        await interruptRunning()
+    }
+
+    /// The machine is about to sleep: checkpoint running transfers the way a stop does (back to
+    /// the queue with their resume data) and start nothing until `resumeAfterSleep()`.
+    func checkpointForSleep() async {
+        guard mode == .accepting else { return }
+        mode = .sleeping
+        await interruptRunning()
+        statusObserver?()
+        logger.notice("transfers checkpointed for sleep", metadata: ["queued": "\(scheduler.queuedCount)"])
+    }
+
+    /// The machine woke up: the world and the clock may have changed, so decide again.
+    func resumeAfterSleep() {
+        guard mode == .sleeping else { return }
+        mode = .accepting
+        logger.notice("resumed after sleep", metadata: ["queued": "\(scheduler.queuedCount)"])
+        pump()
+    }
+
+    private func interruptRunning() async {
         timer?.cancel()
+        timer = nil
+        timerDue = nil
         let tasks = Array(running.values)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -196,7 +310,8 @@ actor Dispatcher {
 
     /// Asks the scheduler what to do now and does it; sets one timer for its next wake-up.
     private func pump() {
-        guard accepting else { return }
+        statusObserver?()
+        guard mode == .accepting else { return }
         let now = clock.now()
         if now >= localTimeKnownUntil { refreshLocalTime(at: now) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
@@ -242,11 +357,27 @@ actor Dispatcher {
         let update = JobUpdate(
             id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
             message: "the deadline passed before the job could start (on_deadline = expire)")
-        if case .applied(let job) = try? await store.apply(update) {
-            release(1, for: job.owner)
-            metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
-        }
-        logger.notice("job expired", metadata: ["job_id": "\(id)"])
+        guard case .applied(let job) = try? await store.apply(update) else { return }
+        release(1, for: job.owner)
+        metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
+        logger.notice("job expired", metadata: Self.metadata(job))
+        ended(job)
+    }
+
+    /// A job reached a final state: start its completion hook, if it names one.
+    private func ended(_ job: Job) {
+        guard let hooks, job.spec.onCompleteUnit != nil else { return }
+        Task { await hooks.run(for: job) }
+    }
+
+    /// The fields every job record in the journal carries (upper-cased there: JOB_ID, …).
+    static func metadata(_ job: Job, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "job_id": "\(job.id)", "job_kind": "\(job.spec.kind.rawValue)", "class": "\(job.spec.jobClass)",
+            "owner_uid": "\(job.owner.rawValue)", "attempt": "\(job.attempts)",
+        ]
+        metadata.merge(extra) { _, new in new }
+        return metadata
     }
 
     private func execute(_ id: JobID) async {
@@ -276,9 +407,7 @@ actor Dispatcher {
             job: job, accountant: accountants[id] ?? JobAccountant(), network: world.network, metrics: metrics)
         meters[id] = meter
         metrics.jobStarted(kind: job.spec.kind, jobClass: job.spec.jobClass)
-        logger.info(
-            "job started",
-            metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)", "class": "\(job.spec.jobClass)", "attempt": "\(job.attempts)"])
+        logger.info("job started", metadata: Self.metadata(job, ["url": "\(job.spec.url)"]))
         let reporter = ProgressReporter(interval: progressInterval, clock: clock) { [weak self] progress in
             await self?.record(progress, of: id)
         }
@@ -330,7 +459,7 @@ actor Dispatcher {
         metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
         logger.notice(
             "job will be retried",
-            metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "attempt": "\(job.attempts)", "delay_s": "\(delay)"])
+            metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)", "delay_s": "\(delay)"]))
         scheduler.jobFinished(job.id, at: clock.now())
         scheduler.enqueue(QueuedJob(updated), now: clock.now())
     }
@@ -369,10 +498,11 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
             progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result,
             message: next?.announcement)
-        await store(update, for: job, successor: next?.job)
+        let ended = await store(update, for: job, successor: next?.job)
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
-        logger.info("job succeeded", metadata: ["job_id": "\(job.id)", "bytes": "\(result.bytes ?? 0)"])
+        logger.info("job succeeded", metadata: Self.metadata(job, ["bytes": "\(result.bytes ?? 0)"]))
+        if let ended { self.ended(ended) }
     }
 
     private func finish(_ job: Job, failure: JobFailure) async {
@@ -381,26 +511,39 @@ actor Dispatcher {
         let update = JobUpdate(
             id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
             result: JobResult(accounting: accounting), failure: failure, message: next?.announcement)
-        await store(update, for: job, successor: next?.job)
+        let ended = await store(update, for: job, successor: next?.job)
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
-            "job failed", metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "error": "\(failure.message)"])
+            "job failed", metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"]))
+        if let ended { self.ended(ended) }
     }
 
-    /// The task was cancelled: by a command (already recorded) or by a stop (back to the queue).
+    /// The task was cancelled: by a command (already recorded), by a stop or before sleep (back
+    /// to the queue with its resume data).
     private func interrupted(_ job: Job) async {
-        guard !accepting else { return }
-        let update = JobUpdate(
-            id: job.id, from: [.running], to: .queued, event: .requeued, time: clock.now(),
-            message: "the daemon is stopping; the job resumes when it starts again")
-        await store(update, for: job)
+        let message: String
+        switch mode {
+        case .accepting: return
+        case .sleeping: message = "the machine is going to sleep; the job resumes after it wakes up"
+        case .stopping: message = "the daemon is stopping; the job resumes when it starts again"
+        }
+        let update = JobUpdate(id: job.id, from: [.running], to: .queued, event: .requeued, time: clock.now(), message: message)
+        guard let requeued = await store(update, for: job) else { return }
+        logger.info("job checkpointed and requeued", metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"]))
+        if mode == .sleeping {
+            scheduler.jobFinished(job.id, at: clock.now())
+            scheduler.enqueue(QueuedJob(requeued), now: clock.now())
+        }
     }
 
-    private func store(_ update: JobUpdate, for job: Job, successor: NewJob? = nil) async {
+    /// Records an outcome (and a periodic job's next occurrence); returns the job as stored, nil
+    /// when it could not be recorded.
+    @discardableResult
+    private func store(_ update: JobUpdate, for job: Job, successor: NewJob? = nil) async -> Job? {
         do {
-            let (_, created) = try await store.apply(update, creating: successor)
+            let (outcome, created) = try await store.apply(update, creating: successor)
             if let created {
                 unfinishedByOwner[created.owner, default: 0] += 1
                 scheduler.enqueue(QueuedJob(created), now: clock.now())
@@ -408,8 +551,11 @@ actor Dispatcher {
                     "next occurrence queued",
                     metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
             }
+            if case .applied(let stored) = outcome { return stored }
+            return nil
         } catch {
-            logger.error("could not record job outcome", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
+            logger.error("could not record job outcome", metadata: Self.metadata(job, ["error": "\(error)"]))
+            return nil
         }
     }
 

@@ -12,10 +12,10 @@ import Glibc
 /// callers enqueue with ``perform(_:)``, dispatches signal handlers, and sleeps in `poll(2)`
 /// on the bus fd plus a wake pipe used to wake it for new work or for ``close()``. Nothing
 /// here blocks the Swift cooperative pool.
-final class BusConnection: @unchecked Sendable {
+package final class BusConnection: @unchecked Sendable {
     // @unchecked: `context` is only touched on `thread`; everything else is a Mutex, an
     // Atomic or immutable.
-    typealias Work = @Sendable (BusContext?) -> Void
+    package typealias Work = @Sendable (BusContext?) -> Void
 
     private struct Queue {
         var work: [Work] = []
@@ -38,7 +38,7 @@ final class BusConnection: @unchecked Sendable {
     }
 
     /// Connects (on the connection's own thread) and returns once the bus answered `Hello`.
-    static func connect(_ endpoint: BusEndpoint, name: String = "lull-dbus") async throws -> BusConnection {
+    package static func connect(_ endpoint: BusEndpoint, name: String = "lull-dbus") async throws -> BusConnection {
         let pipe: WakePipe
         do { pipe = try WakePipe() } catch { throw BusError(operation: "pipe2", errno: Glibc.errno) }
         let connection = BusConnection(endpoint: endpoint, wakePipe: pipe)
@@ -52,12 +52,12 @@ final class BusConnection: @unchecked Sendable {
     }
 
     /// Called once (on the bus thread) when the bus goes away by itself.
-    func setDisconnectHandler(_ handler: @escaping @Sendable () -> Void) {
+    package func setDisconnectHandler(_ handler: @escaping @Sendable () -> Void) {
         onDisconnect.withLock { $0 = handler }
     }
 
     /// Runs `body` on the bus thread and returns its result.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (BusContext) throws -> T) async throws -> T {
+    package func perform<T: Sendable>(_ body: @escaping @Sendable (BusContext) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             enqueue { context in
                 guard let context else { return continuation.resume(throwing: BusError.closed) }
@@ -67,7 +67,7 @@ final class BusConnection: @unchecked Sendable {
     }
 
     /// Stops the thread and closes the bus. Pending work fails with a closed error.
-    func close() async {
+    package func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let finished = queue.withLock { queue -> Bool in
                 if queue.finished { return true }
@@ -186,6 +186,10 @@ final class BusConnection: @unchecked Sendable {
             let r = sd_bus_open_system(&bus)
             guard r >= 0, let bus else { throw BusError(operation: "connect to the system bus", errno: -r) }
             return bus
+        case .user:
+            let r = sd_bus_open_user(&bus)
+            guard r >= 0, let bus else { throw BusError(operation: "connect to the user bus", errno: -r) }
+            return bus
         case .address(let address):
             var r = sd_bus_new(&bus)
             guard r >= 0, let bus else { throw BusError(operation: "sd_bus_new", errno: -r) }
@@ -203,7 +207,7 @@ final class BusConnection: @unchecked Sendable {
 
 /// The sd-bus connection as seen from its own thread: method calls, property reads, signal
 /// subscriptions. Never leaves that thread.
-final class BusContext {
+package final class BusContext {
     let bus: OpaquePointer
     private var slots: [OpaquePointer] = []
     private var handlers: [Unmanaged<SignalHandler>] = []
@@ -229,7 +233,7 @@ final class BusContext {
 
     /// Calls a method and returns the reply.
     @discardableResult
-    func call(destination: String, path: String, interface: String, member: String,
+    package func call(destination: String, path: String, interface: String, member: String,
               arguments: [DBusValue] = [], variantArguments: Set<Int> = []) throws -> BusMessage {
         var raw: OpaquePointer? = nil
         var r = sd_bus_message_new_method_call(bus, &raw, destination, path, interface, member)
@@ -280,7 +284,7 @@ final class BusContext {
 
     /// Subscribes to a signal. `match` is a D-Bus match rule
     /// (`type='signal',sender='...',path='...'`); the handler runs on the bus thread.
-    func addMatch(_ match: String, handler: @escaping (BusMessage) -> Void) throws {
+    package func addMatch(_ match: String, handler: @escaping (BusMessage) -> Void) throws {
         let box = Unmanaged.passRetained(SignalHandler(handler))
         var slot: OpaquePointer? = nil
         let r = sd_bus_add_match(bus, &slot, match, { message, userdata, _ in

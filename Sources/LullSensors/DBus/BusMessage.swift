@@ -1,8 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSystemd
 
 /// One sd-bus message, referenced for the lifetime of this object. Only used on the thread
 /// of the connection it belongs to.
-final class BusMessage {
+package final class BusMessage {
     let raw: OpaquePointer
 
     /// Takes a new reference on `raw`.
@@ -27,7 +30,7 @@ final class BusMessage {
     // MARK: reading
 
     /// Reads the next complete value of any type.
-    func read() throws -> DBusValue {
+    package func read() throws -> DBusValue {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>? = nil
         let r = sd_bus_message_peek_type(raw, &type, &contents)
@@ -72,7 +75,7 @@ final class BusMessage {
     }
 
     /// Reads all remaining top-level arguments.
-    func readAll() throws -> [DBusValue] {
+    package func readAll() throws -> [DBusValue] {
         var values: [DBusValue] = []
         while try !atEnd() { values.append(try read()) }
         return values
@@ -126,6 +129,17 @@ final class BusMessage {
             guard r >= 0 else { throw BusError(operation: "read message (skip)", errno: -r) }
             return .unsupported(String(UnicodeScalar(type)))
         }
+    }
+
+    /// Reads a Unix fd argument (`h`) and returns a duplicate the caller owns (the message's
+    /// own copy closes with the message).
+    package func readFileDescriptor() throws -> CInt {
+        var fd: CInt = -1
+        let r = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "h")), &fd)
+        guard r > 0 else { throw BusError(operation: "read message (unix fd)", errno: r == 0 ? 61 : -r) }
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        guard copy >= 0 else { throw BusError(operation: "duplicate the received fd", errno: errno) }
+        return copy
     }
 
     // MARK: writing

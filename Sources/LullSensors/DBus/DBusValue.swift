@@ -2,12 +2,15 @@
 public enum BusEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS` if set, else /run/dbus/system_bus_socket).
     case system
+    /// The calling user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else $XDG_RUNTIME_DIR/bus).
+    case user
     /// An explicit address such as `unix:path=/tmp/test-bus/socket` (tests, containers).
     case address(String)
 
     public var description: String {
         switch self {
         case .system: "system bus"
+        case .user: "user bus"
         case .address(let address): address
         }
     }

@@ -1,0 +1,78 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+private let login1 = "org.freedesktop.login1"
+
+/// Suspend: lulld holds a logind delay inhibitor; on PrepareForSleep(true) it checkpoints its
+/// running transfers back into the queue and releases the inhibitor, on PrepareForSleep(false)
+/// it takes the inhibitor again and the transfers resume where they stopped. logind is
+/// python-dbusmock's template on a private bus.
+@Suite(.enabled(if: MockSystemBus.isAvailable, "needs dbus-daemon and python3-dbusmock (make test installs them)"))
+struct SleepTests {
+    @Test func transfersAreCheckpointedBeforeSleepAndResumeAfterIt() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        let content = TestHTTPServer.bytes(count: 4 << 20, seed: 5)
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/big", .init(body: content, etag: "\"s1\"", faults: [.stallAfter(1 << 20)]))
+        let config = "[sensors]\nbus = \"\(bus.address)\"\n[transfers]\ncheckpoint_interval = 0.2\n"
+        try await withDaemon(config: config) { daemon, client in
+            try waitFor("lulld's delay inhibitor") { try inhibitors(bus).contains("sleep lulld delay") }
+
+            let destination = daemon.directory.appendingPathComponent("big.bin").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
+            try await awaitEvent(client: client, "bytes arriving") {
+                $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
+            }
+            let cursor = try await client.events(after: 0).lastSeq
+            try prepareForSleep(bus, true)
+            let requeued = try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
+                $0.jobId == job.id && $0.type == .requeued
+            }
+            #expect(requeued.message?.contains("sleep") == true, "\(requeued.message ?? "")")
+            try waitFor("the inhibitor to be released") { try !inhibitors(bus).contains("lulld") }
+            #expect(try await client.job(job.id).state == .queued, "nothing starts while the machine sleeps")
+
+            try prepareForSleep(bus, false)
+            try waitFor("the inhibitor to be taken again") { try inhibitors(bus).contains("sleep lulld delay") }
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            let range = server.requests.last { $0.uri == "/big" }?.header("range")
+            #expect(range?.hasPrefix("bytes=") == true && range != "bytes=0-", "resumed with \(range ?? "no Range")")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
+        }
+    }
+
+    private func inhibitors(_ bus: MockSystemBus) throws -> String {
+        let result = try bus.python("""
+            manager = bus.get_object('\(login1)', '/org/freedesktop/login1')
+            for what, who, why, mode, uid, pid in manager.ListInhibitors(dbus_interface='org.freedesktop.login1.Manager'):
+                print(what, who, mode)
+            """)
+        guard result.status == 0 else { throw TimedOut(description: "ListInhibitors failed: \(result.stderr)") }
+        return result.stdout
+    }
+
+    private func prepareForSleep(_ bus: MockSystemBus, _ going: Bool) throws {
+        let result = try bus.python("""
+            manager = bus.get_object('\(login1)', '/org/freedesktop/login1')
+            manager.EmitSignal('org.freedesktop.login1.Manager', 'PrepareForSleep', 'b', [\(going ? "True" : "False")],
+                               dbus_interface='org.freedesktop.DBus.Mock')
+            """)
+        guard result.status == 0 else { throw TimedOut(description: "EmitSignal failed: \(result.stderr)") }
+    }
+
+    private func waitFor(_ what: String, timeout: Duration = .seconds(15), _ condition: () throws -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(description: "timed out waiting for \(what)") }
+            usleep(50_000)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+import LullAPI
+import LullClient
+import LullCore
+@testable import LullDaemon
+import LullTestSupport
+import Synchronization
+import Testing
+
+/// The systemd adapters that can be checked without booting systemd: journal field names,
+/// the STATUS rate limit, unit names and the `[hooks]` policy. (Tests/LullSystemdTests runs
+/// all of it under a real systemd.)
+@Suite struct SystemdAdapterTests {
+    @Test func metadataKeysBecomeJournalFieldNames() {
+        #expect(JournalLogHandler.fieldName("job_id") == "JOB_ID")
+        #expect(JournalLogHandler.fieldName("owner_uid") == "OWNER_UID")
+        #expect(JournalLogHandler.fieldName("delay-s.x") == "DELAY_S_X")
+        #expect(JournalLogHandler.fieldName("_private") == "PRIVATE", "a leading underscore is reserved for journald")
+        #expect(JournalLogHandler.fieldName("1st") == "ST")
+        #expect(JournalLogHandler.fieldName("__") == nil)
+        #expect(JournalLogHandler.fieldName(String(repeating: "a", count: 100))?.count == 64)
+        #expect(JournalLogHandler.priority(.error) == 3 && JournalLogHandler.priority(.notice) == 5)
+    }
+
+    @Test func statusLinesAreCoalescedToOnePerInterval() async throws {
+        let sent = Mutex<[String]>([])
+        let counter = Mutex(0)
+        let status = ServiceStatus(
+            interval: .milliseconds(300),
+            line: { "state \(counter.withLock { $0 })" },
+            send: { line in sent.withLock { $0.append(line) } })
+        for value in 1...50 {
+            counter.withLock { $0 = value }
+            status.changed()
+        }
+        try await waitUntil { sent.withLock { $0.count } == 1 }
+        #expect(sent.withLock { $0 } == ["state 50"], "fifty changes, one line, with the latest state")
+        counter.withLock { $0 = 51 }
+        status.changed()
+        let start = ContinuousClock.now
+        try await waitUntil { sent.withLock { $0.count } == 2 }
+        #expect(ContinuousClock.now - start >= .milliseconds(250), "the second line waits out the interval")
+        #expect(sent.withLock { $0.last } == "state 51")
+        status.changed()
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(sent.withLock { $0.count } == 2, "an unchanged line is not sent again")
+    }
+
+    @Test func unitNamesAndTemplateInstances() throws {
+        #expect(UnitName("sync-done.service") != nil)
+        #expect(UnitName("backup@.service")?.instance(for: JobID(42)) == "backup@42.service")
+        #expect(UnitName("backup@nightly.service")?.instance(for: JobID(42)) == "backup@nightly.service")
+        #expect(UnitName("idle.target") != nil)
+        for bad in ["sync.timer", "sync", ".service", "@.service", "a@b@c.service", "x y.service", "../x.service",
+                    String(repeating: "a", count: 250) + ".service"] {
+            #expect(UnitName(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func hooksSectionIsValidated() throws {
+        let config = try ConfigLoader.parse(
+            "[hooks]\nmanager = \"user\"\nallowed_units = [\"a.service\", \"b@.service\"]\n", file: "t.toml")
+        #expect(config.hooks.manager == .user)
+        #expect(config.hooks.allowedUnits == ["a.service", "b@.service"])
+        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[hooks]\nallowed_units = [\"reboot\"]\n", file: "t.toml") }
+        do {
+            _ = try ConfigLoader.parse("[hooks]\nmanager = \"both\"\nunits = 1\n", file: "t.toml")
+            Issue.record("accepted a bad [hooks] section")
+        } catch {
+            #expect(error.description.contains("t.toml:2: hooks.manager"))
+            #expect(error.description.contains("t.toml:3: hooks.units: unknown key; known: allowed_units, manager"))
+        }
+        let named = try ConfigLoader.parse("[daemon]\nsocket_name = \"ctl\"\n", file: "t.toml")
+        #expect(named.socketName == "ctl")
+        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[daemon]\nsocket_name = \"a:b\"\n", file: "t.toml") }
+    }
+
+    @Test func theSystemManagerAllowsOnlyListedUnitsAndAUserManagerAny() throws {
+        let system = HookManager(.system).allowedUnits(["ok.service"])
+        let user = HookManager(.user).allowedUnits([])
+        let spec = JobSpec(kind: .fetch, url: "http://h/x", destination: "/tmp/x", onCompleteUnit: "other.service")
+        let refusal = #expect(throws: ValidationError.self) {
+            try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: system).validate(spec)
+        }
+        #expect(refusal?.field == "on_complete_unit")
+        #expect(refusal?.message.contains("ask the administrator") == true)
+        try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: user).validate(spec)
+        var bad = spec
+        bad.onCompleteUnit = "x.timer"
+        #expect(throws: ValidationError.self) { try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: user).validate(bad) }
+    }
+
+    private func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(description: "condition not met in \(timeout)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// Completion hooks through a real daemon: StartUnit reaches python-dbusmock's systemd
+/// template on a private bus; an unlisted unit is refused at submission.
+@Suite(.enabled(if: MockSystemBus.isAvailable, "needs dbus-daemon and python3-dbusmock (make test installs them)"))
+struct CompletionHookTests {
+    @Test func aFinishedJobStartsItsUnitAndAnUnlistedUnitIsRefused() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("systemd", busName: "org.freedesktop.systemd1")
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/f", Array("finished\n".utf8))
+        let config = "[hooks]\nmanager = \"\(bus.address)\"\nallowed_units = [\"done.service\", \"missing.service\"]\n"
+        try await withDaemon(config: config) { daemon, client in
+            let refused = await #expect(throws: LullClientError.self) {
+                try await client.submit(JobSubmission(
+                    kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("r").path,
+                    onCompleteUnit: "reboot.target"))
+            }
+            guard case .api(let status, let detail)? = refused else { throw TimedOut(description: "expected an API error") }
+            #expect(status == 400 && detail.field == "on_complete_unit")
+            #expect(detail.message.contains("ask the administrator"))
+
+            // (dbusmock cannot hold units with "@" in their names; templates are tested under systemd.)
+            try addMockUnit(bus, "done.service")
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("f").path,
+                onCompleteUnit: "done.service"))
+            #expect(try await client.job(job.id).onCompleteUnit == "done.service")
+            _ = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            try await awaitLog(daemon, "completion hook started done.service")
+            #expect(try unitState(bus, "done.service") == "active")
+
+            // A unit systemd does not know: the failure is logged with the job.
+            let failing = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("g").path,
+                onCompleteUnit: "missing.service"))
+            _ = try await awaitJob(failing.id, in: [.succeeded, .failed], client: client)
+            try await awaitLog(daemon, "completion hook missing.service could not be started")
+            #expect(daemon.log().contains("error_code=hook_failed"))
+        }
+    }
+
+    private func addMockUnit(_ bus: MockSystemBus, _ name: String) throws {
+        let result = try bus.python("""
+            bus.get_object('org.freedesktop.systemd1', '/org/freedesktop/systemd1').AddMockUnit('\(name)', dbus_interface='org.freedesktop.DBus.Mock')
+            """)
+        guard result.status == 0 else { throw TimedOut(description: "AddMockUnit failed: \(result.stderr.suffix(600))") }
+    }
+
+    private func unitState(_ bus: MockSystemBus, _ name: String) throws -> String {
+        try bus.python("""
+            manager = bus.get_object('org.freedesktop.systemd1', '/org/freedesktop/systemd1')
+            path = manager.GetUnit('\(name)', dbus_interface='org.freedesktop.systemd1.Manager')
+            print(bus.get_object('org.freedesktop.systemd1', path).Get('org.freedesktop.systemd1.Unit', 'ActiveState', dbus_interface='org.freedesktop.DBus.Properties'))
+            """).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
