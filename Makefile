@@ -10,10 +10,11 @@ BIN         = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: run test deps test-deps build release bench bench-quick clean
+.PHONY: run test deps test-deps build release bench bench-quick clean man completions
 
 # System packages the build and the tests use. Installed only when something is missing.
-APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2
+APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
+               man-db groff-base tmux
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -52,6 +53,28 @@ bench: deps
 bench-quick: deps
 	$(SWIFT) build -c release
 	$$($(SWIFT) build -c release --show-bin-path)/lull-bench --quick
+
+# Man pages: lullctl(1) and lulld(8) from the argument parsers (swift-argument-parser's
+# generate-manual tool), lull.toml(5) from docs/configuration.md. Committed under man/.
+MAN_DATE ?= 2026-11-21
+man: deps
+	$(SWIFT) build --product lullctl
+	$(SWIFT) build --product lulld
+	$(SWIFT) build --product generate-manual
+	$(BIN)/generate-manual $(BIN)/lullctl --section 1 --date $(MAN_DATE) --output-directory man
+	$(BIN)/generate-manual $(BIN)/lulld --section 8 --date $(MAN_DATE) --output-directory man
+	python3 man/md2man.py docs/configuration.md $(MAN_DATE) > man/lull.toml.5
+
+# Shell completions for lullctl and lulld, from the argument parsers. Committed under completions/.
+completions:
+	$(SWIFT) build --product lullctl
+	$(SWIFT) build --product lulld
+	@mkdir -p completions
+	for tool in lullctl lulld; do \
+		$(BIN)/$$tool --generate-completion-script bash > completions/$$tool.bash; \
+		$(BIN)/$$tool --generate-completion-script zsh > completions/_$$tool; \
+		$(BIN)/$$tool --generate-completion-script fish > completions/$$tool.fish; \
+	done
 
 clean:
 	rm -rf .build

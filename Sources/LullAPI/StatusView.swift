@@ -14,6 +14,11 @@ public struct StatusView: Codable, Sendable {
     public var running: Int
     public var limits: LimitsView
     public var process: ProcessView
+    /// The machine as the scheduler sees it now. Optional: daemons before 0.2 do not send it.
+    public var world: WorldView?
+    /// The newest event sequence number; following `GET /v1/events` from here sees only what
+    /// happens next. Optional: daemons before 0.2 do not send it.
+    public var lastEventSeq: Int64?
 
     enum CodingKeys: String, CodingKey {
         case version, pid
@@ -21,13 +26,17 @@ public struct StatusView: Codable, Sendable {
         case uptimeSeconds = "uptime_seconds"
         case socket
         case stateDir = "state_dir"
-        case jobs, running, limits, process
+        case jobs, running, limits, process, world
+        case lastEventSeq = "last_event_seq"
     }
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
-        stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView
+        stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView,
+        world: WorldView? = nil, lastEventSeq: Int64? = nil
     ) {
+        self.world = world
+        self.lastEventSeq = lastEventSeq
         self.version = version
         self.pid = pid
         self.startedAt = startedAt

@@ -16,6 +16,6 @@ struct Lullctl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self, Status.self,
-            Events.self,
+            Events.self, Watch.self, Top.self,
         ])
 }

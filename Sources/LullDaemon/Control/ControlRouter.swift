@@ -85,7 +85,8 @@ struct ControlRouter: Sendable {
             limits: LimitsView(
                 maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
                 maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),
-            process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds))
+            process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
+            world: WorldView(await dispatcher.currentWorld), lastEventSeq: hub.latest)
         return .encode(.ok, view)
     }
 
