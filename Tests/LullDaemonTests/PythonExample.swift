@@ -18,7 +18,7 @@ final class PythonExample: @unchecked Sendable {
     private let process = Process()
     private let stderrPipe = Pipe()
     /// Lines read so far; a reader thread appends, the test looks.
-    private let lines = Mutex<[String]>([])
+    private let lines = LockedLines()
     private let lineArrived = DispatchSemaphore(value: 0)
     private let reader: Thread
 
@@ -94,5 +94,14 @@ final class PythonExample: @unchecked Sendable {
 
     func terminate() {
         if process.isRunning { process.terminate() }
+    }
+}
+
+/// Lines shared between the reader thread and the test.
+final class LockedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func withLock<T>(_ body: (inout [String]) -> T) -> T {
+        lines.withLock { body(&$0) }
     }
 }

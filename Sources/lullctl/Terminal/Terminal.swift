@@ -26,7 +26,8 @@ final class Terminal {
     /// The window size from the kernel, else $COLUMNS/$LINES, else 80×24.
     static func size() -> Size {
         var window = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 {
+        let result = withUnsafeMutablePointer(to: &window) { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }
+        if result == 0, window.ws_col > 0, window.ws_row > 0 {
             return Size(columns: Int(window.ws_col), rows: Int(window.ws_row))
         }
         let environment = ProcessInfo.processInfo.environment

@@ -60,9 +60,12 @@ struct TopSession {
             Task {
                 // Job changes redraw at once instead of waiting for the next tick. A broken stream
                 // only costs that immediacy; the ticks go on.
-                let cursor = (try? await client.status().lastEventSeq) ?? nil
-                guard let cursor else { return }
-                for try await _ in client.followEvents(after: cursor) { continuation.yield(.jobChanged) }
+                do {
+                    guard let cursor = try await client.status().lastEventSeq else { return }
+                    for try await _ in client.followEvents(after: cursor) { continuation.yield(.jobChanged) }
+                } catch {
+                    return
+                }
             },
         ]
         defer { for producer in producers { producer.cancel() } }

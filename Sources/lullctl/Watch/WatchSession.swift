@@ -36,6 +36,7 @@ struct WatchSession {
 
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
         let ids = board.ids
+        let live = mode == .live
         let producers = [
             Task {
                 do {
@@ -53,7 +54,7 @@ struct WatchSession {
                 }
             },
             Task {
-                guard mode == .live else { return }
+                guard live else { return }
                 for await signal in TerminalSignals.stream(stopOn: [SIGINT, SIGTERM, SIGHUP]) {
                     continuation.yield(.signal(signal))
                 }
@@ -91,7 +92,7 @@ struct WatchSession {
 
     private func finish() {
         if mode != .json { print(board.summary()) }
-        fflush(stdout)
+        fflush(nil)
     }
 
     /// Redraws the block in place: back to its first line, every line rewritten and cleared to its end.
@@ -111,18 +112,18 @@ struct WatchSession {
             print(line)
             board.markPrinted(job.id, step: step)
         }
-        fflush(stdout)
+        fflush(nil)
     }
 
     private mutating func printPlain(_ job: WatchedJob, stateChanged: Bool) {
         guard let (line, step) = renderer.plainLine(for: job, stateChanged: stateChanged, now: Date()) else { return }
         print(line)
-        fflush(stdout)
+        fflush(nil)
         board.markPrinted(job.id, step: step)
     }
 
     private func printEvent(_ event: EventView) throws {
         print(String(decoding: try WireJSON.encoder().encode(event), as: UTF8.self))
-        fflush(stdout)
+        fflush(nil)
     }
 }
