@@ -25,10 +25,10 @@ deps:
 	fi
 
 # Python packages the tests use: a third-party tus server for upload interoperability.
-PIP_PACKAGES = tuspyserver uvicorn
+PIP_PACKAGES = tuspyserver uvicorn prometheus_client
 
 test-deps: deps
-	@python3 -c "import tuspyserver, uvicorn" 2>/dev/null || { \
+	@python3 -c "import tuspyserver, uvicorn, prometheus_client" 2>/dev/null || { \
 		echo "installing python packages: $(PIP_PACKAGES)"; \
 		python3 -m pip install --quiet $(PIP_PACKAGES); }
 

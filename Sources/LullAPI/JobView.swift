@@ -99,6 +99,7 @@ public struct ResultView: Codable, Sendable, Equatable {
     public var responseBody: String?
     public var bytesTransferred: Int64?
     public var uploadURL: String?
+    public var accounting: AccountingView?
 
     enum CodingKeys: String, CodingKey {
         case httpStatus = "http_status"
@@ -110,6 +111,7 @@ public struct ResultView: Codable, Sendable, Equatable {
         case responseBody = "response_body"
         case bytesTransferred = "bytes_transferred"
         case uploadURL = "upload_url"
+        case accounting
     }
 
     public init(_ result: JobResult) {
@@ -124,6 +126,7 @@ public struct ResultView: Codable, Sendable, Equatable {
         responseBody = result.responseBody
         bytesTransferred = result.bytesTransferred
         uploadURL = result.uploadURL
+        accounting = result.accounting.map(AccountingView.init)
     }
 }
 

@@ -14,10 +14,12 @@ public struct StatusView: Codable, Sendable {
     public var running: Int
     public var limits: LimitsView
     public var process: ProcessView
-    /// The machine as the scheduler sees it now. Optional: daemons before 0.2 do not send it.
+    /// The machine as the scheduler sees it now.
     public var world: WorldView?
+    /// The latest look at pressure, CPU and memory (taken now when the last one is stale).
+    public var sample: SampleView?
     /// The newest event sequence number; following `GET /v1/events` from here sees only what
-    /// happens next. Optional: daemons before 0.2 do not send it.
+    /// happens next. Optional: older daemons do not send it.
     public var lastEventSeq: Int64?
 
     enum CodingKeys: String, CodingKey {
@@ -26,17 +28,15 @@ public struct StatusView: Codable, Sendable {
         case uptimeSeconds = "uptime_seconds"
         case socket
         case stateDir = "state_dir"
-        case jobs, running, limits, process, world
+        case jobs, running, limits, process, world, sample
         case lastEventSeq = "last_event_seq"
     }
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
         stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView,
-        world: WorldView? = nil, lastEventSeq: Int64? = nil
+        world: WorldView? = nil, sample: SampleView? = nil, lastEventSeq: Int64? = nil
     ) {
-        self.world = world
-        self.lastEventSeq = lastEventSeq
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -47,6 +47,9 @@ public struct StatusView: Codable, Sendable {
         self.running = running
         self.limits = limits
         self.process = process
+        self.world = world
+        self.sample = sample
+        self.lastEventSeq = lastEventSeq
     }
 }
 

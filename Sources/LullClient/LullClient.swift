@@ -73,9 +73,9 @@ public final class LullClient: Sendable {
         try await call(.POST, "/v1/simulate", body: hypothesis)
     }
 
-    /// A `GET` of any route, decoded as `Response`: for routes that have no typed call here yet.
-    public func get<Response: Decodable>(_ path: String, query: [(String, String)] = [], as type: Response.Type = Response.self) async throws -> Response {
-        try await call(.GET, path, query: query)
+    /// The daemon's recent samples of pressure, CPU and memory; asking keeps it sampling for a while.
+    public func samples() async throws -> SamplesView {
+        try await call(.GET, "/v1/samples")
     }
 
     /// One page of events after `after`, without waiting for new ones.

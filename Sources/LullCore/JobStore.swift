@@ -11,6 +11,8 @@ public protocol JobStore: Sendable {
     func list(_ filter: JobFilter) async throws -> [Job]
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
+    /// Jobs per class and state over every owner (metrics).
+    func countsByClassAndState() async throws -> [JobCountKey: Int]
     /// Events with `seq > after`, oldest first; `owner == nil` means every owner.
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
@@ -19,6 +21,16 @@ public protocol JobStore: Sendable {
     func queuedJobs() async throws -> [QueuedJob]
     /// Validators of the last successful fetch of `url` into `destination` by `owner`.
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
+}
+
+public struct JobCountKey: Hashable, Sendable {
+    public var jobClass: String
+    public var state: JobState
+
+    public init(jobClass: String, state: JobState) {
+        self.jobClass = jobClass
+        self.state = state
+    }
 }
 
 /// One durable change to a job, recorded with its event.

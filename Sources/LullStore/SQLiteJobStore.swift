@@ -93,6 +93,18 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    public func countsByClassAndState() async throws -> [JobCountKey: Int] {
+        try await pool.read { db in
+            var counts: [JobCountKey: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT class, state, COUNT(*) AS n FROM jobs GROUP BY class, state") {
+                if let state = JobState(rawValue: row["state"]) {
+                    counts[JobCountKey(jobClass: row["class"], state: state)] = row["n"]
+                }
+            }
+            return counts
+        }
+    }
+
     public func countsByState(owner: OwnerID?) async throws -> [JobState: Int] {
         try await pool.read { db in
             var counts: [JobState: Int] = [:]

@@ -236,6 +236,8 @@ public enum ConfigLoader {
                     config.sensors.bus = text == "system" ? .system : .address(text)
                 case "power_supply_root":
                     config.sensors.powerSupplyRoot = absolutePath(value, "sensors", key) ?? config.sensors.powerSupplyRoot
+                case "proc_root":
+                    config.sensors.procRoot = absolutePath(value, "sensors", key) ?? config.sensors.procRoot
                 case "metered_interfaces", "cellular_interfaces":
                     guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {
                         problem(section: "sensors", key: key, "expected an array of interface-name patterns such as [\"wwan*\"]")
@@ -244,7 +246,7 @@ public enum ConfigLoader {
                     let patterns = array.compactMap(\.string)
                     if key == "metered_interfaces" { config.sensors.meteredInterfaces = patterns } else { config.sensors.cellularInterfaces = patterns }
                 default:
-                    problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root")
+                    problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root, proc_root")
                 }
             }
         }

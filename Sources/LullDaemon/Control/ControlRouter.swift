@@ -19,6 +19,8 @@ struct ControlRouter: Sendable {
     var validator: JobSpecValidator { validators.current }
     let info: DaemonInfo
     let clock: any LullClock
+    let samples: SampleWatch
+    let metrics: DaemonMetrics
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         do {
@@ -38,11 +40,14 @@ struct ControlRouter: Sendable {
 
     private func route(_ request: ControlRequest) async throws -> ControlResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if request.method == .GET, segments == ["metrics"] { return try await metricsText(request) }
         guard segments.first == "v1" else { throw Self.unknownRoute(request.method, segments) }
         let route = Array(segments.dropFirst())
         switch (request.method, route.count) {
         case (.GET, 1) where route[0] == "status":
             return try await status(request)
+        case (.GET, 1) where route[0] == "samples":
+            return try await samplesHistory(request)
         case (.POST, 1) where route[0] == "jobs":
             return try await submit(request)
         case (.POST, 1) where route[0] == "jobs:batch":
@@ -86,8 +91,34 @@ struct ControlRouter: Sendable {
                 maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
                 maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
-            world: WorldView(await dispatcher.currentWorld), lastEventSeq: hub.latest)
+            world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()),
+            lastEventSeq: hub.latest)
         return .encode(.ok, view)
+    }
+
+    /// The sampler's history; asking counts as watching, so sampling runs at its busy interval
+    /// for a while after each request.
+    private func samplesHistory(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let history = await samples.samples()
+        return .encode(.ok, SamplesView(intervalSeconds: await samples.interval.seconds, samples: history.map(SampleView.init)))
+    }
+
+    /// Prometheus text format; aggregate numbers only, so any client of the socket may read them.
+    private func metricsText(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        var jobs: [JobCountKey: Int] = [:]
+        for policy in await dispatcher.currentPolicy.classes {
+            for state in JobState.allCases { jobs[JobCountKey(jobClass: policy.name, state: state)] = 0 }
+        }
+        for (key, count) in try await store.countsByClassAndState() { jobs[key] = count }
+        let usage = ProcessUsage.current()
+        let sampler = await samples.activity()
+        let snapshot = MetricsSnapshot(
+            jobs: jobs, running: await dispatcher.runningCount, world: await dispatcher.currentWorld,
+            scheduling: await dispatcher.schedulingStatistics, samplerRunning: sampler.running,
+            samplerTicks: sampler.ticks, rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds)
+        return .complete(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", Data(metrics.render(snapshot)))
     }
 
     private func submit(_ request: ControlRequest) async throws -> ControlResponse {
@@ -297,7 +328,7 @@ struct ControlRouter: Sendable {
         (.GET, ["v1", "status"]), (.POST, ["v1", "jobs"]), (.POST, ["v1", "jobs:batch"]), (.GET, ["v1", "jobs"]),
         (.GET, ["v1", "jobs", "*"]), (.DELETE, ["v1", "jobs", "*"]), (.POST, ["v1", "jobs", "*", "pause"]),
         (.POST, ["v1", "jobs", "*", "resume"]), (.GET, ["v1", "events"]), (.GET, ["v1", "jobs", "*", "explain"]),
-        (.POST, ["v1", "simulate"]),
+        (.POST, ["v1", "simulate"]), (.GET, ["v1", "samples"]), (.GET, ["metrics"]),
     ]
 
     /// 405 with `Allow` when the path exists under another method, else 404.

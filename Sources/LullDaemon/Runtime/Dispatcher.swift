@@ -14,6 +14,14 @@ actor Dispatcher {
     private var policy: SchedulingPolicy
     private var world: WorldSnapshot
     private let random: @Sendable () -> Double
+    private let pressure: any PressureGauge
+    /// When `world.pressure` was last read (by the gauge or the sampler).
+    private var pressureReadAt: Date?
+    private let metrics: DaemonMetrics
+    /// Per running job: what its attempt moves.
+    private var meters: [JobID: AttemptMeter] = [:]
+    /// Accounting of jobs between attempts (a retry carries on counting).
+    private var accountants: [JobID: JobAccountant] = [:]
     private var timer: Task<Void, Never>?
     private var timerDue: Date?
     private var running: [JobID: Task<Void, Never>] = [:]
@@ -23,7 +31,8 @@ actor Dispatcher {
 
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
-        world: WorldSnapshot = .assumed, progressInterval: TimeInterval = 1, clock: any LullClock, logger: Logger,
+        world: WorldSnapshot = .assumed, pressure: any PressureGauge, metrics: DaemonMetrics,
+        progressInterval: TimeInterval = 1, clock: any LullClock, logger: Logger,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.store = store
@@ -35,12 +44,15 @@ actor Dispatcher {
         self.clock = clock
         self.logger = logger
         self.random = random
+        self.pressure = pressure
+        self.metrics = metrics
     }
 
     var runningCount: Int { running.count }
     var queuedCount: Int { scheduler.queuedCount }
     var currentWorld: WorldSnapshot { world }
     var currentPolicy: SchedulingPolicy { policy }
+    var schedulingStatistics: SchedulingStatistics { scheduler.statistics }
 
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
     func restore() async throws {
@@ -74,12 +86,14 @@ actor Dispatcher {
     }
 
     func update(network: NetworkState) {
+        for meter in meters.values { meter.networkChanged(network) }
         var next = world
         next.network = network
         update(world: next)
     }
 
     func update(pressure: PressureState) {
+        pressureReadAt = clock.now()
         var next = world
         next.pressure = pressure
         update(world: next)
@@ -123,7 +137,10 @@ actor Dispatcher {
                     task.cancel()
                     if updated.state == .cancelled { await task.value }
                 }
-                if updated.state == .cancelled { await engines[updated.spec.kind]?.discardResumeData(of: updated) }
+                if updated.state == .cancelled {
+                    accountants[updated.id] = nil
+                    await engines[updated.spec.kind]?.discardResumeData(of: updated)
+                }
                 if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
                 pump()
                 return .success(updated)
@@ -149,7 +166,15 @@ actor Dispatcher {
     private func pump() {
         guard accepting else { return }
         let now = clock.now()
+        // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
+        if scheduler.pressureDependence(world: world, now: now).consulted,
+            pressureReadAt.map({ now.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
+        {
+            world.pressure = pressure.read()
+            pressureReadAt = now
+        }
         let decision = scheduler.decide(world: world, now: now)
+        pressure.setHolding(scheduler.pressureDependence(world: world, now: now).holding)
         for job in decision.start {
             running[job.id] = Task { await self.execute(job.id) }
         }
@@ -158,6 +183,9 @@ actor Dispatcher {
         }
         arm(decision.nextWakeup)
     }
+
+    /// A PSI avg10 reading older than this is read again before a decision that depends on it.
+    private static let pressureMaxAge: TimeInterval = 2
 
     private func arm(_ due: Date?) {
         guard due != timerDue else { return }
@@ -181,13 +209,16 @@ actor Dispatcher {
         let update = JobUpdate(
             id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
             message: "the deadline passed before the job could start (on_deadline = expire)")
-        _ = try? await store.apply(update)
+        if case .applied(let job) = try? await store.apply(update) {
+            metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
+        }
         logger.notice("job expired", metadata: ["job_id": "\(id)"])
     }
 
     private func execute(_ id: JobID) async {
         defer {
             running[id] = nil
+            if let meter = meters.removeValue(forKey: id) { accountants[id] = meter.finish() }
             scheduler.jobFinished(id, at: clock.now())
             pump()
         }
@@ -207,6 +238,10 @@ actor Dispatcher {
                 retryable: false))
             return
         }
+        let meter = AttemptMeter(
+            job: job, accountant: accountants[id] ?? JobAccountant(), network: world.network, metrics: metrics)
+        meters[id] = meter
+        metrics.jobStarted(kind: job.spec.kind, jobClass: job.spec.jobClass)
         logger.info(
             "job started",
             metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)", "class": "\(job.spec.jobClass)", "attempt": "\(job.attempts)"])
@@ -218,7 +253,10 @@ actor Dispatcher {
             validators = try? await store.fetchValidators(owner: job.owner, url: job.spec.url, destination: destination)
         }
         let context = TransferContext(
-            progress: { reporter.report($0) },
+            progress: { progress in
+                meter.observe(progress)
+                reporter.report(progress)
+            },
             checkpoint: { [weak self] resume in await self?.checkpoint(resume, of: id) },
             validators: validators)
         do {
@@ -255,6 +293,7 @@ actor Dispatcher {
             message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
             retryAt: retryAt)
         guard case .applied(let updated) = try? await store.apply(update) else { return }
+        metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
         logger.notice(
             "job will be retried",
             metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "attempt": "\(job.attempts)", "delay_s": "\(delay)"])
@@ -262,24 +301,50 @@ actor Dispatcher {
         scheduler.enqueue(QueuedJob(updated), now: clock.now())
     }
 
+    /// Ends the job's accounting: the last attempt's meter and the earlier attempts' totals.
+    /// Attempts count from the store, which also knows attempts of earlier daemon runs.
+    private func closeAccounting(of job: Job) -> JobAccounting {
+        chargeMeteredBytes(of: job.id)
+        let accountant = meters.removeValue(forKey: job.id)?.finish() ?? accountants[job.id] ?? JobAccountant()
+        accountants[job.id] = nil
+        var accounting = accountant.accounting
+        accounting.attempts = max(accounting.attempts, job.attempts)
+        return accounting
+    }
+
+    /// Metered bytes count against the class's and owner's daily budgets as they move.
+    private func chargeMeteredBytes(of id: JobID) {
+        guard let meter = meters[id] else { return }
+        let bytes = meter.takeMeteredBytes()
+        guard bytes > 0 else { return }
+        scheduler.recordMeteredBytes(bytes, owner: meter.owner, className: meter.jobClass, at: clock.now())
+    }
+
     private func record(_ progress: TransferProgress, of id: JobID) async {
+        chargeMeteredBytes(of: id)
         let update = JobUpdate(
             id: id, from: [.running], to: .running, event: .progress, time: clock.now(), progress: progress)
         _ = try? await store.apply(update)
     }
 
     private func finish(_ job: Job, result: JobResult) async {
+        var result = result
+        result.accounting = closeAccounting(of: job)
         let update = JobUpdate(
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
             progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result)
         await store(update, for: job)
+        metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
         logger.info("job succeeded", metadata: ["job_id": "\(job.id)", "bytes": "\(result.bytes ?? 0)"])
     }
 
     private func finish(_ job: Job, failure: JobFailure) async {
+        let accounting = closeAccounting(of: job)
         let update = JobUpdate(
-            id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(), failure: failure)
+            id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
+            result: JobResult(accounting: accounting), failure: failure)
         await store(update, for: job)
+        metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
             "job failed", metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "error": "\(failure.message)"])

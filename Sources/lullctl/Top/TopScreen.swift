@@ -71,7 +71,7 @@ struct TopScreen {
         let sparkline = Sparkline(unicode: unicode)
         if let samples = snapshot.samples, !samples.isEmpty {
             let cpu = samples.map(\.cpuUtilisation)
-            let memory = samples.map(\.memoryUsed)
+            let memory = samples.map(Self.memoryUsed)
             var cpuText = sparkline.render(cpu, width: chartWidth)
             if let last = cpu.last ?? nil { cpuText += String(format: " %3.0f%%", last * 100) }
             if let load = samples.last?.load1m { cpuText += String(format: "  load %.2f", load) }
@@ -86,6 +86,12 @@ struct TopScreen {
         let process = snapshot.status.process
         lines.append(row("lulld", "\(Format.bytes(process.rssBytes)) resident, \(String(format: "%.2f", process.cpuSeconds)) s CPU"))
         return lines
+    }
+
+    /// Share of memory in use (0–1).
+    private static func memoryUsed(_ sample: SampleView) -> Double? {
+        guard let available = sample.memoryAvailableBytes, let total = sample.memoryTotalBytes, total > 0 else { return nil }
+        return 1 - Double(available) / Double(total)
     }
 
     private func row(_ name: String, _ value: String) -> String {

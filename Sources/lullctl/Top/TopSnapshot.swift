@@ -11,7 +11,7 @@ struct TopSnapshot {
     /// The latest failures, newest first.
     var failures: [JobView]
     /// The sampler's history, oldest first; nil when this daemon does not offer it.
-    var samples: [TopSample]?
+    var samples: [SampleView]?
     var takenAt: Date
 
     static let failuresShown = 5
@@ -25,10 +25,10 @@ struct TopSnapshot {
         if previous == nil || previous?.status.jobs["failed"] != status.jobs["failed"] {
             failures = try await recentFailures(client)
         }
-        var samples: [TopSample]?
+        var samples: [SampleView]?
         if samplesAvailable {
             do {
-                samples = try await client.get("/v1/samples", as: TopSamples.self).samples
+                samples = try await client.samples().samples
             } catch LullClientError.api(404, _) {
                 // An older daemon: the frame says so and top stops asking.
                 samplesAvailable = false
