@@ -63,6 +63,8 @@ man: deps
 	$(SWIFT) build --product generate-manual
 	$(BIN)/generate-manual $(BIN)/lullctl --section 1 --date $(MAN_DATE) --output-directory man
 	$(BIN)/generate-manual $(BIN)/lulld --section 8 --date $(MAN_DATE) --output-directory man
+	# A blank line in mdoc is a warning; a paragraph break is what the help text means by it.
+	sed -i 's/^$$/.Pp/' man/lullctl.1 man/lulld.8
 	python3 man/md2man.py docs/configuration.md $(MAN_DATE) > man/lull.toml.5
 
 # Shell completions for lullctl and lulld, from the argument parsers. Committed under completions/.
