@@ -11,7 +11,7 @@ private let deviceInterface = "org.freedesktop.UPower.Device"
 
 /// `lullctl watch` and `lullctl top` in a real terminal (tmux), and watch's plain output and
 /// exit codes in a pipe.
-@Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux (make test installs it)"))
+@Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux (make test installs it)"), .timeLimit(.minutes(2)))
 struct LiveViewTests {
     static let lullctl = DaemonProcess.binary("lullctl")
 
@@ -29,7 +29,7 @@ struct LiveViewTests {
         try await withDaemon(config: fastRetries) { daemon, client in
             let job = try await client.submit(JobSubmission(
                 kind: .fetch, url: server.url("/image.iso"), destination: daemon.directory.appendingPathComponent("image.iso").path,
-                label: "nightly", timeouts: TimeoutSettings(idleSeconds: 3)))
+                label: "nightly", timeouts: TimeoutSettings(idleSeconds: 6)))
             let terminal = try TmuxSession("\(Self.lullctl) watch \(job.id)", environment: Self.terminalEnvironment(daemon))
             defer { terminal.close() }
             let running = try terminal.waitForScreen("a part-way progress bar") { screen in

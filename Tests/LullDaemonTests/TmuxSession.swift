@@ -16,7 +16,17 @@ final class TmuxSession {
         var arguments = ["-f", "/dev/null", "new-session", "-d", "-s", name, "-x", String(columns), "-y", String(rows)]
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
         arguments.append("\(command); echo exit=$?; sleep 600")
-        try run(arguments)
+        // This command starts the tmux server, which daemonizes and would keep every file
+        // descriptor it inherits, including those Foundation uses to notice that its child has
+        // exited; the test would then wait forever. So a shell closes all but 0-2 first and runs
+        // tmux with /dev/null.
+        let quoted = (["-L", server, "-u"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let script = """
+            for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
+            exec \(Self.tmux) \(quoted.joined(separator: " ")) </dev/null >/dev/null 2>&1
+            """
+        let result = try CommandRunner.run("/bin/bash", ["-c", script])
+        guard result.status == 0 else { throw TmuxFailed(description: "tmux new-session failed (status \(result.status))") }
     }
 
     /// The visible screen as text.
@@ -36,13 +46,14 @@ final class TmuxSession {
     @discardableResult
     func waitForScreen(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws -> String {
         let deadline = ContinuousClock.now + timeout
-        var last = ""
+        var seen: [String] = []
         while ContinuousClock.now < deadline {
-            last = try screen()
-            if condition(last) { return last }
+            let current = try screen()
+            if condition(current) { return current }
+            if seen.last != current { seen.append(current) }
             usleep(100_000)
         }
-        throw TimedOut(description: "the screen never showed \(what); last screen:\n\(last)")
+        throw TimedOut(description: "the screen never showed \(what); the last screens were:\n" + seen.suffix(4).joined(separator: "\n-----\n"))
     }
 
     func close() {

@@ -15,6 +15,9 @@ struct WatchedJob {
     /// Why a queued job waits, as the daemon last said.
     var waitingFor: [String] = []
     var startedAt: Date?
+    /// Whether this watch can see the job's first start (it was still waiting for it), so that
+    /// "done in N s" covers every attempt.
+    private let seesFirstStart: Bool
     var endedAt: Date?
     /// The progress step (in tenths) last printed in plain mode, so a pipe gets a line per 10 %.
     var printedStep = -1
@@ -29,6 +32,7 @@ struct WatchedJob {
         retryAt = job.retryAt
         notModified = job.result?.notModified ?? false
         waitingFor = job.waitingFor?.map(\.text) ?? []
+        seesFirstStart = job.state == .queued && job.attempts == 0
         if job.state.isTerminal { endedAt = job.updatedAt }
     }
 
@@ -47,7 +51,8 @@ struct WatchedJob {
         if let progress = event.progress { self.progress = progress }
         switch event.type {
         case .started:
-            startedAt = event.time
+            // The first start: a job that retried took the whole time, not just its last attempt.
+            if seesFirstStart && startedAt == nil { startedAt = event.time }
             error = nil
             retryAt = nil
             waitingFor = []
