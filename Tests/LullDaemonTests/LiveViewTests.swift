@@ -108,7 +108,8 @@ struct LiveViewTests {
                 kind: .fetch, url: server.url("/gone"), destination: daemon.directory.appendingPathComponent("gone").path,
                 jobClass: "interactive"))
             #expect(try await awaitJob(broken.id, in: [.failed], client: client).error?.code == "http_404")
-            try await awaitEvent(client: client, "job \(live.id) has bytes") { $0.jobId == live.id && ($0.progress?.bytesDone ?? 0) > 0 }
+            // The server stalls after 2 MiB; wait until the daemon has reported all of them.
+            try await awaitEvent(client: client, "job \(live.id) at 2 MiB") { $0.jobId == live.id && ($0.progress?.bytesDone ?? 0) >= 2 << 20 }
 
             let terminal = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
             defer { terminal.close() }
@@ -119,7 +120,7 @@ struct LiveViewTests {
             TmuxSession.keep(screen, as: "top-on-battery.txt")
             #expect(screen.contains("background"))
             #expect(screen.contains("battery"), "the holding rule is named")
-            #expect(screen.contains(" of 6.0 MiB"), "the running job's progress")
+            #expect(screen.contains("2.0 MiB of 6.0 MiB") && screen.contains("33%"), "the running job's progress")
             #expect(screen.split(separator: "\n").first?.hasSuffix("q quits") == true, "header spans the 120 columns")
 
             // A resize redraws to the new width.
