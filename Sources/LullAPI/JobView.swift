@@ -26,6 +26,11 @@ public struct JobView: Codable, Sendable, Equatable {
     public var retryAt: Date?
     /// For a queued job: every condition that holds it now (empty when it is about to start).
     public var waitingFor: [WaitingReasonView]?
+    public var notBefore: Date?
+    public var deadline: Date?
+    /// A recurring job's schedule, and the period this occurrence was scheduled with.
+    public var periodic: PeriodicSchedule?
+    public var periodSeconds: Double?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -39,6 +44,10 @@ public struct JobView: Codable, Sendable, Equatable {
         case uploadProtocol = "protocol"
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
+        case notBefore = "not_before"
+        case deadline
+        case periodic
+        case periodSeconds = "period_seconds"
     }
 
     public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
@@ -63,6 +72,10 @@ public struct JobView: Codable, Sendable, Equatable {
         expectedBytes = job.spec.expectedBytes
         uploadProtocol = job.spec.uploadProtocol
         retryAt = job.state == .queued ? job.retryAt : nil
+        notBefore = job.spec.notBefore
+        deadline = job.spec.deadline
+        periodic = job.spec.periodic
+        periodSeconds = job.spec.periodic.map { job.spec.periodInterval ?? $0.every }
     }
 }
 

@@ -12,6 +12,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public private(set) var process: Process?
     public private(set) var logPath: String
     private let extraArguments: [String]
+    private let launcher: [String]
 
     /// The directory holding the built products (lulld, lullctl) next to the running test binary.
     public static var productsDirectory: URL {
@@ -37,7 +38,9 @@ public final class DaemonProcess: @unchecked Sendable {
     /// - Parameter realPressure: read the machine's PSI. By default the daemon reads a
     ///   `ProcFixture` at zero pressure, so a busy test machine does not hold jobs of classes
     ///   with pressure limits; tests about pressure script it through `proc`.
-    public init(config: String? = nil, arguments: [String] = [], realPressure: Bool = false) throws {
+    ///   - launcher: a command prefix that execs lulld, e.g. `NetworkNamespace.launcher`.
+    public init(config: String? = nil, arguments: [String] = [], realPressure: Bool = false, launcher: [String] = []) throws {
+        self.launcher = launcher
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
@@ -81,8 +84,9 @@ public final class DaemonProcess: @unchecked Sendable {
         let notify = try NotifySocket(path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
         defer { notify.close() }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary("lulld"))
-        process.arguments = ["--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
+        let command = launcher + [Self.binary("lulld"), "--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
         process.environment = environment

@@ -60,7 +60,7 @@ struct LiveViewTests {
                 kind: .fetch, url: server.url("/missing"), destination: daemon.directory.appendingPathComponent("no").path))
             // Whether the jobs end before or after watch starts, it sees their ends (the cursor precedes its reads).
             let result = try CommandRunner.run(Self.lullctl, ["watch", String(good.id), String(missing.id), "--socket", daemon.socketPath])
-            #expect(result.status == 7, "stdout: \(result.stdout) stderr: \(result.stderr)")
+            #expect(result.status == 8, "stdout: \(result.stdout) stderr: \(result.stderr)")
             #expect(!result.stdout.contains("\u{1B}["), "no escape codes into a pipe")
             #expect(result.stdout.contains("job \(good.id)  succeeded"))
             #expect(result.stdout.contains("job \(missing.id)  failed  http_404"))

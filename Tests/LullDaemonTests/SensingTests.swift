@@ -115,3 +115,89 @@ func metrics(on daemon: DaemonProcess) throws -> [MetricSample] {
 func metric(_ name: String, on daemon: DaemonProcess) throws -> Double? {
     try metrics(on: daemon).first { $0.name == name }?.value
 }
+
+/// Connectivity end to end: lulld runs inside a network namespace of the test's own, its
+/// sensors on rtnetlink; taking the veth down must hold network jobs (`offline`) and bringing
+/// it up must release them, by netlink events alone.
+@Suite(.enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2 for a network namespace"))
+struct ConnectivityTests {
+    @Test func networkJobsWaitWhileOfflineAndStartWhenTheLinkComesBack() async throws {
+        let namespace = try NetworkNamespace()
+        defer { namespace.tearDown() }
+        try namespace.up()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-netns-\(getpid())-\(UInt16.random(in: 0...UInt16.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bytes = TestHTTPServer.bytes(count: 200_000, seed: 7)
+        try Data(bytes).write(to: directory.appendingPathComponent("f"))
+
+        // The server lives in the namespace too, on the peer's address.
+        let port = Int.random(in: 20_000...40_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: namespace.launcher[0])
+        server.arguments = Array(namespace.launcher.dropFirst()) + [
+            // Debian's python directly: a version-manager shim in between would fork, and the
+            // server would outlive the kill below.
+            "/usr/bin/python3", "-m", "http.server", String(port), "--bind", namespace.peerAddress, "--directory", directory.path,
+        ]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let url = "http://\(namespace.peerAddress):\(port)/f"
+        let deadline = ContinuousClock.now + .seconds(15)
+        var serving = false
+        while !serving, ContinuousClock.now < deadline {
+            serving = try CommandRunner.run(namespace.launcher[0], Array(namespace.launcher.dropFirst()) + ["curl", "-sf", "-o", "/dev/null", url]).status == 0
+            if !serving { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(serving, "the test server in the namespace did not come up")
+
+        try namespace.down()
+        // No D-Bus here: the daemon falls back to rtnetlink inside the namespace.
+        let daemon = try DaemonProcess(config: "[sensors]\nbus = \"unix:path=/nonexistent/lull-test-bus\"\n", launcher: namespace.launcher)
+        defer { daemon.remove() }
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        do {
+            let world = try #require(try await client.status().world)
+            #expect(world.network.connectivity == "offline", "\(world.network)")
+            #expect(world.network.source.hasPrefix("rtnetlink"))
+
+            let destination = directory.appendingPathComponent("copy").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: url, destination: destination))
+            #expect(try await client.explain(job.id).reasons.map(\.code) == ["offline"])
+
+            // Held offline, the daemon has nothing to do and no timer to poll with.
+            let switches = try voluntaryContextSwitches(of: daemon.pid)
+            try await Task.sleep(for: .seconds(2))
+            let idleSwitches = try voluntaryContextSwitches(of: daemon.pid) - switches
+            print("lulld voluntary context switches over 2 s offline with a held job: \(idleSwitches)")
+            #expect(idleSwitches <= 10, "an offline daemon should sleep; \(idleSwitches) wake-ups in 2 s")
+            #expect(try await client.job(job.id).state == .queued)
+
+            let cursor = try await client.events(after: 0).lastSeq
+            let before = ContinuousClock.now
+            try namespace.up()
+            _ = try await awaitEvent(client: client, after: cursor, timeout: .seconds(20), "job \(job.id) starting") {
+                $0.jobId == job.id && $0.type == .started
+            }
+            print("link up → held job started in \(ContinuousClock.now - before)")
+            #expect(try await awaitJob(job.id, in: [.succeeded, .failed], client: client).state == .succeeded)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(bytes))
+        } catch {
+            print("lulld log:\n\(daemon.log())")
+            throw error
+        }
+    }
+
+    private func voluntaryContextSwitches(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches") }
+        return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+    }
+}

@@ -89,7 +89,8 @@ struct ControlRouter: Sendable {
             running: request.peer.isAdmin ? await dispatcher.runningCount : jobs[JobState.running.rawValue] ?? 0,
             limits: LimitsView(
                 maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
-                maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),
+                maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs,
+                maxQueuedPerOwner: validator.limits.maxQueuedPerOwner),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
             world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()),
             lastEventSeq: hub.latest)
@@ -126,7 +127,7 @@ struct ControlRouter: Sendable {
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
         let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
-        let jobs = try await store.insert([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())])
+        let jobs = try await storeWithinQuota([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())], request)
         await dispatcher.enqueue(jobs)
         return .encode(.created, await view(jobs[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
     }
@@ -155,7 +156,7 @@ struct ControlRouter: Sendable {
                     "jobs[\(index)]: \(error.message)")
             }
         }
-        let jobs = try await store.insert(newJobs)
+        let jobs = try await storeWithinQuota(newJobs, request)
         await dispatcher.enqueue(jobs)
         return .encode(.created, BatchView(jobs: jobs.map { JobView($0) }))
     }
@@ -271,6 +272,20 @@ struct ControlRouter: Sendable {
     // MARK: Helpers
 
     /// A job with, when it waits, the reasons it waits.
+    /// Stores new jobs if their owner's quota has room for them all (a batch is all or nothing).
+    private func storeWithinQuota(_ jobs: [NewJob], _ request: ControlRequest) async throws -> [Job] {
+        let owner = request.peer.owner
+        if case .failure(let exceeded) = await dispatcher.reserve(jobs.count, for: owner, limit: validator.limits.maxQueuedPerOwner) {
+            throw APIError(.tooManyRequests, code: "quota_exceeded", exceeded.message)
+        }
+        do {
+            return try await store.insert(jobs)
+        } catch {
+            await dispatcher.release(jobs.count, for: owner)
+            throw error
+        }
+    }
+
     private func view(_ job: Job) async -> JobView {
         JobView(job, waitingFor: await reasons(for: job))
     }

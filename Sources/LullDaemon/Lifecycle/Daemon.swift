@@ -151,7 +151,7 @@ public enum Daemon {
             return
         }
         do {
-            let config = try ConfigLoader.load(file: file)
+            let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
             validators.replace(validator(for: config))
             logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])

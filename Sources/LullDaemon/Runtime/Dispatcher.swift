@@ -22,6 +22,10 @@ actor Dispatcher {
     private var meters: [JobID: AttemptMeter] = [:]
     /// Accounting of jobs between attempts (a retry carries on counting).
     private var accountants: [JobID: JobAccountant] = [:]
+    /// The local time rules know one daylight-saving change ahead; past it they are read again.
+    private var localTimeKnownUntil: Date
+    /// Unfinished jobs (queued, paused, running) per owner, for `max_queued_per_owner`.
+    private var unfinishedByOwner: [OwnerID: Int] = [:]
     private var timer: Task<Void, Never>?
     private var timerDue: Date?
     private var running: [JobID: Task<Void, Never>] = [:]
@@ -38,7 +42,9 @@ actor Dispatcher {
         self.store = store
         self.engines = engines
         self.policy = policy
-        self.scheduler = JobScheduler(policy: policy, localTime: Self.localTime(at: clock.now()))
+        let localTime = Self.localTime(at: clock.now())
+        self.scheduler = JobScheduler(policy: policy, localTime: localTime)
+        self.localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
@@ -62,7 +68,25 @@ actor Dispatcher {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
         for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
+        unfinishedByOwner = try await store.unfinishedCountsByOwner()
         pump()
+    }
+
+    /// Claims room for `count` new jobs of `owner` under `limit` before they are stored; the
+    /// claim becomes the jobs' count once they are, or is given back with `release`. Root's
+    /// jobs are not limited.
+    func reserve(_ count: Int, for owner: OwnerID, limit: Int) -> Result<Void, OwnerQuotaExceeded> {
+        let current = unfinishedByOwner[owner, default: 0]
+        if owner.rawValue != 0, current + count > limit {
+            return .failure(OwnerQuotaExceeded(owner: owner, unfinished: current, asked: count, limit: limit))
+        }
+        unfinishedByOwner[owner] = current + count
+        return .success(())
+    }
+
+    func release(_ count: Int, for owner: OwnerID) {
+        let left = unfinishedByOwner[owner, default: 0] - count
+        unfinishedByOwner[owner] = left > 0 ? left : nil
     }
 
     /// Newly stored jobs join the queue.
@@ -99,9 +123,11 @@ actor Dispatcher {
         update(world: next)
     }
 
-    /// A new policy (reload): the queue is re-evaluated under it.
+    /// A new policy (reload): the queue is re-evaluated under it, and the local time zone is
+    /// read again (an admin who moved the machine to another zone reloads).
     func update(policy: SchedulingPolicy) {
         self.policy = policy
+        refreshLocalTime(at: clock.now())
         scheduler.updatePolicy(policy, now: clock.now())
         pump()
     }
@@ -132,6 +158,7 @@ actor Dispatcher {
                 id: current.id, from: [current.state], to: target, event: command.eventType, time: clock.now())
             switch try await store.apply(update) {
             case .applied(let updated):
+                if updated.state.isTerminal { release(1, for: updated.owner) }
                 _ = scheduler.remove(updated.id)
                 if let task = running[updated.id] {
                     task.cancel()
@@ -139,6 +166,7 @@ actor Dispatcher {
                 }
                 if updated.state == .cancelled {
                     accountants[updated.id] = nil
+                    metrics.jobFinished(kind: updated.spec.kind, outcome: "cancelled", reason: nil)
                     await engines[updated.spec.kind]?.discardResumeData(of: updated)
                 }
                 if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
@@ -166,6 +194,7 @@ actor Dispatcher {
     private func pump() {
         guard accepting else { return }
         let now = clock.now()
+        if now >= localTimeKnownUntil { refreshLocalTime(at: now) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
         if scheduler.pressureDependence(world: world, now: now).consulted,
             pressureReadAt.map({ now.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
@@ -210,6 +239,7 @@ actor Dispatcher {
             id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
             message: "the deadline passed before the job could start (on_deadline = expire)")
         if case .applied(let job) = try? await store.apply(update) {
+            release(1, for: job.owner)
             metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
         }
         logger.notice("job expired", metadata: ["job_id": "\(id)"])
@@ -330,20 +360,25 @@ actor Dispatcher {
     private func finish(_ job: Job, result: JobResult) async {
         var result = result
         result.accounting = closeAccounting(of: job)
+        let next = nextOccurrence(of: job, unchanged: result.notModified == true)
         let update = JobUpdate(
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
-            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result)
-        await store(update, for: job)
+            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result,
+            message: next?.announcement)
+        await store(update, for: job, successor: next?.job)
+        release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
         logger.info("job succeeded", metadata: ["job_id": "\(job.id)", "bytes": "\(result.bytes ?? 0)"])
     }
 
     private func finish(_ job: Job, failure: JobFailure) async {
         let accounting = closeAccounting(of: job)
+        let next = nextOccurrence(of: job, unchanged: false)
         let update = JobUpdate(
             id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
-            result: JobResult(accounting: accounting), failure: failure)
-        await store(update, for: job)
+            result: JobResult(accounting: accounting), failure: failure, message: next?.announcement)
+        await store(update, for: job, successor: next?.job)
+        release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
@@ -359,12 +394,48 @@ actor Dispatcher {
         await store(update, for: job)
     }
 
-    private func store(_ update: JobUpdate, for job: Job) async {
+    private func store(_ update: JobUpdate, for job: Job, successor: NewJob? = nil) async {
         do {
-            _ = try await store.apply(update)
+            let (_, created) = try await store.apply(update, creating: successor)
+            if let created {
+                unfinishedByOwner[created.owner, default: 0] += 1
+                scheduler.enqueue(QueuedJob(created), now: clock.now())
+                logger.info(
+                    "next occurrence queued",
+                    metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
+            }
         } catch {
             logger.error("could not record job outcome", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
         }
+    }
+
+    /// A periodic job's next occurrence, created with the end of this one: its flex window
+    /// opens at `not_before` and closes at its deadline (`on_deadline = run`). An adaptive
+    /// fetch that found nothing new waits longer next time (up to `max_every_seconds`).
+    private func nextOccurrence(of job: Job, unchanged: Bool) -> (job: NewJob, announcement: String)? {
+        guard let periodic = job.spec.periodic else { return nil }
+        let now = clock.now()
+        let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
+        let window = periodic.nextWindow(after: now, interval: interval, salt: UInt64(job.id.rawValue))
+        var spec = job.spec
+        spec.notBefore = window.opens
+        spec.deadline = window.due
+        spec.onDeadline = .run
+        spec.periodInterval = interval
+        // Each occurrence is a new request to the server, not a retry of the last one.
+        if spec.kind == .push { spec.idempotencyKey = UUID().uuidString.lowercased() }
+        let formatter = ISO8601DateFormatter()
+        let stretched = interval > periodic.every ? " (no new data: the period is stretched to \(Int(interval)) s)" : ""
+        return (
+            NewJob(owner: job.owner, spec: spec, createdAt: now),
+            "the next occurrence runs between \(formatter.string(from: window.opens)) and \(formatter.string(from: window.due))\(stretched)"
+        )
+    }
+
+    private func refreshLocalTime(at now: Date) {
+        let localTime = Self.localTime(at: now)
+        scheduler.updateLocalTime(localTime)
+        localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
     }
 
     /// The local time zone's offset now and at its next change, for class time windows.

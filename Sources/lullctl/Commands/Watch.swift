@@ -14,12 +14,12 @@ struct Watch: AsyncParsableCommand {
             restarted daemon is followed from where it left off. ctrl-c stops watching, not the jobs.
 
             Exit codes: 0 every watched job succeeded (a fetch that was not modified counts); \
-            7 at least one failed, was cancelled or expired; 3 the daemon is not reachable; \
+            8 at least one failed, was cancelled or expired; 3 the daemon is not reachable; \
             4 no such job.
             """)
 
     /// Exit code when a watched job ended without succeeding.
-    static let someJobDidNotSucceed: Int32 = 7
+    static let someJobDidNotSucceed: Int32 = 8
 
     @Argument(help: "The job ids to watch.")
     var ids: [Int64] = []
