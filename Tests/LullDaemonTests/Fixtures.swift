@@ -101,3 +101,15 @@ let holdEverything = """
     [limits]
     max_concurrent = 0
     """
+
+/// UPower (python-dbusmock) on `bus`, on battery with a discharging battery at `percent`.
+func startUPowerOnBattery(_ bus: MockSystemBus, percent: Double) throws {
+    let upower = "org.freedesktop.UPower"
+    let displayDevice = "/org/freedesktop/UPower/devices/DisplayDevice"
+    let deviceInterface = "org.freedesktop.UPower.Device"
+    try bus.startTemplate("upower", busName: upower, parameters: #"{"OnBattery": true}"#)
+    try bus.setProperty(upower, displayDevice, deviceInterface, "Type", "dbus.UInt32(2)")
+    try bus.setProperty(upower, displayDevice, deviceInterface, "IsPresent", "True")
+    try bus.setProperty(upower, displayDevice, deviceInterface, "Percentage", "dbus.Double(\(percent))")
+    try bus.setProperty(upower, displayDevice, deviceInterface, "State", "dbus.UInt32(2)")
+}

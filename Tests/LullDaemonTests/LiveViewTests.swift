@@ -5,10 +5,6 @@ import LullCore
 import LullTestSupport
 import Testing
 
-private let upower = "org.freedesktop.UPower"
-private let displayDevice = "/org/freedesktop/UPower/devices/DisplayDevice"
-private let deviceInterface = "org.freedesktop.UPower.Device"
-
 /// `lullctl watch` and `lullctl top` in a real terminal (tmux), and watch's plain output and
 /// exit codes in a pipe.
 @Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux (make test installs it)"), .timeLimit(.minutes(2)))
@@ -84,11 +80,7 @@ struct LiveViewTests {
     func topShowsJobsHeldOnBatteryAndQuitsOnQ() async throws {
         let bus = try MockSystemBus()
         defer { bus.stop() }
-        try bus.startTemplate("upower", busName: upower, parameters: #"{"OnBattery": true}"#)
-        try bus.setProperty(upower, displayDevice, deviceInterface, "Type", "dbus.UInt32(2)")
-        try bus.setProperty(upower, displayDevice, deviceInterface, "IsPresent", "True")
-        try bus.setProperty(upower, displayDevice, deviceInterface, "Percentage", "dbus.Double(18.0)")
-        try bus.setProperty(upower, displayDevice, deviceInterface, "State", "dbus.UInt32(2)")
+        try startUPowerOnBattery(bus, percent: 18)
 
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
