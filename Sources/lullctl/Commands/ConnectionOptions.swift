@@ -34,9 +34,9 @@ struct ConnectionOptions: ParsableArguments {
         guard case .api(_, let detail) = error else { return error.description }
         switch detail.code {
         case "invalid_state":
-            return "\(detail.message). lullctl show ID shows the job's state and history."
+            return "\(detail.message). Nothing was changed; lullctl show <id> shows where the job stands."
         case "invalid_value", "missing_field", "unknown_field", "malformed_json":
-            return "\(detail.message). The fields are described by lullctl help submit and in docs/api.md."
+            return "\(detail.message). lullctl help <command> lists each command's options; docs/api.md describes every field."
         default:
             return detail.message
         }
