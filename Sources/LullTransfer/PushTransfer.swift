@@ -24,7 +24,7 @@ public struct PushTransfer: TransferEngine {
         if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await clients.client(for: job.spec.url).execute(request, timeout: settings.total(for: job))
+            let response = try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
             try await ResponseCapture.requireSuccess(response)
             context.progress(TransferProgress(bytesDone: Int64(body.count), bytesTotal: Int64(body.count)))
             return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: Int64(body.count))
