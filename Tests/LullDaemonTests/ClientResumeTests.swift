@@ -122,17 +122,3 @@ struct ClientResumeTests {
         #expect(result.stderr.contains("LULL_SOCKET"))
     }
 }
-
-/// Runs `body`, failing with `what` if it takes longer than `limit`.
-func withTimeout<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw TimedOut(description: "timed out after \(limit) waiting for \(what)")
-        }
-        let value = try await group.next()!
-        group.cancelAll()
-        return value
-    }
-}
