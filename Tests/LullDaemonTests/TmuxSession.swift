@@ -56,7 +56,10 @@ final class TmuxSession {
         throw TimedOut(description: "the screen never showed \(what); the last screens were:\n" + seen.suffix(4).joined(separator: "\n-----\n"))
     }
 
+    /// Ends the session; the server exits with its last session (kill-server alone was seen to
+    /// leave the server running).
     func close() {
+        _ = try? run(["kill-session", "-t", name])
         _ = try? run(["kill-server"])
     }
 
