@@ -18,7 +18,10 @@ struct ManPageAndCompletionTests {
         environment["MANWIDTH"] = "80"
         environment["MAN_DISABLE_SECCOMP"] = "1"  // man-db's sandbox is not allowed in every container
         environment["MAN_KEEP_FORMATTING"] = nil
-        let result = try CommandRunner.run("/usr/bin/man", ["--warnings", "-l", Self.path(page)], environment: environment)
+        // The page goes in on stdin: run as root, man-db may drop to its own user, which cannot
+        // necessarily read a checkout under /root.
+        let source = try Data(contentsOf: URL(fileURLWithPath: Self.path(page)))
+        let result = try CommandRunner.run("/usr/bin/man", ["--warnings", "-l", "-"], environment: environment, input: source)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "groff warnings for \(page):\n\(result.stderr)")
         #expect(result.stdout.contains("NAME"))
