@@ -36,11 +36,11 @@ NO_SYSTEMD_SETUP ?=
 # Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
 INSTALL_STRIP ?= -s
 
-.PHONY: run test deps test-deps build release bench bench-quick clean install install-files uninstall
+.PHONY: run test deps test-deps build release bench bench-quick clean install install-files uninstall man completions
 
 # System packages the build and the tests use. Installed only when something is missing.
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
-	debootstrap systemd-container
+	debootstrap systemd-container man-db groff-base tmux
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -131,6 +131,30 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_lullctl \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
+
+# Man pages: lullctl(1) and lulld(8) from the argument parsers (swift-argument-parser's
+# generate-manual tool), lull.toml(5) from docs/configuration.md. Committed under man/.
+MAN_DATE ?= 2026-11-21
+man: deps
+	$(SWIFT) build --product lullctl
+	$(SWIFT) build --product lulld
+	$(SWIFT) build --product generate-manual
+	$(BIN)/generate-manual $(BIN)/lullctl --section 1 --date $(MAN_DATE) --output-directory man
+	$(BIN)/generate-manual $(BIN)/lulld --section 8 --date $(MAN_DATE) --output-directory man
+	# A blank line in mdoc is a warning; a paragraph break is what the help text means by it.
+	sed -i 's/^$$/.Pp/' man/lullctl.1 man/lulld.8
+	python3 man/md2man.py docs/configuration.md $(MAN_DATE) > man/lull.toml.5
+
+# Shell completions for lullctl and lulld, from the argument parsers. Committed under completions/.
+completions:
+	$(SWIFT) build --product lullctl
+	$(SWIFT) build --product lulld
+	@mkdir -p completions
+	for tool in lullctl lulld; do \
+		$(BIN)/$$tool --generate-completion-script bash > completions/$$tool.bash; \
+		$(BIN)/$$tool --generate-completion-script zsh > completions/_$$tool; \
+		$(BIN)/$$tool --generate-completion-script fish > completions/$$tool.fish; \
+	done
 
 clean:
 	rm -rf .build

@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "lullctl",
             dependencies: [
-                "LullClient", "LullAPI",
+                "LullClient", "LullAPI", "LullCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

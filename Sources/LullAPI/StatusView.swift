@@ -18,6 +18,9 @@ public struct StatusView: Codable, Sendable {
     public var world: WorldView?
     /// The latest look at pressure, CPU and memory (taken now when the last one is stale).
     public var sample: SampleView?
+    /// The newest event sequence number; following `GET /v1/events` from here sees only what
+    /// happens next. Optional: older daemons do not send it.
+    public var lastEventSeq: Int64?
 
     enum CodingKeys: String, CodingKey {
         case version, pid
@@ -26,12 +29,13 @@ public struct StatusView: Codable, Sendable {
         case socket
         case stateDir = "state_dir"
         case jobs, running, limits, process, world, sample
+        case lastEventSeq = "last_event_seq"
     }
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
         stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView,
-        world: WorldView? = nil, sample: SampleView? = nil
+        world: WorldView? = nil, sample: SampleView? = nil, lastEventSeq: Int64? = nil
     ) {
         self.version = version
         self.pid = pid
@@ -45,6 +49,7 @@ public struct StatusView: Codable, Sendable {
         self.process = process
         self.world = world
         self.sample = sample
+        self.lastEventSeq = lastEventSeq
     }
 }
 

@@ -86,24 +86,37 @@ public final class LullClient: Sendable {
     }
 
     /// Every event after `after`, then new ones as they happen, until the task is cancelled.
-    /// Reconnects after a dropped connection from the last event seen, so nothing is missed.
-    public func followEvents(after: Int64) -> AsyncThrowingStream<EventView, any Error> {
+    ///
+    /// The stream survives the daemon going away: after a dropped connection (a restart, a
+    /// crash) it reconnects from the last event it delivered, so no event is missed or repeated.
+    /// It keeps trying for `reconnectWithin` after the daemon stops answering, then fails with
+    /// `LullClientError.unreachable`. An API error (a bad cursor, say) fails it at once.
+    public func followEvents(after: Int64, reconnectWithin: Duration = .seconds(60)) -> AsyncThrowingStream<EventView, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var cursor = after
+                var unreachableSince: ContinuousClock.Instant?
                 do {
                     while !Task.isCancelled {
                         do {
                             try await self.streamEvents(after: cursor) { event in
                                 cursor = event.seq
+                                unreachableSince = nil
                                 continuation.yield(event)
+                            }
+                        } catch LullClientError.unreachable(let path, let reason) {
+                            let since = unreachableSince ?? ContinuousClock.now
+                            unreachableSince = since
+                            if ContinuousClock.now - since > reconnectWithin {
+                                throw LullClientError.unreachable(socketPath: path, reason: reason)
                             }
                         } catch let error as LullClientError {
                             throw error
                         } catch where !Task.isCancelled {
-                            // The stream broke (daemon restart, for instance): wait a moment, resume from the cursor.
-                            try await Task.sleep(for: .milliseconds(200))
+                            // The stream broke mid-way; the cursor says where to pick up.
                         }
+                        // A short pause before reconnecting, so a daemon that is restarting is not hammered.
+                        try await Task.sleep(for: .milliseconds(100))
                     }
                     continuation.finish()
                 } catch {
@@ -211,13 +224,13 @@ public enum LullClientError: Error, Sendable, CustomStringConvertible {
         case .unreachable(let path, .noSocket):
             "lulld is not running (no socket at \(path)). Start it with `lulld` (or `systemctl start lulld`), or point LULL_SOCKET / --socket at its socket."
         case .unreachable(let path, .permissionDenied):
-            "permission denied on \(path). Ask an admin to add you to the socket's group, or use your own user instance."
+            "permission denied on \(path). Ask an admin to add you to the socket's group (ls -l shows it), or run your own user instance with lulld and leave LULL_SOCKET unset."
         case .unreachable(let path, .refused(let detail)):
             "cannot talk to lulld on \(path) (\(detail)). Is it running? Check `journalctl -u lulld` or start it with `lulld`."
         case .api(_, let detail):
             detail.message
         case .protocolViolation(let message):
-            message
+            "\(message). Is the socket really lulld's, and the same version as this client? Compare lullctl --version with lullctl status."
         }
     }
 }

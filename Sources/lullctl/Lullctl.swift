@@ -12,11 +12,12 @@ struct Lullctl: AsyncParsableCommand {
             Exit codes: 0 success; 1 the daemon refused or failed the request; 2 bad usage; \
             3 the daemon is not reachable; 4 no such job; 5 the job is not in a state that \
             allows the command; 6 the daemon rejected the request as invalid; 7 a quota \
-            (limits.max_queued_per_owner) is full.
+            (limits.max_queued_per_owner) is full; 8 (watch) a watched job failed, was cancelled or \
+            expired.
             """,
         version: "0.1.0",
         subcommands: [
             Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self, Status.self,
-            Events.self,
+            Events.self, Watch.self, Top.self,
         ])
 }

@@ -27,24 +27,29 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String
 }
 
+/// Runs `body`, failing with `what` if it takes longer than `limit`.
+func withTimeout<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw TimedOut(description: "timed out after \(limit) waiting for \(what)")
+        }
+        let value = try await group.next()!
+        group.cancelAll()
+        return value
+    }
+}
+
 /// Follows the event stream until job `id` reaches one of `states`; fails after `timeout`.
 func awaitJob(
     _ id: Int64, in states: Set<JobState>, client: LullClient, timeout: Duration = .seconds(60)
 ) async throws -> JobView {
-    try await withThrowingTaskGroup(of: JobView.self) { group in
-        group.addTask {
-            for try await event in client.followEvents(after: 0) where event.jobId == id && states.contains(event.state) {
-                return try await client.job(id)
-            }
-            throw TimedOut(description: "event stream ended before job \(id) reached \(states)")
+    try await withTimeout(timeout, "job \(id) to reach \(states)") {
+        for try await event in client.followEvents(after: 0) where event.jobId == id && states.contains(event.state) {
+            return try await client.job(id)
         }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            throw TimedOut(description: "job \(id) did not reach \(states) within \(timeout)")
-        }
-        let job = try await group.next()!
-        group.cancelAll()
-        return job
+        throw TimedOut(description: "event stream ended before job \(id) reached \(states)")
     }
 }
 
@@ -54,18 +59,9 @@ func awaitEvent(
     client: LullClient, after: Int64 = 0, timeout: Duration = .seconds(60), _ description: String,
     where predicate: @escaping @Sendable (EventView) -> Bool
 ) async throws -> EventView {
-    try await withThrowingTaskGroup(of: EventView.self) { group in
-        group.addTask {
-            for try await event in client.followEvents(after: after) where predicate(event) { return event }
-            throw TimedOut(description: "event stream ended before \(description)")
-        }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            throw TimedOut(description: "no event within \(timeout): \(description)")
-        }
-        let event = try await group.next()!
-        group.cancelAll()
-        return event
+    try await withTimeout(timeout, description) {
+        for try await event in client.followEvents(after: after) where predicate(event) { return event }
+        throw TimedOut(description: "event stream ended before \(description)")
     }
 }
 
@@ -101,3 +97,15 @@ let holdEverything = """
     [limits]
     max_concurrent = 0
     """
+
+/// UPower (python-dbusmock) on `bus`, on battery with a discharging battery at `percent`.
+func startUPowerOnBattery(_ bus: MockSystemBus, percent: Double) throws {
+    let upower = "org.freedesktop.UPower"
+    let displayDevice = "/org/freedesktop/UPower/devices/DisplayDevice"
+    let deviceInterface = "org.freedesktop.UPower.Device"
+    try bus.startTemplate("upower", busName: upower, parameters: #"{"OnBattery": true}"#)
+    try bus.setProperty(upower, displayDevice, deviceInterface, "Type", "dbus.UInt32(2)")
+    try bus.setProperty(upower, displayDevice, deviceInterface, "IsPresent", "True")
+    try bus.setProperty(upower, displayDevice, deviceInterface, "Percentage", "dbus.Double(\(percent))")
+    try bus.setProperty(upower, displayDevice, deviceInterface, "State", "dbus.UInt32(2)")
+}

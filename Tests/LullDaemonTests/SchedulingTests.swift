@@ -16,11 +16,7 @@ struct PowerPolicyTests {
     @Test func aBackgroundJobHeldOnBatteryStartsWhenACReturns() async throws {
         let bus = try MockSystemBus()
         defer { bus.stop() }
-        try bus.startTemplate("upower", busName: upower, parameters: #"{"OnBattery": true}"#)
-        try bus.setProperty(upower, displayDevice, deviceInterface, "Type", "dbus.UInt32(2)")
-        try bus.setProperty(upower, displayDevice, deviceInterface, "IsPresent", "True")
-        try bus.setProperty(upower, displayDevice, deviceInterface, "Percentage", "dbus.Double(18.0)")
-        try bus.setProperty(upower, displayDevice, deviceInterface, "State", "dbus.UInt32(2)")
+        try startUPowerOnBattery(bus, percent: 18)
 
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }

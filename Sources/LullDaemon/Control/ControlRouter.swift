@@ -92,7 +92,8 @@ struct ControlRouter: Sendable {
                 maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs,
                 maxQueuedPerOwner: validator.limits.maxQueuedPerOwner),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
-            world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()))
+            world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()),
+            lastEventSeq: hub.latest)
         return .encode(.ok, view)
     }
 

@@ -63,7 +63,7 @@ struct ControlServer: Sendable {
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { continue }
                     let keepAlive = try await respond(
-                        to: head, parts: &parts, outbound: outbound, peer: peer, closed: connection.channel.closeFuture)
+                        to: head, parts: &parts, outbound: outbound, peer: peer, channel: connection.channel)
                     if !keepAlive { return }
                 }
             }
@@ -76,7 +76,7 @@ struct ControlServer: Sendable {
     private func respond(
         to head: HTTPRequestHead, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, peer: PeerCredentials,
-        closed: EventLoopFuture<Void>
+        channel: any Channel
     ) async throws -> Bool {
         let declared = head.headers.first(name: "content-length").flatMap(Int.init)
         if let declared, declared > maxRequestBytes {
@@ -110,7 +110,7 @@ struct ControlServer: Sendable {
         let request = ControlRequest(head: head, body: body, peer: peer)
         let response = await router.handle(request)
         if case .stream(let contentType, let producer) = response {
-            try await stream(contentType: contentType, head: head, producer: producer, closed: closed, outbound: outbound)
+            try await stream(contentType: contentType, head: head, producer: producer, channel: channel, outbound: outbound)
             return false
         }
         try await write(response, head: head, keepAlive: head.isKeepAlive, outbound: outbound)
@@ -143,10 +143,11 @@ struct ControlServer: Sendable {
         ])
     }
 
-    /// Streams until the producer ends or the client hangs up, whichever comes first.
+    /// Streams until the producer ends, the client hangs up or the server stops (the task is
+    /// cancelled), whichever comes first.
     private func stream(
         contentType: String, head: HTTPRequestHead, producer: @escaping @Sendable (StreamWriter) async throws -> Void,
-        closed: EventLoopFuture<Void>, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        channel: any Channel, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: contentType)
@@ -157,8 +158,14 @@ struct ControlServer: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await producer(writer) }
             group.addTask {
-                // The client hanging up closes the channel; that ends the stream.
-                try? await closed.get()
+                // The client hanging up closes the channel; that ends the stream. Waiting on a
+                // future ignores cancellation, so a stopping server closes the channel itself:
+                // otherwise an open event stream would keep the daemon from exiting.
+                await withTaskCancellationHandler {
+                    try? await channel.closeFuture.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
             }
             _ = try await group.next()
             group.cancelAll()

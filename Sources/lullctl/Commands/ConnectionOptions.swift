@@ -21,11 +21,24 @@ struct ConnectionOptions: ParsableArguments {
             return value
         } catch let error as LullClientError {
             await client.shutdown()
-            printError(error.description)
+            printError(Self.message(for: error))
             throw ExitCode(Self.exitCode(for: error))
         } catch {
             await client.shutdown()
             throw error
+        }
+    }
+
+    /// The error in words plus what to do about it, where the daemon's message does not say.
+    static func message(for error: LullClientError) -> String {
+        guard case .api(_, let detail) = error else { return error.description }
+        switch detail.code {
+        case "invalid_state":
+            return "\(detail.message). Nothing was changed; lullctl show <id> shows where the job stands."
+        case "invalid_value", "missing_field", "unknown_field", "malformed_json":
+            return "\(detail.message). lullctl help <command> lists each command's options; docs/api.md describes every field."
+        default:
+            return detail.message
         }
     }
 

@@ -42,13 +42,14 @@ func describe(_ job: JobView) -> String {
     }
     if let retryAt = job.retryAt { lines.append(("retry at", Format.time(retryAt))) }
     for reason in job.waitingFor ?? [] { lines.append(("waiting for", reason.text)) }
-    if let rate = job.progress?.bytesPerSecond, job.state == .running {
-        var text = "\(Format.bytes(Int64(rate)))/s"
-        if let eta = job.progress?.etaSeconds { text += ", about \(Int(eta)) s left" }
-        lines.append(("rate", text))
-    }
+    if let progress = job.progress, job.state == .running { lines.append(("transfer", Format.transfer(progress))) }
     if let error = job.error {
         lines.append(("error", "\(error.code): \(error.message)\(error.retryable ? " (retryable)" : "")"))
+    }
+    switch job.state {
+    case .queued where !(job.waitingFor ?? []).isEmpty: lines.append(("next", "lullctl explain \(job.id) says in full why it waits"))
+    case .running, .queued: lines.append(("next", "lullctl watch \(job.id) follows it live"))
+    default: break
     }
     let width = lines.map(\.0.count).max() ?? 0
     return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")

@@ -17,12 +17,13 @@ struct Status: AsyncParsableCommand {
         let counts = ["queued", "running", "paused", "succeeded", "failed", "cancelled", "expired"]
             .map { "\($0) \(status.jobs[$0] ?? 0)" }.joined(separator: ", ")
         print("""
-            lulld \(status.version), pid \(status.pid), up \(Int(status.uptimeSeconds))s
+            lulld \(status.version), pid \(status.pid), up \(Format.duration(status.uptimeSeconds)) (since \(Format.clock(status.startedAt)))
             socket      \(status.socket)
             state dir   \(status.stateDir)
             jobs        \(counts)
             limits      \(status.limits.maxConcurrent) concurrent, request body \(Format.bytes(Int64(status.limits.maxRequestBytes)))
-            memory      \(Format.bytes(status.process.rssBytes)) resident, \(String(format: "%.2f", status.process.cpuSeconds))s CPU
+            memory      \(Format.bytes(status.process.rssBytes)) resident, \(String(format: "%.2f", status.process.cpuSeconds)) s CPU
             """)
+        if let world = status.world { print("world       \(describe(world))") }
     }
 }

@@ -45,7 +45,7 @@ func submitAndPrint(_ submission: JobSubmission, connection: ConnectionOptions, 
     if output.json {
         try printJSON(job)
     } else {
-        print("job \(job.id) \(job.state.rawValue)")
+        print("job \(job.id) \(job.state.rawValue); follow it with lullctl watch \(job.id)")
     }
 }
 
@@ -96,7 +96,7 @@ struct SubmitPush: AsyncParsableCommand {
         var bodyBase64: String?
         if let dataFile {
             guard let contents = FileManager.default.contents(atPath: dataFile) else {
-                throw ValidationError("cannot read \(dataFile)")
+                throw ValidationError("cannot read --data-file \(dataFile): \(String(cString: strerror(errno))); check the path and that you may read it")
             }
             bodyBase64 = contents.base64EncodedString()
         }

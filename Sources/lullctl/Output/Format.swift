@@ -1,7 +1,7 @@
 import Foundation
 import LullAPI
 
-/// Human forms of sizes and times; `--json` keeps the raw values.
+/// Human forms of sizes, rates and times; `--json` keeps the raw values.
 enum Format {
     static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
@@ -14,34 +14,64 @@ enum Format {
         return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
     }
 
-    /// "3m ago" / "in 2h", for a moment relative to now.
-    static func relative(_ date: Date, now: Date = Date()) -> String {
-        let seconds = Int(now.timeIntervalSince(date).rounded())
-        let magnitude = abs(seconds)
-        let text: String
-        switch magnitude {
-        case ..<60: text = "\(magnitude)s"
-        case ..<3600: text = "\(magnitude / 60)m"
-        case ..<86400: text = "\(magnitude / 3600)h"
-        default: text = "\(magnitude / 86400)d"
-        }
-        return seconds >= 0 ? "\(text) ago" : "in \(text)"
+    static func rate(_ bytesPerSecond: Double) -> String {
+        bytes(Int64(bytesPerSecond.rounded())) + "/s"
     }
 
-    /// Absolute local time plus the relative form.
-    static func time(_ date: Date) -> String {
+    /// A span of time in the largest units that matter: "45 s", "3 min", "2 h 5 min", "3 d".
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        switch total {
+        case ..<60: return "\(total) s"
+        case ..<3600:
+            let (minutes, rest) = total.quotientAndRemainder(dividingBy: 60)
+            return minutes < 10 && rest > 0 ? "\(minutes) min \(rest) s" : "\(minutes) min"
+        case ..<86400:
+            let (hours, minutes) = (total / 3600, total % 3600 / 60)
+            return minutes > 0 ? "\(hours) h \(minutes) min" : "\(hours) h"
+        default: return "\(total / 86400) d"
+        }
+    }
+
+    /// "3 min ago" / "in 2 h", for a moment relative to now.
+    static func relative(_ date: Date, now: Date = Date()) -> String {
+        let seconds = now.timeIntervalSince(date)
+        if abs(seconds) < 1 { return "now" }
+        let text = duration(abs(seconds))
+        return seconds > 0 ? "\(text) ago" : "in \(text)"
+    }
+
+    /// Relative and absolute local time: "in 3 min (09:12:00)", with the date when it is not today.
+    static func time(_ date: Date, now: Date = Date()) -> String {
+        "\(relative(date, now: now)) (\(clock(date, now: now)))"
+    }
+
+    /// Local wall-clock time, with the date when it is not today.
+    static func clock(_ date: Date, now: Date = Date()) -> String {
         let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return "\(formatter.string(from: date)) (\(relative(date)))"
+        formatter.dateFormat = Calendar.current.isDate(date, inSameDayAs: now) ? "HH:mm:ss" : "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    static func percent(_ progress: ProgressView) -> Double? {
+        guard let total = progress.bytesTotal, total > 0 else { return nil }
+        return min(100, Double(progress.bytesDone) / Double(total) * 100)
     }
 
     static func progress(_ job: JobView) -> String {
         guard let progress = job.progress else { return "-" }
-        if let total = progress.bytesTotal, total > 0 {
-            let percent = Double(progress.bytesDone) / Double(total) * 100
+        if let percent = percent(progress), let total = progress.bytesTotal {
             return String(format: "%.0f%% of %@", percent, bytes(total))
         }
         return bytes(progress.bytesDone)
+    }
+
+    /// "1.2 MiB of 4.0 MiB, 800.0 KiB/s, 4 s left": what a running transfer is doing.
+    static func transfer(_ progress: ProgressView) -> String {
+        var text = bytes(progress.bytesDone) + (progress.bytesTotal.map { " of \(bytes($0))" } ?? "")
+        if let rate = progress.bytesPerSecond, rate > 0 { text += ", \(self.rate(rate))" }
+        if let eta = progress.etaSeconds { text += ", \(duration(eta)) left" }
+        return text
     }
 
     /// What the job works on: the destination of a fetch, the source of an upload, else the URL.

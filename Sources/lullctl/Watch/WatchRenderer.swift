@@ -1,0 +1,42 @@
+import Foundation
+import LullCore
+
+/// Draws the watch board: a block of lines redrawn in place on a terminal, or one plain line per
+/// change for a pipe or a file.
+struct WatchRenderer {
+    var unicode = Terminal.supportsUnicode
+
+    /// One line per job plus a status line, each fitted to `width` columns.
+    func lines(_ board: WatchBoard, width: Int, now: Date) -> [String] {
+        let idWidth = board.jobs.map { String($0.id).count }.max() ?? 1
+        var lines = board.jobs.map { line(for: $0, idWidth: idWidth, width: width, now: now) }
+        lines.append(TextLayout.fit(board.counts() + (board.allEnded ? "" : " · ctrl-c stops watching (the jobs go on)"), width))
+        return lines
+    }
+
+    private func line(for job: WatchedJob, idWidth: Int, width: Int, now: Date) -> String {
+        let id = String(repeating: " ", count: idWidth - String(job.id).count) + String(job.id)
+        let state = TextLayout.pad(job.state.rawValue, 9)
+        var text = "\(id)  \(state)  "
+        if job.state == .running || (job.state == .succeeded && job.fraction != nil) {
+            let barWidth = max(10, min(30, width / 4))
+            let percent = job.fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "   ?"
+            text += "[" + ProgressBar(width: barWidth, unicode: unicode).render(job.fraction) + "] \(percent)  "
+        }
+        text += job.detail(now: now)
+        let room = width - text.count - 2
+        if room >= 12 { text += "  " + TextLayout.fitTail(job.target, min(room, 60)) }
+        return TextLayout.fit(text, width)
+    }
+
+    /// The plain line for a job that changed, or nil when nothing worth a line happened:
+    /// state changes always print, progress once per tenth of the transfer.
+    func plainLine(for job: WatchedJob, stateChanged: Bool, now: Date) -> (line: String, step: Int)? {
+        let step = job.fraction.map { Int($0 * 10) } ?? job.printedStep
+        guard stateChanged || (job.state == .running && step > job.printedStep) else { return nil }
+        var line = "\(Format.clock(now, now: now))  job \(job.id)  \(job.state.rawValue)"
+        if job.state == .running, let fraction = job.fraction { line += String(format: "  %.0f%%", fraction * 100) }
+        line += "  " + job.detail(now: now)
+        return (line, step)
+    }
+}

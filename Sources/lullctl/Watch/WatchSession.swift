@@ -1,0 +1,129 @@
+import Foundation
+import LullAPI
+import LullClient
+
+/// One run of `watch`: merges the event stream, a clock tick and terminal signals into one loop
+/// that owns the board and draws it, so no state is shared between tasks.
+struct WatchSession {
+    enum Mode { case live, plain, json }
+
+    private enum Input: Sendable {
+        case event(EventView)
+        case tick
+        case signal(TerminalSignal)
+        case failed(any Error)
+    }
+
+    private(set) var board: WatchBoard
+    let mode: Mode
+    private let renderer = WatchRenderer()
+    private var drawnLines = 0
+    private var ticks = 0
+
+    init(board: WatchBoard, mode: Mode) {
+        self.board = board
+        self.mode = mode
+    }
+
+    mutating func run(client: LullClient, after cursor: Int64) async throws {
+        if mode == .plain { printInitialLines() }
+        if mode == .live {
+            Terminal.write(ANSI.hideCursor)
+            draw()
+        }
+        defer { if mode == .live { Terminal.write(ANSI.showCursor) } }
+        guard !board.allEnded else { return finish() }
+
+        let (inputs, continuation) = AsyncStream<Input>.makeStream()
+        let ids = board.ids
+        let live = mode == .live
+        let producers = [
+            Task {
+                do {
+                    for try await event in client.followEvents(after: cursor) where ids.contains(event.jobId) {
+                        continuation.yield(.event(event))
+                    }
+                } catch {
+                    continuation.yield(.failed(error))
+                }
+            },
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    continuation.yield(.tick)
+                }
+            },
+            Task {
+                guard live else { return }
+                for await signal in TerminalSignals.stream(stopOn: [SIGINT, SIGTERM, SIGHUP]) {
+                    continuation.yield(.signal(signal))
+                }
+            },
+        ]
+        defer { for producer in producers { producer.cancel() } }
+
+        for await input in inputs {
+            switch input {
+            case .event(let event):
+                guard let (job, changed) = board.apply(event) else { continue }
+                switch mode {
+                case .json: try printEvent(event)
+                case .plain: printPlain(job, stateChanged: changed)
+                case .live: draw()
+                }
+            case .tick:
+                ticks += 1
+                // Why a queued job waits changes without an event (the world moved): ask again now and then.
+                if ticks % 3 == 0 {
+                    for id in board.queuedIDs { board.refresh(from: try await client.job(id)) }
+                }
+                if mode == .live { draw() }
+            case .signal(.resized):
+                if mode == .live { draw() }
+            case .signal(.stop):
+                if mode == .live { Terminal.write("stopped watching; the jobs go on (lullctl list shows them)\n") }
+                return
+            case .failed(let error):
+                throw error
+            }
+            if board.allEnded { return finish() }
+        }
+    }
+
+    private func finish() {
+        if mode != .json { print(board.summary()) }
+        fflush(nil)
+    }
+
+    /// Redraws the block in place: back to its first line, every line rewritten and cleared to its end.
+    private mutating func draw() {
+        let lines = renderer.lines(board, width: Terminal.size().columns - 1, now: Date())
+        var frame = ANSI.up(drawnLines)
+        for line in lines { frame += line + ANSI.clearToEndOfLine + "\n" }
+        frame += ANSI.clearToEndOfScreen
+        Terminal.write(frame)
+        drawnLines = lines.count
+    }
+
+    private mutating func printInitialLines() {
+        let now = Date()
+        for job in board.jobs {
+            guard let (line, step) = renderer.plainLine(for: job, stateChanged: true, now: now) else { continue }
+            print(line)
+            board.markPrinted(job.id, step: step)
+        }
+        fflush(nil)
+    }
+
+    private mutating func printPlain(_ job: WatchedJob, stateChanged: Bool) {
+        guard let (line, step) = renderer.plainLine(for: job, stateChanged: stateChanged, now: Date()) else { return }
+        print(line)
+        fflush(nil)
+        board.markPrinted(job.id, step: step)
+    }
+
+    private func printEvent(_ event: EventView) throws {
+        print(String(decoding: try WireJSON.encoder().encode(event), as: UTF8.self))
+        fflush(nil)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+/// `lullctl watch` and `lullctl top` in a real terminal (tmux), and watch's plain output and
+/// exit codes in a pipe.
+@Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux (make test installs it)"), .timeLimit(.minutes(2)))
+struct LiveViewTests {
+    static let lullctl = DaemonProcess.binary("lullctl")
+
+    static func terminalEnvironment(_ daemon: DaemonProcess) -> [String: String] {
+        ["LULL_SOCKET": daemon.socketPath, "LANG": "C.UTF-8", "TERM": "xterm-256color", "TZ": "UTC"]
+    }
+
+    @Test func watchDrawsAProgressBarThenTheEnd() async throws {
+        let size = 8 << 20
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        // The first answer stalls at 3 MiB, so the bar sits part-way; the idle timeout ends that
+        // attempt and the retry resumes with Range to the end.
+        server.route("/image.iso", .init(body: TestHTTPServer.bytes(count: size), etag: "\"v1\"", faults: [.stallAfter(3 << 20)]))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/image.iso"), destination: daemon.directory.appendingPathComponent("image.iso").path,
+                label: "nightly", timeouts: TimeoutSettings(idleSeconds: 6)))
+            let terminal = try TmuxSession("\(Self.lullctl) watch \(job.id)", environment: Self.terminalEnvironment(daemon))
+            defer { terminal.close() }
+            let running = try terminal.waitForScreen("a part-way progress bar") { screen in
+                screen.contains("running") && screen.contains("█") && screen.contains(" of 8.0 MiB")
+            }
+            TmuxSession.keep(running, as: "watch-running.txt")
+            #expect(running.contains("%"))
+            #expect(running.contains("image.iso"))
+            let done = try terminal.waitForScreen("the job's end and watch's exit", timeout: .seconds(60)) { $0.contains("exit=") }
+            TmuxSession.keep(done, as: "watch-done.txt")
+            #expect(done.contains("succeeded"))
+            #expect(done.contains("100%"))
+            #expect(done.contains("job \(job.id) succeeded"))
+            #expect(done.contains("exit=0"))
+            // Drawn in place: the job has one line on the final screen, not one per update.
+            #expect(done.components(separatedBy: "image.iso").count - 1 == 1, "\(done)")
+        }
+    }
+
+    @Test func watchPrintsPlainLinesIntoAPipeAndExitsNonZeroOnFailure() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/ok", Array("fine\n".utf8))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let good = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/ok"), destination: daemon.directory.appendingPathComponent("ok").path))
+            let missing = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/missing"), destination: daemon.directory.appendingPathComponent("no").path))
+            // Whether the jobs end before or after watch starts, it sees their ends (the cursor precedes its reads).
+            let result = try CommandRunner.run(Self.lullctl, ["watch", String(good.id), String(missing.id), "--socket", daemon.socketPath])
+            #expect(result.status == 8, "stdout: \(result.stdout) stderr: \(result.stderr)")
+            #expect(!result.stdout.contains("\u{1B}["), "no escape codes into a pipe")
+            #expect(result.stdout.contains("job \(good.id)  succeeded"))
+            #expect(result.stdout.contains("job \(missing.id)  failed  http_404"))
+            #expect(result.stdout.contains("1 of 2 jobs did not succeed: job \(missing.id) failed (http_404)"))
+
+            let success = try CommandRunner.run(Self.lullctl, ["watch", String(good.id), "--socket", daemon.socketPath])
+            #expect(success.status == 0)
+            #expect(success.stdout.contains("job \(good.id) succeeded"))
+
+            let none = try CommandRunner.run(Self.lullctl, ["watch", "--label", "nothing-here", "--socket", daemon.socketPath])
+            #expect(none.status == 0)
+            #expect(none.stdout.contains("no unfinished jobs with label \"nothing-here\""))
+
+            let unknown = try CommandRunner.run(Self.lullctl, ["watch", "999999", "--socket", daemon.socketPath])
+            #expect(unknown.status == 4)
+            #expect(unknown.stderr.contains("lullctl list"), "says what to do: \(unknown.stderr)")
+        }
+    }
+
+    @Test(.enabled(if: MockSystemBus.isAvailable, "needs dbus-daemon and python3-dbusmock"))
+    func topShowsJobsHeldOnBatteryAndQuitsOnQ() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try startUPowerOnBattery(bus, percent: 18)
+
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/live.tar", .init(body: TestHTTPServer.bytes(count: 6 << 20), faults: [.stallAfter(2 << 20)]))
+        server.serve("/backup.tar", Array("backup\n".utf8))
+        let config = "[sensors]\nbus = \"\(bus.address)\"\n[retry]\nmax_attempts = 1\n"
+        try await withDaemon(config: config) { daemon, client in
+            for name in ["photos", "mail", "backup"] {
+                _ = try await client.submit(JobSubmission(
+                    kind: .fetch, url: server.url("/backup.tar"), destination: daemon.directory.appendingPathComponent(name).path,
+                    jobClass: "background"))
+            }
+            let live = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/live.tar"), destination: daemon.directory.appendingPathComponent("live.tar").path,
+                jobClass: "interactive"))
+            let broken = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/gone"), destination: daemon.directory.appendingPathComponent("gone").path,
+                jobClass: "interactive"))
+            #expect(try await awaitJob(broken.id, in: [.failed], client: client).error?.code == "http_404")
+            // The server stalls after 2 MiB; wait until the daemon has reported all of them.
+            try await awaitEvent(client: client, "job \(live.id) at 2 MiB") { $0.jobId == live.id && ($0.progress?.bytesDone ?? 0) >= 2 << 20 }
+
+            let terminal = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
+            defer { terminal.close() }
+            let screen = try terminal.waitForScreen("the world, the held jobs, the running job and the failure") { screen in
+                screen.contains("on battery, 18%") && screen.contains("3 queued, 3 held") && screen.contains("RUNNING (1)")
+                    && screen.contains("http_404")
+            }
+            TmuxSession.keep(screen, as: "top-on-battery.txt")
+            #expect(screen.contains("background"))
+            #expect(screen.contains("battery"), "the holding rule is named")
+            #expect(screen.contains("2.0 MiB of 6.0 MiB") && screen.contains("33%"), "the running job's progress")
+            #expect(screen.split(separator: "\n").first?.hasSuffix("q quits") == true, "header spans the 120 columns")
+
+            // A resize redraws to the new width.
+            try terminal.resize(columns: 90, rows: 30)
+            try terminal.waitForScreen("the header fitted to 90 columns") { screen in
+                guard let header = screen.split(separator: "\n").first else { return false }
+                return header.hasSuffix("q quits") && header.count == 90
+            }
+
+            try terminal.send("q")
+            let after = try terminal.waitForScreen("top to quit") { $0.contains("exit=0") }
+            #expect(!after.contains("RUNNING"), "the alternate screen is gone after q")
+        }
+    }
+}

@@ -1,0 +1,223 @@
+function __lullctl_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __lullctl_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __lullctl_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __lullctl_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __lullctl_parse_tokens -S
+    set -l unparsed_tokens (__lullctl_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'lullctl'
+        __lullctl_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'submit'
+            __lullctl_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'fetch'
+                __lullctl_parse_subcommand 1 'o/output=' 'label=' 'class=' 'H/header=+' 'socket=' 'json' 'version' 'h/help'
+            case 'push'
+                __lullctl_parse_subcommand 1 'd/data=' 'data-file=' 'X/method=' 'content-type=' 'label=' 'class=' 'H/header=+' 'socket=' 'json' 'version' 'h/help'
+            case 'upload'
+                __lullctl_parse_subcommand 1 'f/file=' 'X/method=' 'label=' 'class=' 'H/header=+' 'socket=' 'json' 'version' 'h/help'
+            end
+        case 'list'
+            __lullctl_parse_subcommand 0 'state=' 'label=' 'class=' 'limit=' 'after=' 'all' 'socket=' 'json' 'version' 'h/help'
+        case 'show'
+            __lullctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
+        case 'explain'
+            __lullctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
+        case 'simulate'
+            __lullctl_parse_subcommand 0 'on-battery' 'on-ac' 'battery=' 'metered' 'cellular' 'offline' 'cpu-pressure=' 'memory-pressure=' 'socket=' 'json' 'version' 'h/help'
+        case 'cancel'
+            __lullctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
+        case 'pause'
+            __lullctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
+        case 'resume'
+            __lullctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
+        case 'status'
+            __lullctl_parse_subcommand 0 'socket=' 'json' 'version' 'h/help'
+        case 'events'
+            __lullctl_parse_subcommand 0 'after=' 'f/follow' 'socket=' 'json' 'version' 'h/help'
+        case 'watch'
+            __lullctl_parse_subcommand -r 1 'label=' 'plain' 'socket=' 'json' 'version' 'h/help'
+        case 'top'
+            __lullctl_parse_subcommand 0 'interval=' 'once' 'socket=' 'version' 'h/help'
+        case 'help'
+            __lullctl_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __lullctl_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __lullctl_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __lullctl_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __lullctl_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__lullctl_tokens -p)
+    if test -z "$(__lullctl_tokens -t)"
+        set -l index (count (__lullctl_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'lullctl' -f
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'submit' -d 'Hand a transfer to the daemon and return at once.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'list' -d 'List jobs, oldest first.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'show' -d 'Show one job in full.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'explain' -d 'Say in plain words why a job is or is not running, citing the rule that holds it.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'simulate' -d 'Evaluate the queue against a hypothetical world and say what would run and what would wait.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'cancel' -d 'Cancel a queued, running or paused job.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'pause' -d 'Hold a job until it is resumed.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'resume' -d 'Put a paused job back in the queue.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'status' -d 'Show the daemon\'s state and job counts.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'events' -d 'Print job events after a cursor; --follow keeps printing new ones.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'watch' -d 'Follow jobs live until they end: progress bars, rates, time left, states.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'top' -d 'A full-screen view of the daemon and the machine: world, CPU and memory, running jobs, the queue, failures.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl submit" -eq 1' -fa 'fetch' -d 'Download a URL into a file.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl submit" -eq 1' -fa 'push' -d 'Send a small payload.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_positional "lullctl submit" -eq 1' -fa 'upload' -d 'Send a file.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" o output' -s 'o' -l 'output' -d 'Where the file goes.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" label' -l 'label' -d 'A label to find the job by later.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" class' -l 'class' -d 'The priority class (interactive, default, utility, background, maintenance).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch"' -s 'H' -l 'header' -d 'An extra request header, \'Name: value\'.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" d data' -s 'd' -l 'data' -d 'The payload, as text.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" data-file' -l 'data-file' -d 'Read the payload from this file.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" X method' -s 'X' -l 'method' -d 'POST, PUT or PATCH.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" content-type' -l 'content-type' -d 'The payload\'s content type.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" label' -l 'label' -d 'A label to find the job by later.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" class' -l 'class' -d 'The priority class (interactive, default, utility, background, maintenance).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push"' -s 'H' -l 'header' -d 'An extra request header, \'Name: value\'.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit push" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" f file' -s 'f' -l 'file' -d 'The file to send.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" X method' -s 'X' -l 'method' -d 'PUT or POST.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" label' -l 'label' -d 'A label to find the job by later.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" class' -l 'class' -d 'The priority class (interactive, default, utility, background, maintenance).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload"' -s 'H' -l 'header' -d 'An extra request header, \'Name: value\'.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit upload" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" state' -l 'state' -d 'Only jobs in this state (queued, running, paused, succeeded, failed, cancelled, expired).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" label' -l 'label' -d 'Only jobs with this label.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" class' -l 'class' -d 'Only jobs of this class.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" limit' -l 'limit' -d 'At most this many jobs (1-1000).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" after' -l 'after' -d 'Start after this job id (paging).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" all' -l 'all' -d 'Follow pages until every matching job is listed.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl show" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl show" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl show" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl explain" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl explain" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl explain" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl explain" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" on-battery' -l 'on-battery' -d 'Pretend the machine runs on battery.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" on-ac' -l 'on-ac' -d 'Pretend the machine is plugged in.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" battery' -l 'battery' -d 'Battery charge in percent.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" metered' -l 'metered' -d 'Pretend the link is metered.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" cellular' -l 'cellular' -d 'Pretend the link is cellular.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" offline' -l 'offline' -d 'Pretend the machine is offline.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" cpu-pressure' -l 'cpu-pressure' -d 'CPU pressure (PSI some avg10, percent).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" memory-pressure' -l 'memory-pressure' -d 'Memory pressure (percent).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl simulate" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl cancel" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl cancel" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl cancel" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl cancel" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl pause" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl pause" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl pause" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl pause" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl resume" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl resume" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl resume" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl resume" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl status" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl status" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl status" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl events" after' -l 'after' -d 'Print events with a sequence number above this.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl events" f follow' -s 'f' -l 'follow' -d 'Keep running and print new events as they happen.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl events" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl events" json' -l 'json' -d 'Print raw JSON instead of a table.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl events" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl events" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl watch" label' -l 'label' -d 'Watch every unfinished job with this label.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl watch" plain' -l 'plain' -d 'Print plain lines even on a terminal.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl watch" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl watch" json' -l 'json' -d 'Print the watched jobs\' events as JSON lines, with raw values.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl watch" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl watch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl top" interval' -l 'interval' -d 'Seconds between refreshes (0.2-60).' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl top" once' -l 'once' -d 'Print one frame as plain text and exit.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl top" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl top" version' -l 'version' -d 'Show the version.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl top" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl help" version' -l 'version' -d 'Show the version.'
