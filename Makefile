@@ -10,10 +10,10 @@ BIN         = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: run test deps test-deps build release bench bench-quick clean
+.PHONY: run test test-long deps test-deps build release bench bench-quick clean
 
 # System packages the build and the tests use. Installed only when something is missing.
-APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2
+APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 openssl
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -23,11 +23,12 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-# Python packages the tests use: a third-party tus server for upload interoperability.
-PIP_PACKAGES = tuspyserver uvicorn
+# Python packages the tests use: a third-party tus server for upload interoperability, and
+# schemathesis, which fuzzes the control API from docs/openapi.yaml.
+PIP_PACKAGES = tuspyserver uvicorn schemathesis
 
 test-deps: deps
-	@python3 -c "import tuspyserver, uvicorn" 2>/dev/null || { \
+	@python3 -c "import tuspyserver, uvicorn, schemathesis" 2>/dev/null || { \
 		echo "installing python packages: $(PIP_PACKAGES)"; \
 		python3 -m pip install --quiet $(PIP_PACKAGES); }
 
@@ -41,9 +42,15 @@ run: deps
 	$(SWIFT) build -c release --product lulld
 	$$($(SWIFT) build -c release --show-bin-path)/lulld
 
+# The robustness tests (crash loop, faults, hostile input, load, full disk) run in a quick form;
+# `make test-long` (LULL_LONG_TESTS=1) runs their long form: 200 kills, 60 s of load, a 30-minute soak.
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+
+test-long: test-deps
+	$(SWIFT) build --build-tests
+	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|ClockJump'
 
 bench: deps
 	$(SWIFT) build -c release

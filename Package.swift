@@ -137,7 +137,11 @@ let package = Package(
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",
-            dependencies: ["LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore"]
+            dependencies: [
+                "LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore", "LullStore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -8,7 +8,10 @@ import LullCore
 actor Dispatcher {
     private let store: any JobStore
     private let engines: [JobKind: any TransferEngine]
+    /// Wall-clock time, for what is recorded (event times, retry times).
     private let clock: any LullClock
+    /// Scheduling time: waits are measured on it, so wall-clock jumps do not disturb them.
+    private let timeline: SchedulingTimeline
     private let logger: Logger
     private var scheduler: JobScheduler
     private var policy: SchedulingPolicy
@@ -23,7 +26,8 @@ actor Dispatcher {
 
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
-        world: WorldSnapshot = .assumed, progressInterval: TimeInterval = 1, clock: any LullClock, logger: Logger,
+        world: WorldSnapshot = .assumed, progressInterval: TimeInterval = 1, clock: any LullClock,
+        monotonic: any MonotonicClock = SystemMonotonicClock(), logger: Logger,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.store = store
@@ -33,6 +37,7 @@ actor Dispatcher {
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
+        self.timeline = SchedulingTimeline(wall: clock, monotonic: monotonic)
         self.logger = logger
         self.random = random
     }
@@ -44,19 +49,18 @@ actor Dispatcher {
 
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
     func restore() async throws {
-        let now = clock.now()
-        let requeued = try await store.requeueInterrupted(at: now)
+        let requeued = try await store.requeueInterrupted(at: clock.now())
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
+        for job in try await store.queuedJobs() { scheduler.enqueue(timeline.place(job), now: timeline.now()) }
         pump()
     }
 
     /// Newly stored jobs join the queue.
     func enqueue(_ jobs: [Job]) {
-        let now = clock.now()
-        for job in jobs { scheduler.enqueue(QueuedJob(job), now: now) }
+        let now = timeline.now()
+        for job in jobs { scheduler.enqueue(timeline.place(QueuedJob(job)), now: now) }
         pump()
     }
 
@@ -88,21 +92,21 @@ actor Dispatcher {
     /// A new policy (reload): the queue is re-evaluated under it.
     func update(policy: SchedulingPolicy) {
         self.policy = policy
-        scheduler.updatePolicy(policy, now: clock.now())
+        scheduler.updatePolicy(policy, now: timeline.now())
         pump()
     }
 
     /// Why a queued job is not running now; empty when it is about to start or not queued.
     func waitingReasons(for id: JobID) -> [WaitingReason] {
-        scheduler.waitingReasons(for: id, world: world, now: clock.now())
+        scheduler.waitingReasons(for: id, world: world, now: timeline.now())
     }
 
     /// The scheduler's next wake-up, when one is set.
-    var nextCheck: Date? { timerDue }
+    var nextCheck: Date? { timerDue.map(timeline.wallTime(of:)) }
 
     /// What would happen under another world, changing nothing.
     func simulate(_ hypothetical: WorldSnapshot, explainLimit: Int) -> SchedulingSimulation {
-        scheduler.simulate(world: hypothetical, now: clock.now(), explainLimit: explainLimit)
+        scheduler.simulate(world: hypothetical, now: timeline.now(), explainLimit: explainLimit)
     }
 
     /// Applies a person's command. The store decides; memory and running tasks follow.
@@ -124,7 +128,7 @@ actor Dispatcher {
                     if updated.state == .cancelled { await task.value }
                 }
                 if updated.state == .cancelled { await engines[updated.spec.kind]?.discardResumeData(of: updated) }
-                if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
+                if updated.state == .queued { scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now()) }
                 pump()
                 return .success(updated)
             case .conflict(let latest):
@@ -148,7 +152,7 @@ actor Dispatcher {
     /// Asks the scheduler what to do now and does it; sets one timer for its next wake-up.
     private func pump() {
         guard accepting else { return }
-        let now = clock.now()
+        let now = timeline.now()
         let decision = scheduler.decide(world: world, now: now)
         for job in decision.start {
             running[job.id] = Task { await self.execute(job.id) }
@@ -164,7 +168,8 @@ actor Dispatcher {
         timer?.cancel()
         timerDue = due
         guard let due else { return }
-        let wait = max(0, due.timeIntervalSince(clock.now()))
+        // Measured on the time line and slept on the monotonic clock: a wall-clock jump moves neither.
+        let wait = max(0, due.timeIntervalSince(timeline.now()))
         timer = Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
             guard !Task.isCancelled else { return }
@@ -188,19 +193,13 @@ actor Dispatcher {
     private func execute(_ id: JobID) async {
         defer {
             running[id] = nil
-            scheduler.jobFinished(id, at: clock.now())
+            scheduler.jobFinished(id, at: timeline.now())
             pump()
         }
-        let job: Job
-        do {
-            let start = JobUpdate(
-                id: id, from: [.queued], to: .running, event: .started, time: clock.now(), countsAsAttempt: true)
-            guard case .applied(let started) = try await store.apply(start) else { return }
-            job = started
-        } catch {
-            logger.error("could not mark job running", metadata: ["job_id": "\(id)", "error": "\(error)"])
-            return
-        }
+        let start = JobUpdate(
+            id: id, from: [.queued], to: .running, event: .started, time: clock.now(), countsAsAttempt: true)
+        // Holding the slot while the store cannot write keeps the job from being forgotten.
+        guard case .applied(let job) = await durably(start) else { return }
         guard let engine = engines[job.spec.kind] else {
             await finish(job, failure: JobFailure(
                 code: "unsupported_kind", message: "this daemon cannot run \(job.spec.kind.rawValue) jobs",
@@ -254,12 +253,12 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .queued, event: .retrying, time: clock.now(), failure: failure,
             message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
             retryAt: retryAt)
-        guard case .applied(let updated) = try? await store.apply(update) else { return }
+        guard case .applied(let updated) = await durably(update) else { return }
         logger.notice(
             "job will be retried",
             metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "attempt": "\(job.attempts)", "delay_s": "\(delay)"])
-        scheduler.jobFinished(job.id, at: clock.now())
-        scheduler.enqueue(QueuedJob(updated), now: clock.now())
+        scheduler.jobFinished(job.id, at: timeline.now())
+        scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now())
     }
 
     private func record(_ progress: TransferProgress, of id: JobID) async {
@@ -295,10 +294,33 @@ actor Dispatcher {
     }
 
     private func store(_ update: JobUpdate, for job: Job) async {
-        do {
-            _ = try await store.apply(update)
-        } catch {
-            logger.error("could not record job outcome", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
+        _ = await durably(update)
+    }
+
+    /// Applies a change of state that must not be lost. When the store cannot write (a full
+    /// disk), the change waits in this task and is tried again, with a pause growing to 5 s,
+    /// until it is written; nil only when the task is cancelled first (a stop or a command; a
+    /// job left `running` is requeued at the next start, as after a crash).
+    private func durably(_ update: JobUpdate) async -> JobUpdateOutcome? {
+        var pause = Duration.milliseconds(100)
+        var failures = 0
+        while true {
+            do {
+                let outcome = try await store.apply(update)
+                if failures > 0 {
+                    logger.notice("recorded a job change after the store recovered", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
+                }
+                return outcome
+            } catch {
+                if failures == 0 {
+                    logger.error(
+                        "could not record a job change; trying again until the store can write",
+                        metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
+                }
+                failures += 1
+                do { try await Task.sleep(for: pause) } catch { return nil }
+                pause = min(pause * 2, .seconds(5))
+            }
         }
     }
 
