@@ -82,6 +82,18 @@ import Testing
         String(repeating: "x", count: 3000), "max_concurrent", "max_per_host", "window", "min_battery", "\u{FEFF}",
     ]
 
+    /// Headers the bundled toml++ asserts on (found by the fuzzer below): refused with the line.
+    @Test(arguments: ["[", "[[[1]]]", "[[[a]]", "[[=", "[=x]", "[.x]", "[ #", "[[\u{1}]]", "[\r\n", "\n\n  [[ ,]]"])
+    func headersTheTOMLParserTripsOverAreRefusedWithTheirLine(header: String) throws {
+        do {
+            _ = try ConfigLoader.parse("[limits]\nmax_concurrent = 2\n" + header + "\n", file: "bad.toml")
+            Issue.record("\(header.debugDescription) was accepted")
+        } catch {
+            #expect(error.problems.first?.line ?? 0 >= 3, "\(error)")
+            #expect(!error.problems.isEmpty)
+        }
+    }
+
     @Test func theConfigParserAnswersEveryMutationWithALocatedProblem() async throws {
         #expect(!Self.configSeed.isEmpty, "examples/lull.toml must be readable")
         _ = try ConfigLoader.parse(Self.configSeed, file: "examples/lull.toml")
