@@ -46,9 +46,10 @@ public final class TLSServerProcess: @unchecked Sendable {
         throw ServerProcessError("openssl s_server did not listen on \(port) within \(timeout)")
     }
 
+    /// SIGKILL: children of the test process may inherit a signal mask that blocks SIGTERM.
     public func stop() {
         guard let process, process.isRunning else { return }
-        process.terminate()
+        Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 }

@@ -17,7 +17,7 @@ struct TusUpload {
     let client: HTTPClient
     let settings: TransferSettings
     let context: TransferContext
-    let watchdog: IdleWatchdog
+    let watchdog: TransferWatchdog
 
     func run() async throws -> JobResult {
         var resume = job.resume ?? ResumeState()
