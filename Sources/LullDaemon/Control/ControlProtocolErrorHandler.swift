@@ -15,6 +15,8 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
 
     /// A response head went out and its end has not: an error answer would interleave with it.
     private var responseInProgress = false
+    /// The connection already got its error answer; the decoder may report more as it closes.
+    private var answered = false
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
@@ -22,7 +24,8 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
             return
         }
         // The decoder closes the channel right after this returns: answer now or never.
-        if !responseInProgress {
+        if !responseInProgress && !answered {
+            answered = true
             let (status, body) = Self.answer(to: parserError)
             let data = (try? WireJSON.encoder().encode(body)) ?? Data()
             var headers = HTTPHeaders()
