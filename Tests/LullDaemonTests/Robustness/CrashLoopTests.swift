@@ -50,7 +50,7 @@ import Testing
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
         var served: [(path: String, sha256: String)] = []
-        for (index, size) in [256 << 10, 1 << 20, 4 << 20, 8 << 20, 16 << 20].enumerated() {
+        for (index, size) in [256 << 10, 2 << 20, 8 << 20, 24 << 20, 40 << 20].enumerated() {
             let bytes = TestHTTPServer.bytes(count: size, seed: UInt64(100 + index))
             server.route("/file\(index)", .init(body: bytes, etag: "\"file\(index)\""))
             served.append(("/file\(index)", TestHTTPServer.sha256(bytes)))
@@ -203,6 +203,14 @@ import Testing
         #expect(partials.isEmpty, "partial destinations: \(partials)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: fetched).filter { $0.hasSuffix(".part") }
         #expect(leftovers.isEmpty, "staging files left behind: \(leftovers)")
+        var interrupted = 0
+        var cursor: Int64 = 0
+        while true {
+            let page = try await client.events(after: cursor, limit: 1000)
+            if page.events.isEmpty { break }
+            interrupted += page.events.filter { $0.type == .requeued }.count
+            cursor = page.lastSeq
+        }
         #expect(daemon.stop() == 0)
         #expect(try await storeIntegrity(daemon) == "ok")
 
@@ -211,7 +219,7 @@ import Testing
         let pushAttempts = server.requests.filter { $0.uri.hasPrefix("/push/") }.count
         print("""
             robustness: crash loop: \(kills) kill -9s, seed \(seed), \(acks.count) acknowledged jobs (\(kinds)), \
-            \(everything.count) stored, \(attempts) attempts, \(pushAttempts) push requests, \
+            \(everything.count) stored, \(attempts) attempts, \(interrupted) transfers interrupted by a kill, \(pushAttempts) push requests, \
             \(destinationChecks) destination checks at kill points, \(partials.count) partial, \
             integrity ok after every kill, \(ContinuousClock.now - began)
             """)
