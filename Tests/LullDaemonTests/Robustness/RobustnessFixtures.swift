@@ -83,3 +83,13 @@ final class Shared<Value: Sendable>: Sendable {
 
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }
+
+/// Waits for a condition that has no event to wait on (a counter in a test server, a row in a
+/// store under test), checking every 20 ms up to `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw TimedOut(description: "\(what): not within \(timeout)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
