@@ -29,27 +29,11 @@ public final class TLSServerProcess: @unchecked Sendable {
             "-days", "1", "-subj", "/CN=127.0.0.1",
         ])
         guard made.status == 0 else { throw ServerProcessError("openssl req failed: \(made.stderr)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.openssl)
-        process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"]
-        process.standardInput = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if Socket.accepts(port) { return }
-            guard process.isRunning else { throw ServerProcessError("openssl s_server exited with \(process.terminationStatus)") }
-            usleep(50_000)
-        }
-        throw ServerProcessError("openssl s_server did not listen on \(port) within \(timeout)")
+        process = try ServerLaunch.start(
+            "openssl s_server", executable: Self.openssl,
+            arguments: ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"],
+            port: port, timeout: timeout, input: Pipe())
     }
 
-    /// SIGKILL: children of the test process may inherit a signal mask that blocks SIGTERM.
-    public func stop() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func stop() { ServerLaunch.kill(process) }
 }

@@ -28,28 +28,13 @@ public final class TusServerProcess: @unchecked Sendable {
 
     /// Starts the server and returns once it accepts connections.
     public func start(timeout: Duration = .seconds(20)) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, String(port), filesDirectory]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if Socket.accepts(port) { return }
-            guard process.isRunning else { throw ServerProcessError("tus server exited with \(process.terminationStatus)") }
-            usleep(50_000)
-        }
-        throw ServerProcessError("tus server did not listen on \(port) within \(timeout)")
+        process = try ServerLaunch.start(
+            "tus server", executable: "/usr/bin/env", arguments: ["python3", script, String(port), filesDirectory],
+            port: port, timeout: timeout)
     }
 
     /// SIGKILL: the server crashes mid-request.
-    public func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func kill() { ServerLaunch.kill(process) }
 
     /// The bytes the server stored for the upload at `uploadURL`.
     public func storedFile(for uploadURL: String) -> String {

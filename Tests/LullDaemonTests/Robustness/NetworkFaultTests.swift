@@ -16,6 +16,11 @@ import Testing
         var codes: Set<String> = []
         /// The longest the job may take from submission to its end.
         var bound: Duration
+
+        /// A job that must fail with one of `codes`, within the bound of its attempts.
+        static func fails(_ name: String, _ submission: JobSubmission, with codes: Set<String>) -> Case {
+            Case(name: name, submission: submission, state: .failed, codes: codes, bound: NetworkFaultTests.bound(attempts: submission.retry?.maxAttempts ?? 1))
+        }
     }
 
     /// connect 2 s, idle 1 s, total 4 s per attempt.
@@ -51,40 +56,31 @@ import Testing
                     kind: .fetch, url: url, destination: daemon.directory.appendingPathComponent("f-\(name)").path, label: name,
                     sha256: sha256, retry: RetrySettings(maxAttempts: attempts), timeouts: Self.timeouts)
             }
-            var cases = [
-                Case(name: "reset", submission: fetch("reset", resetting.url("/x"), attempts: 2),
-                     state: .failed, codes: ["connection_reset"], bound: Self.bound(attempts: 2)),
-                Case(name: "refused", submission: fetch("refused", "http://127.0.0.1:\(closedPort)/x", attempts: 2),
-                     state: .failed, codes: ["connect_failed"], bound: Self.bound(attempts: 2)),
-                Case(name: "silent server", submission: fetch("silent", "http://127.0.0.1:\(silent.port)/x", attempts: 2),
-                     state: .failed, codes: ["idle_timeout"], bound: Self.bound(attempts: 2)),
-                Case(name: "stall after headers", submission: fetch("stall", server.url("/stall"), attempts: 2),
-                     state: .failed, codes: ["idle_timeout"], bound: Self.bound(attempts: 2)),
-                Case(name: "truncated body", submission: fetch("truncated", server.url("/truncated"), attempts: 1),
-                     state: .failed, codes: ["truncated"], bound: Self.bound(attempts: 1)),
-                Case(name: "truncated twice, resumed", submission: fetch("resumable", server.url("/resumable"), attempts: 4, sha256: TestHTTPServer.sha256(megabyte)),
-                     state: .succeeded, bound: Self.bound(attempts: 3)),
-                Case(name: "slow drip", submission: fetch("drip", server.url("/drip"), attempts: 2),
-                     state: .failed, codes: ["total_timeout"], bound: Self.bound(attempts: 2)),
-                Case(name: "5xx every time", submission: fetch("broken", server.url("/broken"), attempts: 3),
-                     state: .failed, codes: ["http_500"], bound: Self.bound(attempts: 3)),
-                Case(name: "DNS failure", submission: fetch("dns", "http://nonexistent.invalid/x", attempts: 2),
-                     state: .failed, codes: ["dns_failed"], bound: Self.bound(attempts: 2)),
-                Case(name: "https to a plain-HTTP port", submission: fetch("tls-plain", "https://127.0.0.1:\(server.port)/stall", attempts: 2),
-                     state: .failed, codes: ["tls_failed"], bound: Self.bound(attempts: 2)),
-                Case(name: "push to a resetting server",
-                     submission: JobSubmission(kind: .push, url: resetting.url("/hook"), body: "x", label: "push-reset",
-                                               retry: RetrySettings(maxAttempts: 2), timeouts: Self.timeouts),
-                     state: .failed, codes: ["connection_reset"], bound: Self.bound(attempts: 2)),
-                Case(name: "upload cut mid-body",
-                     submission: JobSubmission(kind: .upload, url: server.url("/upload-cut"), source: source, label: "upload-cut",
-                                               retry: RetrySettings(maxAttempts: 2), timeouts: Self.timeouts),
-                     state: .failed, codes: ["connection_closed", "connection_reset"], bound: Self.bound(attempts: 2)),
+            var cases: [Case] = [
+                .fails("reset", fetch("reset", resetting.url("/x"), attempts: 2), with: ["connection_reset"]),
+                .fails("refused", fetch("refused", "http://127.0.0.1:\(closedPort)/x", attempts: 2), with: ["connect_failed"]),
+                .fails("silent server", fetch("silent", "http://127.0.0.1:\(silent.port)/x", attempts: 2), with: ["idle_timeout"]),
+                .fails("stall after headers", fetch("stall", server.url("/stall"), attempts: 2), with: ["idle_timeout"]),
+                .fails("truncated body", fetch("truncated", server.url("/truncated"), attempts: 1), with: ["truncated"]),
+                Case(
+                    name: "truncated twice, resumed",
+                    submission: fetch("resumable", server.url("/resumable"), attempts: 4, sha256: TestHTTPServer.sha256(megabyte)),
+                    state: .succeeded, bound: Self.bound(attempts: 3)),
+                .fails("slow drip", fetch("drip", server.url("/drip"), attempts: 2), with: ["total_timeout"]),
+                .fails("5xx every time", fetch("broken", server.url("/broken"), attempts: 3), with: ["http_500"]),
+                .fails("DNS failure", fetch("dns", "http://nonexistent.invalid/x", attempts: 2), with: ["dns_failed"]),
+                .fails("https to a plain-HTTP port", fetch("tls-plain", "https://127.0.0.1:\(server.port)/stall", attempts: 2), with: ["tls_failed"]),
+                .fails(
+                    "push to a resetting server",
+                    JobSubmission(kind: .push, url: resetting.url("/hook"), body: "x", label: "push-reset", retry: RetrySettings(maxAttempts: 2), timeouts: Self.timeouts),
+                    with: ["connection_reset"]),
+                .fails(
+                    "upload cut mid-body",
+                    JobSubmission(kind: .upload, url: server.url("/upload-cut"), source: source, label: "upload-cut", retry: RetrySettings(maxAttempts: 2), timeouts: Self.timeouts),
+                    with: ["connection_closed", "connection_reset"]),
             ]
             if let tls {
-                cases.append(Case(
-                    name: "self-signed certificate", submission: fetch("tls-self-signed", tls.url, attempts: 2),
-                    state: .failed, codes: ["tls_failed"], bound: Self.bound(attempts: 2)))
+                cases.append(.fails("self-signed certificate", fetch("tls-self-signed", tls.url, attempts: 2), with: ["tls_failed"]))
             }
 
             var ids: [Int64: Case] = [:]
