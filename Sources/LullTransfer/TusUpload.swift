@@ -57,6 +57,12 @@ struct TusUpload {
                 await context.checkpoint(resume)
                 throw JobFailure(code: "tus_upload_gone", message: "the server no longer has the upload; starting over", retryable: true)
             }
+            if response.status == .conflict {
+                // Upload-Offset no longer matches the server's: it was still storing the body of
+                // an interrupted PATCH when we asked. The next attempt asks again (HEAD).
+                throw JobFailure(
+                    code: "tus_offset_conflict", message: "the server's offset moved past \(offset); asking it again", retryable: true)
+            }
             try await ResponseCapture.requireSuccess(response)
             _ = try? await response.body.collect(upTo: 64 << 10)
             offset = response.headers.first(name: "upload-offset").flatMap(Int64.init) ?? offset
