@@ -23,12 +23,13 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-# Python packages the tests use: a third-party tus server for upload interoperability, and
-# schemathesis, which fuzzes the control API from docs/openapi.yaml.
-PIP_PACKAGES = tuspyserver uvicorn schemathesis
+# Python packages the tests use: a third-party tus server for upload interoperability, the
+# Prometheus client's parser for /metrics, and schemathesis, which fuzzes the control API from
+# docs/openapi.yaml.
+PIP_PACKAGES = tuspyserver uvicorn prometheus_client schemathesis
 
 test-deps: deps
-	@python3 -c "import tuspyserver, uvicorn, schemathesis" 2>/dev/null || { \
+	@python3 -c "import tuspyserver, uvicorn, prometheus_client, schemathesis" 2>/dev/null || { \
 		echo "installing python packages: $(PIP_PACKAGES)"; \
 		python3 -m pip install --quiet $(PIP_PACKAGES); }
 

@@ -32,6 +32,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var deadline: Date?
     public var onDeadline: DeadlineAction?
     public var expectedBytesUp: Int64?
+    public var periodic: PeriodicSchedule?
 
     public init(
         kind: JobKind, url: String, destination: String? = nil, source: String? = nil,
@@ -41,8 +42,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         uploadProtocol: UploadProtocol? = nil, formField: String? = nil, idempotencyKey: String? = nil,
         retry: RetrySettings? = nil, timeouts: TimeoutSettings? = nil,
         network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
-        notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil
+        notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil,
+        periodic: PeriodicSchedule? = nil
     ) {
+        self.periodic = periodic
         self.network = network
         self.requiresAC = requiresAC
         self.minBattery = minBattery
@@ -91,6 +94,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case deadline
         case onDeadline = "on_deadline"
         case expectedBytesUp = "expected_bytes_up"
+        case periodic
     }
 
     public init(from decoder: any Decoder) throws {
@@ -122,6 +126,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         deadline = try Self.date(container, .deadline)
         onDeadline = try container.decodeIfPresent(DeadlineAction.self, forKey: .onDeadline)
         expectedBytesUp = try container.decodeIfPresent(Int64.self, forKey: .expectedBytesUp)
+        periodic = try container.decodeIfPresent(PeriodicSchedule.self, forKey: .periodic)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -164,6 +169,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(deadline.map { formatter.string(from: $0) }, forKey: .deadline)
         try container.encodeIfPresent(onDeadline, forKey: .onDeadline)
         try container.encodeIfPresent(expectedBytesUp, forKey: .expectedBytesUp)
+        try container.encodeIfPresent(periodic, forKey: .periodic)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -188,7 +194,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             retry: retry, timeouts: timeouts,
             constraints: network == nil && requiresAC == nil && minBattery == nil
                 ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
-            notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp)
+            notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp,
+            periodic: periodic)
     }
 }
 

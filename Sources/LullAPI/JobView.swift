@@ -26,6 +26,11 @@ public struct JobView: Codable, Sendable, Equatable {
     public var retryAt: Date?
     /// For a queued job: every condition that holds it now (empty when it is about to start).
     public var waitingFor: [WaitingReasonView]?
+    public var notBefore: Date?
+    public var deadline: Date?
+    /// A recurring job's schedule, and the period this occurrence was scheduled with.
+    public var periodic: PeriodicSchedule?
+    public var periodSeconds: Double?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -39,6 +44,10 @@ public struct JobView: Codable, Sendable, Equatable {
         case uploadProtocol = "protocol"
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
+        case notBefore = "not_before"
+        case deadline
+        case periodic
+        case periodSeconds = "period_seconds"
     }
 
     public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
@@ -63,6 +72,10 @@ public struct JobView: Codable, Sendable, Equatable {
         expectedBytes = job.spec.expectedBytes
         uploadProtocol = job.spec.uploadProtocol
         retryAt = job.state == .queued ? job.retryAt : nil
+        notBefore = job.spec.notBefore
+        deadline = job.spec.deadline
+        periodic = job.spec.periodic
+        periodSeconds = job.spec.periodic.map { job.spec.periodInterval ?? $0.every }
     }
 }
 
@@ -99,6 +112,7 @@ public struct ResultView: Codable, Sendable, Equatable {
     public var responseBody: String?
     public var bytesTransferred: Int64?
     public var uploadURL: String?
+    public var accounting: AccountingView?
 
     enum CodingKeys: String, CodingKey {
         case httpStatus = "http_status"
@@ -110,6 +124,7 @@ public struct ResultView: Codable, Sendable, Equatable {
         case responseBody = "response_body"
         case bytesTransferred = "bytes_transferred"
         case uploadURL = "upload_url"
+        case accounting
     }
 
     public init(_ result: JobResult) {
@@ -124,6 +139,7 @@ public struct ResultView: Codable, Sendable, Equatable {
         responseBody = result.responseBody
         bytesTransferred = result.bytesTransferred
         uploadURL = result.uploadURL
+        accounting = result.accounting.map(AccountingView.init)
     }
 }
 

@@ -58,6 +58,7 @@ public struct WorldView: Codable, Sendable, Equatable {
         public var metered: Bool
         public var cellular: Bool
         public var interface: String?
+        public var link: String
         public var source: String
     }
 
@@ -78,7 +79,8 @@ public struct WorldView: Codable, Sendable, Equatable {
             source: world.power.source)
         network = Network(
             connectivity: world.network.connectivity.rawValue, metered: world.network.metered,
-            cellular: world.network.cellular, interface: world.network.interface, source: world.network.source)
+            cellular: world.network.cellular, interface: world.network.interface, link: world.network.link.rawValue,
+            source: world.network.source)
         pressure = Pressure(
             cpu: world.pressure.cpu, memory: world.pressure.memory, io: world.pressure.io, source: world.pressure.source)
     }

@@ -14,6 +14,10 @@ public struct StatusView: Codable, Sendable {
     public var running: Int
     public var limits: LimitsView
     public var process: ProcessView
+    /// The machine as the scheduler sees it now.
+    public var world: WorldView?
+    /// The latest look at pressure, CPU and memory (taken now when the last one is stale).
+    public var sample: SampleView?
 
     enum CodingKeys: String, CodingKey {
         case version, pid
@@ -21,12 +25,13 @@ public struct StatusView: Codable, Sendable {
         case uptimeSeconds = "uptime_seconds"
         case socket
         case stateDir = "state_dir"
-        case jobs, running, limits, process
+        case jobs, running, limits, process, world, sample
     }
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
-        stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView
+        stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView,
+        world: WorldView? = nil, sample: SampleView? = nil
     ) {
         self.version = version
         self.pid = pid
@@ -38,6 +43,8 @@ public struct StatusView: Codable, Sendable {
         self.running = running
         self.limits = limits
         self.process = process
+        self.world = world
+        self.sample = sample
     }
 }
 

@@ -73,6 +73,11 @@ public final class LullClient: Sendable {
         try await call(.POST, "/v1/simulate", body: hypothesis)
     }
 
+    /// The daemon's recent samples of pressure, CPU and memory; asking keeps it sampling for a while.
+    public func samples() async throws -> SamplesView {
+        try await call(.GET, "/v1/samples")
+    }
+
     /// One page of events after `after`, without waiting for new ones.
     public func events(after: Int64, limit: Int = 1000) async throws -> EventPageView {
         try await call(

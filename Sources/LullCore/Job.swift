@@ -91,12 +91,14 @@ public struct JobResult: Sendable, Equatable, Codable {
     public var bytesTransferred: Int64?
     /// tus: where the upload lives on the server.
     public var uploadURL: String?
+    /// What the job cost: bytes per link type, running time, attempts, daemon CPU.
+    public var accounting: JobAccounting?
 
     public init(
         httpStatus: Int? = nil, bytes: Int64? = nil, sha256: String? = nil, path: String? = nil,
         notModified: Bool? = nil, etag: String? = nil, lastModified: String? = nil,
         responseHeaders: [String: String]? = nil, responseBody: String? = nil, bytesTransferred: Int64? = nil,
-        uploadURL: String? = nil
+        uploadURL: String? = nil, accounting: JobAccounting? = nil
     ) {
         self.httpStatus = httpStatus
         self.bytes = bytes
@@ -109,6 +111,7 @@ public struct JobResult: Sendable, Equatable, Codable {
         self.responseBody = responseBody
         self.bytesTransferred = bytesTransferred
         self.uploadURL = uploadURL
+        self.accounting = accounting
     }
 }
 

@@ -44,6 +44,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var onDeadline: DeadlineAction?
     /// Expected bytes to send (upload/push); what the job downloads is `expectedBytes`.
     public var expectedBytesUp: Int64?
+    /// A recurring job: when this occurrence ends, the next one is created with its own window.
+    public var periodic: PeriodicSchedule?
+    /// The period this occurrence was scheduled with (adaptive fetches stretch it); nil for the first.
+    public var periodInterval: TimeInterval?
 
     public init(
         kind: JobKind,
@@ -68,8 +72,12 @@ public struct JobSpec: Sendable, Equatable, Codable {
         notBefore: Date? = nil,
         deadline: Date? = nil,
         onDeadline: DeadlineAction? = nil,
-        expectedBytesUp: Int64? = nil
+        expectedBytesUp: Int64? = nil,
+        periodic: PeriodicSchedule? = nil,
+        periodInterval: TimeInterval? = nil
     ) {
+        self.periodic = periodic
+        self.periodInterval = periodInterval
         self.constraints = constraints
         self.notBefore = notBefore
         self.deadline = deadline

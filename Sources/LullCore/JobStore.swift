@@ -5,12 +5,16 @@ import Foundation
 public protocol JobStore: Sendable {
     /// Makes the jobs durable and returns them with their ids. Returning means committed.
     func insert(_ jobs: [NewJob]) async throws -> [Job]
-    /// Applies a state change and its event in one durable transaction.
-    func apply(_ update: JobUpdate) async throws -> JobUpdateOutcome
+    /// Applies a state change and its event in one durable transaction; when the change applies
+    /// and `successor` is given, creates that job in the same transaction (the next occurrence of
+    /// a periodic job, so a crash can neither lose it nor create it twice).
+    func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?)
     func job(_ id: JobID) async throws -> Job?
     func list(_ filter: JobFilter) async throws -> [Job]
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
+    /// Jobs per class and state over every owner (metrics).
+    func countsByClassAndState() async throws -> [JobCountKey: Int]
     /// Events with `seq > after`, oldest first; `owner == nil` means every owner.
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
@@ -19,6 +23,23 @@ public protocol JobStore: Sendable {
     func queuedJobs() async throws -> [QueuedJob]
     /// Validators of the last successful fetch of `url` into `destination` by `owner`.
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
+}
+
+extension JobStore {
+    /// Applies a state change and its event in one durable transaction.
+    public func apply(_ update: JobUpdate) async throws -> JobUpdateOutcome {
+        try await apply(update, creating: nil).0
+    }
+}
+
+public struct JobCountKey: Hashable, Sendable {
+    public var jobClass: String
+    public var state: JobState
+
+    public init(jobClass: String, state: JobState) {
+        self.jobClass = jobClass
+        self.state = state
+    }
 }
 
 /// One durable change to a job, recorded with its event.

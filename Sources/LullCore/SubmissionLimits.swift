@@ -10,18 +10,22 @@ public struct SubmissionLimits: Sendable, Equatable {
     public var maxLabelBytes: Int
     /// Most jobs in one batch request.
     public var maxBatchJobs: Int
+    /// Most unfinished (queued, paused, running) jobs one non-root owner may have.
+    public var maxQueuedPerOwner: Int
 
     public init(
         maxRequestBytes: Int = 1 << 20,
         maxPushBodyBytes: Int = 1 << 20,
         maxURLBytes: Int = 8192,
         maxLabelBytes: Int = 256,
-        maxBatchJobs: Int = 1000
+        maxBatchJobs: Int = 1000,
+        maxQueuedPerOwner: Int = 100_000
     ) {
         self.maxRequestBytes = maxRequestBytes
         self.maxPushBodyBytes = maxPushBodyBytes
         self.maxURLBytes = maxURLBytes
         self.maxLabelBytes = maxLabelBytes
         self.maxBatchJobs = maxBatchJobs
+        self.maxQueuedPerOwner = maxQueuedPerOwner
     }
 }

@@ -42,32 +42,40 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func apply(_ update: JobUpdate) async throws -> JobUpdateOutcome {
+    public func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?) {
         let codec = self.codec
         return try await write { db, events in
-            guard var job = try codec.fetchJob(update.id, from: db) else { return .notFound }
-            guard update.from.contains(job.state) else { return .conflict(job) }
-            job.state = update.state
-            job.updatedAt = update.time
-            if update.countsAsAttempt { job.attempts += 1 }
-            if let progress = update.progress { job.progress = progress }
-            if let result = update.result { job.result = result }
-            if let failure = update.failure { job.failure = failure }
-            // A success leaves no stale error from an earlier attempt behind.
-            if job.state == .succeeded { job.failure = nil }
-            if let resume = update.resume { job.resume = resume }
-            job.retryAt = update.retryAt
-            try codec.save(job, into: db)
-            if job.state == .succeeded { try codec.saveValidators(for: job, into: db) }
-            guard !update.silent else { return .applied(job) }
-            let detail = JobEventDetail(
-                progress: update.progress, result: update.result, failure: update.failure,
-                attempt: update.countsAsAttempt ? job.attempts : nil, message: update.message, retryAt: update.retryAt)
-            events.append(try codec.appendEvent(
-                for: job, type: update.event, time: update.time,
-                detail: detail == JobEventDetail() ? nil : detail, into: db))
-            return .applied(job)
+            let outcome = try Self.apply(update, codec: codec, db: db, events: &events)
+            guard case .applied = outcome, let successor else { return (outcome, nil) }
+            let created = try codec.insert(successor, into: db)
+            events.append(try codec.appendEvent(for: created, type: .submitted, time: successor.createdAt, detail: nil, into: db))
+            return (outcome, created)
         }
+    }
+
+    private static func apply(_ update: JobUpdate, codec: RowCodec, db: Database, events: inout [JobEvent]) throws -> JobUpdateOutcome {
+        guard var job = try codec.fetchJob(update.id, from: db) else { return .notFound }
+        guard update.from.contains(job.state) else { return .conflict(job) }
+        job.state = update.state
+        job.updatedAt = update.time
+        if update.countsAsAttempt { job.attempts += 1 }
+        if let progress = update.progress { job.progress = progress }
+        if let result = update.result { job.result = result }
+        if let failure = update.failure { job.failure = failure }
+        // A success leaves no stale error from an earlier attempt behind.
+        if job.state == .succeeded { job.failure = nil }
+        if let resume = update.resume { job.resume = resume }
+        job.retryAt = update.retryAt
+        try codec.save(job, into: db)
+        if job.state == .succeeded { try codec.saveValidators(for: job, into: db) }
+        guard !update.silent else { return .applied(job) }
+        let detail = JobEventDetail(
+            progress: update.progress, result: update.result, failure: update.failure,
+            attempt: update.countsAsAttempt ? job.attempts : nil, message: update.message, retryAt: update.retryAt)
+        events.append(try codec.appendEvent(
+            for: job, type: update.event, time: update.time,
+            detail: detail == JobEventDetail() ? nil : detail, into: db))
+        return .applied(job)
     }
 
     /// A write through the group committer; a full disk becomes `StoreFullError`, which the API
@@ -102,6 +110,18 @@ public final class SQLiteJobStore: JobStore {
             var jobs: [Job] = []
             while let row = try rows.next() { jobs.append(try codec.job(from: row)) }
             return jobs
+        }
+    }
+
+    public func countsByClassAndState() async throws -> [JobCountKey: Int] {
+        try await pool.read { db in
+            var counts: [JobCountKey: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT class, state, COUNT(*) AS n FROM jobs GROUP BY class, state") {
+                if let state = JobState(rawValue: row["state"]) {
+                    counts[JobCountKey(jobClass: row["class"], state: state)] = row["n"]
+                }
+            }
+            return counts
         }
     }
 

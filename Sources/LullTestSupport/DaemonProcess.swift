@@ -12,6 +12,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public private(set) var process: Process?
     public private(set) var logPath: String
     private let extraArguments: [String]
+    private let launcher: [String]
 
     /// The directory holding the built products (lulld, lullctl) next to the running test binary.
     public static var productsDirectory: URL {
@@ -28,9 +29,18 @@ public final class DaemonProcess: @unchecked Sendable {
         productsDirectory.appendingPathComponent(name).path
     }
 
+    /// Pressure files the daemon reads instead of the machine's (nil: the real `/proc`).
+    public let proc: ProcFixture?
+
     /// Prepares (does not start) a daemon in a fresh temporary directory, readable by other uids
     /// so setpriv-ed clients can reach the socket.
-    public init(config: String? = nil, arguments: [String] = []) throws {
+    ///
+    /// - Parameter realPressure: read the machine's PSI. By default the daemon reads a
+    ///   `ProcFixture` at zero pressure, so a busy test machine does not hold jobs of classes
+    ///   with pressure limits; tests about pressure script it through `proc`.
+    ///   - launcher: a command prefix that execs lulld, e.g. `NetworkNamespace.launcher`.
+    public init(config: String? = nil, arguments: [String] = [], realPressure: Bool = false, launcher: [String] = []) throws {
+        self.launcher = launcher
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
@@ -38,6 +48,14 @@ public final class DaemonProcess: @unchecked Sendable {
         socketPath = directory.appendingPathComponent("run/lull.sock").path
         logPath = directory.appendingPathComponent("lulld.log").path
         var arguments = arguments
+        var config = config
+        if realPressure {
+            proc = nil
+        } else {
+            let fixture = try ProcFixture(in: directory)
+            proc = fixture
+            config = Self.setting(section: "sensors", key: "proc_root", to: "\"\(fixture.root)\"", in: config ?? "")
+        }
         if let config {
             let path = directory.appendingPathComponent("lull.toml").path
             try config.write(toFile: path, atomically: true, encoding: .utf8)
@@ -46,13 +64,29 @@ public final class DaemonProcess: @unchecked Sendable {
         extraArguments = arguments
     }
 
+    /// Adds `key = value` to `[section]` of a TOML text, creating the section when missing;
+    /// a key the text sets already is left alone.
+    static func setting(section: String, key: String, to value: String, in toml: String) -> String {
+        var lines = toml.components(separatedBy: "\n")
+        guard let header = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "[\(section)]" }) else {
+            return toml + (toml.isEmpty || toml.hasSuffix("\n") ? "" : "\n") + "[\(section)]\n\(key) = \(value)\n"
+        }
+        let sectionEnd = lines[(header + 1)...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("[") }) ?? lines.endIndex
+        if lines[(header + 1)..<sectionEnd].contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + " ") || $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + "=") }) {
+            return toml
+        }
+        lines.insert("\(key) = \(value)", at: header + 1)
+        return lines.joined(separator: "\n")
+    }
+
     /// Starts lulld and returns once it has said READY=1 (or throws with its log if it exits first).
     public func start(timeout: Duration = .seconds(30)) throws {
         let notify = try NotifySocket(path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
         defer { notify.close() }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary("lulld"))
-        process.arguments = ["--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
+        let command = launcher + [Self.binary("lulld"), "--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
         process.environment = environment

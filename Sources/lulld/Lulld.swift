@@ -48,12 +48,14 @@ struct Lulld: AsyncParsableCommand {
         let configFile = options.configFile(exists: { FileManager.default.fileExists(atPath: $0) })
         if let file = configFile {
             do {
-                daemonConfig = try ConfigLoader.load(file: file)
+                daemonConfig = try ConfigLoader.loadWithDropIns(file: file)
             } catch {
                 FileHandle.standardError.write(Data("lulld: invalid configuration:\n\(error)\n".utf8))
                 throw ExitCode(2)
             }
-            if checkConfig { print("\(file): ok") }
+            if checkConfig {
+                for checked in [file] + ConfigLoader.dropIns(of: file) { print("\(checked): ok") }
+            }
         } else if checkConfig {
             print("no config file; the embedded defaults apply")
         }

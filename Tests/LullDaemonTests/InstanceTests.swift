@@ -1,4 +1,5 @@
 import Foundation
+import LullDaemon
 import LullAPI
 import LullClient
 import LullCore
@@ -50,6 +51,35 @@ import Testing
         #expect(result.stderr.contains("\(path):3: limits.max_concurent: unknown key"), "\(result.stderr)")
         #expect(result.stderr.contains("\(path):6: daemon.socket_mode"), "\(result.stderr)")
     }
+
+    @Test func dropInsApplyInNameOrderOverTheMainFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-dropins-\(UUID())")
+        let dropIns = directory.appendingPathComponent("lull.d")
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let main = directory.appendingPathComponent("lull.toml").path
+        try "[classes.background]\nmin_battery = 30\nmax_concurrent = 2\n".write(toFile: main, atomically: true, encoding: .utf8)
+        try "[classes.background]\nmin_battery = 50\n".write(
+            to: dropIns.appendingPathComponent("10-field.toml"), atomically: true, encoding: .utf8)
+        try "[classes.background]\nmin_battery = 60\n".write(
+            to: dropIns.appendingPathComponent("20-site.toml"), atomically: true, encoding: .utf8)
+        try "not toml at all".write(to: dropIns.appendingPathComponent("README"), atomically: true, encoding: .utf8)
+
+        let checked = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout.contains("10-field.toml: ok") && checked.stdout.contains("20-site.toml: ok"), "\(checked.stdout)")
+
+        let loaded = try ConfigLoader.loadWithDropIns(file: main)
+        let background = try #require(loaded.policy.classPolicy(named: "background"))
+        #expect(background.minBattery == 60, "the last drop-in wins")
+        #expect(background.maxConcurrent == 2, "keys a drop-in leaves alone keep the main file's value")
+
+        try "[classes.background]\nmin_batery = 5\n".write(
+            to: dropIns.appendingPathComponent("30-typo.toml"), atomically: true, encoding: .utf8)
+        let broken = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("30-typo.toml:2: classes.background.min_batery"), "\(broken.stderr)")
+    }
 }
 
 /// Runs lullctl as another uid through setpriv, so the kernel's peer credentials differ for real.
@@ -87,6 +117,29 @@ struct OwnershipTests {
             #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(theirList.stdout.utf8)).jobs.map(\.id) == [theirJob.id])
             let theirEvents = try asNobody(["events", "--json"] + socket)
             #expect(!theirEvents.stdout.contains("\"job_id\":\(mine.id),"))
+        }
+    }
+
+    @Test func anOwnersUnfinishedJobsAreCappedByTheQuota() async throws {
+        let config = holdEverything + "\nmax_queued_per_owner = 3\n\n[daemon]\nsocket_mode = \"0666\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            let socket = ["--socket", daemon.socketPath]
+            var ids: [String] = []
+            for n in 0..<3 {
+                let submitted = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q\(n)", "-o", "/tmp/lull-quota-\(n)", "--json"] + socket)
+                #expect(submitted.status == 0, "\(submitted.stderr)")
+                ids.append(String(try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id))
+            }
+            let refused = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q3", "-o", "/tmp/lull-quota-3"] + socket)
+            #expect(refused.status == 7, "quota refusals have their own exit code")
+            #expect(refused.stderr.contains("max_queued_per_owner") && refused.stderr.contains("quota is 3"), "\(refused.stderr)")
+
+            // Root is not limited; and a cancelled job frees its place.
+            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/root", destination: "/tmp/lull-quota-root"))
+            #expect(try asNobody(["cancel", ids[0]] + socket).status == 0)
+            let again = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q4", "-o", "/tmp/lull-quota-4"] + socket)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(try asNobody(["submit", "fetch", "http://127.0.0.1:9/q5", "-o", "/tmp/lull-quota-5"] + socket).status == 7)
         }
     }
 }

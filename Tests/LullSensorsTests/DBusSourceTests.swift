@@ -93,7 +93,7 @@ struct DBusSourceTests {
                                           overrides: NetworkOverrides(meteredInterfaces: ["wwan*", "usb*"]))
         try await source.start()
         #expect(source.current.state == NetworkState(connectivity: .online, metered: false, cellular: false,
-                                                     source: "NetworkManager (802-3-ethernet)"))
+                                                     link: .ethernet, source: "NetworkManager (802-3-ethernet)"))
         #expect(source.current.link == .ethernet)
 
         var latencies: [String: Double] = [:]

@@ -1,79 +1,15 @@
 import Foundation
 import LullCore
+import LullTestSupport
 import Testing
 @testable import LullSensors
 
-/// A network namespace of our own with a veth pair inside it. Addresses (10.200.x.x) never
-/// leave the namespace. Removed on `tearDown`, whatever happened.
-final class TestNamespace: @unchecked Sendable {
-    let name: String
-    let inside: String   // carries the default route
-    let peer: String
-    let ip: String
-
-    static func create() throws -> TestNamespace {
-        guard getuid() == 0 else { try skip("network namespace tests need root") }
-        guard let ip = findExecutable(["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]) else {
-            try skip("iproute2 (ip) is not installed")
-        }
-        let namespace = TestNamespace(ip: ip)
-        do {
-            try namespace.setUp()
-        } catch {
-            namespace.tearDown()
-            throw error
-        }
-        return namespace
-    }
-
-    private init(ip: String) {
-        let tag = String(UInt32.random(in: 0...0xffff), radix: 16)
-        self.ip = ip
-        name = "lull-test-\(getpid())-\(tag)"
-        inside = "lv\(tag)a"
-        peer = "lv\(tag)b"
-    }
-
-    var path: String { "/run/netns/\(name)" }
-
-    private func setUp() throws {
-        try sh(["netns", "add", name])
-        // No IPv6 inside: its DAD and router solicitations would add events of their own.
-        try sh(["netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"], allowFailure: true)
-        try sh(["netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1"], allowFailure: true)
-        try sh(["-n", name, "link", "add", inside, "type", "veth", "peer", "name", peer])
-        try sh(["-n", name, "addr", "add", "10.200.7.1/24", "dev", inside])
-        try sh(["-n", name, "addr", "add", "10.200.7.2/24", "dev", peer])
-        try sh(["-n", name, "link", "set", peer, "up"])
-    }
-
-    func sh(_ arguments: [String], allowFailure: Bool = false) throws {
-        let result = try run(ip, arguments)
-        if result.status != 0 && !allowFailure {
-            Issue.record("ip \(arguments.joined(separator: " ")) failed: \(result.output)")
-            throw TimedOut(what: "ip \(arguments.joined(separator: " "))")
-        }
-    }
-
-    func up() throws {
-        try sh(["-n", name, "link", "set", inside, "up"])
-        try sh(["-n", name, "route", "replace", "default", "via", "10.200.7.2", "dev", inside])
-    }
-
-    func down() throws {
-        try sh(["-n", name, "link", "set", inside, "down"])
-    }
-
-    func tearDown() {
-        _ = try? run(ip, ["netns", "del", name])
-    }
-}
-
 @Suite("rtnetlink network source", .serialized, .timeLimit(.minutes(1)))
 struct NetlinkNetworkTests {
-    @Test("in a private netns: link down → offline, up with a default route → online, event-driven")
+    @Test("in a private netns: link down → offline, up with a default route → online, event-driven",
+          .enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2"))
     func namespaceVeth() async throws {
-        let namespace = try TestNamespace.create()
+        let namespace = try NetworkNamespace()
         defer { namespace.tearDown() }
         try await withTemporaryDirectory { sys in
             // /sys/class/net is per mount, not per thread; the source reads a fixture for the
@@ -115,9 +51,10 @@ struct NetlinkNetworkTests {
         }
     }
 
-    @Test("carrier loss on the peer (link up, no carrier) is offline")
+    @Test("carrier loss on the peer (link up, no carrier) is offline",
+          .enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2"))
     func carrierLoss() async throws {
-        let namespace = try TestNamespace.create()
+        let namespace = try NetworkNamespace()
         defer { namespace.tearDown() }
         try await withTemporaryDirectory { sys in
             let source = NetlinkNetworkSource(overrides: NetworkOverrides(meteredInterfaces: ["lv*"]),
@@ -131,7 +68,7 @@ struct NetlinkNetworkTests {
             #expect(online.state.source.contains("admin declaration"))
 
             changes = source.changes()
-            try namespace.sh(["-n", namespace.name, "link", "set", namespace.peer, "down"])
+            try namespace.ip(["-n", namespace.name, "link", "set", namespace.peer, "down"])
             let (offline, _) = try await firstValue(changes, "offline on carrier loss") { $0.state.connectivity == .offline }
             #expect(offline.state.source.contains("link down") || offline.state.source.contains("no default route"))
             await source.stop()

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Adaptive periodic fetch: a "no new data" result (304, unchanged) stretches the interval
 /// (doubling) up to `maxEvery`; new data resets it to `every`.
-public struct PeriodicSchedule: Sendable, Hashable {
+public struct PeriodicSchedule: Sendable, Hashable, Codable {
     /// Least period accepted (Android's 15 minutes).
     public static let minimumEvery: TimeInterval = 15 * 60
 
@@ -23,6 +23,24 @@ public struct PeriodicSchedule: Sendable, Hashable {
         self.flex = flex
         self.jitter = max(0, jitter)
         self.maxEvery = maxEvery
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case every = "every_seconds"
+        case flex = "flex_seconds"
+        case jitter = "jitter_seconds"
+        case maxEvery = "max_every_seconds"
+    }
+
+    /// The wire form, `{"every_seconds": 3600, "flex_seconds": 600, ...}`, taken as given (no
+    /// clamping: `JobSpecValidator` refuses what is out of range, naming the field).
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        every = try container.decode(Double.self, forKey: .every)
+        flex = try container.decodeIfPresent(Double.self, forKey: .flex) ?? 0
+        jitter = try container.decodeIfPresent(Double.self, forKey: .jitter) ?? 0
+        maxEvery = try container.decodeIfPresent(Double.self, forKey: .maxEvery)
     }
 
     /// The flex window actually used: at least max(5 min, 5% of the interval), at most the interval.

@@ -52,13 +52,19 @@ public struct NetworkState: Sendable, Equatable {
     public var cellular: Bool
     /// The interface carrying the default route, when known.
     public var interface: String?
+    /// What kind of link that interface is, for per-job byte accounting.
+    public var link: LinkType
     public var source: String
 
-    public init(connectivity: Connectivity, metered: Bool = false, cellular: Bool = false, interface: String? = nil, source: String) {
+    public init(
+        connectivity: Connectivity, metered: Bool = false, cellular: Bool = false, interface: String? = nil,
+        link: LinkType = .unknown, source: String
+    ) {
         self.connectivity = connectivity
         self.metered = metered
         self.cellular = cellular
         self.interface = interface
+        self.link = link
         self.source = source
     }
 

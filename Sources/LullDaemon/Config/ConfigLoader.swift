@@ -5,6 +5,30 @@ import TOMLKit
 /// Reads TOML config files into a `DaemonConfig`. Unknown sections and keys are errors, wrong
 /// types and out-of-range values too; every problem is reported, each with file:line and key.
 public enum ConfigLoader {
+    /// Reads `path` and then its drop-ins, `lull.d/*.toml` in the same directory in name order,
+    /// each over the result of the ones before (so `/etc/lull/lull.d/50-lte.toml` refines
+    /// `/etc/lull/lull.toml`). Problems of every file are reported together.
+    public static func loadWithDropIns(file path: String) throws(ConfigError) -> DaemonConfig {
+        var config = DaemonConfig()
+        var problems: [ConfigError.Problem] = []
+        for file in [path] + dropIns(of: path) {
+            do {
+                config = try load(file: file, over: config)
+            } catch {
+                problems += error.problems
+            }
+        }
+        if !problems.isEmpty { throw ConfigError(problems: problems) }
+        return config
+    }
+
+    /// The drop-in files of a config file, in the order they apply.
+    public static func dropIns(of path: String) -> [String] {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("lull.d").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { directory + "/" + $0 }
+    }
+
     public static func load(file path: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
         let text: String
         do {
@@ -108,10 +132,16 @@ public enum ConfigLoader {
                     config.limits.maxPushBodyBytes = integer(value, "limits", key, 0...(256 << 20)) ?? config.limits.maxPushBodyBytes
                 case "max_batch_jobs":
                     config.limits.maxBatchJobs = integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
+                case "max_queued_per_owner":
+                    config.limits.maxQueuedPerOwner = integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
+                case "per_owner_metered_bytes_per_day":
+                    if let value = integer(value, "limits", key, 0...Int.max) {
+                        config.policy.perOwnerMeteredBytesPerDay = ConfiguredLimit(Int64(value), origin: origin("limits", key))
+                    }
                 default:
                     problem(
                         section: "limits", key: key,
-                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_request_bytes")
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day")
                 }
             }
         }
@@ -238,6 +268,8 @@ public enum ConfigLoader {
                     config.sensors.bus = text == "system" ? .system : .address(text)
                 case "power_supply_root":
                     config.sensors.powerSupplyRoot = absolutePath(value, "sensors", key) ?? config.sensors.powerSupplyRoot
+                case "proc_root":
+                    config.sensors.procRoot = absolutePath(value, "sensors", key) ?? config.sensors.procRoot
                 case "metered_interfaces", "cellular_interfaces":
                     guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {
                         problem(section: "sensors", key: key, "expected an array of interface-name patterns such as [\"wwan*\"]")
@@ -246,7 +278,7 @@ public enum ConfigLoader {
                     let patterns = array.compactMap(\.string)
                     if key == "metered_interfaces" { config.sensors.meteredInterfaces = patterns } else { config.sensors.cellularInterfaces = patterns }
                 default:
-                    problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root")
+                    problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root, proc_root")
                 }
             }
         }

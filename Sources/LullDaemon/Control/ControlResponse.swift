@@ -2,9 +2,10 @@ import Foundation
 import LullAPI
 import NIOHTTP1
 
-/// What the router answers: a complete JSON body, or a stream that runs until the client leaves.
+/// What the router answers: a complete body (JSON, or text such as `/metrics`), or a stream that
+/// runs until the client leaves.
 enum ControlResponse: Sendable {
-    case json(HTTPResponseStatus, Data, headers: [(String, String)] = [])
+    case complete(HTTPResponseStatus, contentType: String, Data, headers: [(String, String)] = [])
     case stream(contentType: String, producer: @Sendable (StreamWriter) async throws -> Void)
 
     static func encode<T: Encodable>(_ status: HTTPResponseStatus, _ value: T, headers: [(String, String)] = []) -> ControlResponse {
@@ -13,6 +14,10 @@ enum ControlResponse: Sendable {
         } catch {
             return .error(APIError(.internalServerError, code: "internal_error", "could not encode the response: \(error)"))
         }
+    }
+
+    static func json(_ status: HTTPResponseStatus, _ data: Data, headers: [(String, String)] = []) -> ControlResponse {
+        .complete(status, contentType: "application/json", data, headers: headers)
     }
 
     static func error(_ error: APIError) -> ControlResponse {

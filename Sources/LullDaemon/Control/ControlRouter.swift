@@ -19,6 +19,8 @@ struct ControlRouter: Sendable {
     var validator: JobSpecValidator { validators.current }
     let info: DaemonInfo
     let clock: any LullClock
+    let samples: SampleWatch
+    let metrics: DaemonMetrics
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         do {
@@ -43,11 +45,14 @@ struct ControlRouter: Sendable {
 
     private func route(_ request: ControlRequest) async throws -> ControlResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if request.method == .GET, segments == ["metrics"] { return try await metricsText(request) }
         guard segments.first == "v1" else { throw Self.unknownRoute(request.method, segments) }
         let route = Array(segments.dropFirst())
         switch (request.method, route.count) {
         case (.GET, 1) where route[0] == "status":
             return try await status(request)
+        case (.GET, 1) where route[0] == "samples":
+            return try await samplesHistory(request)
         case (.POST, 1) where route[0] == "jobs":
             return try await submit(request)
         case (.POST, 1) where route[0] == "jobs:batch":
@@ -90,8 +95,34 @@ struct ControlRouter: Sendable {
             limits: LimitsView(
                 maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
                 maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),
-            process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds))
+            process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
+            world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()))
         return .encode(.ok, view)
+    }
+
+    /// The sampler's history; asking counts as watching, so sampling runs at its busy interval
+    /// for a while after each request.
+    private func samplesHistory(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        let history = await samples.samples()
+        return .encode(.ok, SamplesView(intervalSeconds: await samples.interval.seconds, samples: history.map(SampleView.init)))
+    }
+
+    /// Prometheus text format; aggregate numbers only, so any client of the socket may read them.
+    private func metricsText(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: [])
+        var jobs: [JobCountKey: Int] = [:]
+        for policy in await dispatcher.currentPolicy.classes {
+            for state in JobState.allCases { jobs[JobCountKey(jobClass: policy.name, state: state)] = 0 }
+        }
+        for (key, count) in try await store.countsByClassAndState() { jobs[key] = count }
+        let usage = ProcessUsage.current()
+        let sampler = await samples.activity()
+        let snapshot = MetricsSnapshot(
+            jobs: jobs, running: await dispatcher.runningCount, world: await dispatcher.currentWorld,
+            scheduling: await dispatcher.schedulingStatistics, samplerRunning: sampler.running,
+            samplerTicks: sampler.ticks, rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds)
+        return .complete(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", Data(metrics.render(snapshot)))
     }
 
     private func submit(_ request: ControlRequest) async throws -> ControlResponse {
@@ -99,7 +130,7 @@ struct ControlRouter: Sendable {
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
         let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
-        let jobs = try await store.insert([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())])
+        let jobs = try await storeWithinQuota([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())], request)
         await dispatcher.enqueue(jobs)
         return .encode(.created, await view(jobs[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
     }
@@ -128,7 +159,7 @@ struct ControlRouter: Sendable {
                     "jobs[\(index)]: \(error.message)")
             }
         }
-        let jobs = try await store.insert(newJobs)
+        let jobs = try await storeWithinQuota(newJobs, request)
         await dispatcher.enqueue(jobs)
         return .encode(.created, BatchView(jobs: jobs.map { JobView($0) }))
     }
@@ -244,6 +275,20 @@ struct ControlRouter: Sendable {
     // MARK: Helpers
 
     /// A job with, when it waits, the reasons it waits.
+    /// Stores new jobs if their owner's quota has room for them all (a batch is all or nothing).
+    private func storeWithinQuota(_ jobs: [NewJob], _ request: ControlRequest) async throws -> [Job] {
+        let owner = request.peer.owner
+        if case .failure(let exceeded) = await dispatcher.reserve(jobs.count, for: owner, limit: validator.limits.maxQueuedPerOwner) {
+            throw APIError(.tooManyRequests, code: "quota_exceeded", exceeded.message)
+        }
+        do {
+            return try await store.insert(jobs)
+        } catch {
+            await dispatcher.release(jobs.count, for: owner)
+            throw error
+        }
+    }
+
     private func view(_ job: Job) async -> JobView {
         JobView(job, waitingFor: await reasons(for: job))
     }
@@ -301,7 +346,7 @@ struct ControlRouter: Sendable {
         (.GET, ["v1", "status"]), (.POST, ["v1", "jobs"]), (.POST, ["v1", "jobs:batch"]), (.GET, ["v1", "jobs"]),
         (.GET, ["v1", "jobs", "*"]), (.DELETE, ["v1", "jobs", "*"]), (.POST, ["v1", "jobs", "*", "pause"]),
         (.POST, ["v1", "jobs", "*", "resume"]), (.GET, ["v1", "events"]), (.GET, ["v1", "jobs", "*", "explain"]),
-        (.POST, ["v1", "simulate"]),
+        (.POST, ["v1", "simulate"]), (.GET, ["v1", "samples"]), (.GET, ["metrics"]),
     ]
 
     /// 405 with `Allow` when the path exists under another method, else 404.

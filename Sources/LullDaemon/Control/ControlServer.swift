@@ -130,9 +130,9 @@ struct ControlServer: Sendable {
         _ response: ControlResponse, head: HTTPRequestHead, keepAlive: Bool,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
-        guard case .json(let status, let data, let extra) = response else { return }
+        guard case .complete(let status, let contentType, let data, let extra) = response else { return }
         var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "content-type", value: contentType)
         headers.add(name: "content-length", value: String(data.count))
         for (name, value) in extra { headers.add(name: name, value: value) }
         if !keepAlive { headers.add(name: "connection", value: "close") }

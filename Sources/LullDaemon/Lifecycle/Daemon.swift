@@ -79,11 +79,20 @@ public enum Daemon {
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
         ]
         let sensors = await WorldMonitor.start(config: config.sensors, logger: logger)
+        let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
+        let samples = SampleWatch(sampler: sensors.sampler)
+        let metrics = DaemonMetrics()
         let dispatcher = Dispatcher(
-            store: store, engines: engines, policy: config.policy, world: sensors.current,
-            progressInterval: config.transfers.progressInterval, clock: clock, logger: logger)
+            store: store, engines: engines, policy: config.policy, world: sensors.current, pressure: pressure,
+            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger)
         sensors.follow(dispatcher)
-        defer { Task { await sensors.stop() } }
+        defer {
+            Task {
+                await sensors.stop()
+                await pressure.stop()
+                await samples.stop()
+            }
+        }
         do {
             try await dispatcher.restore()
         } catch {
@@ -95,7 +104,8 @@ public enum Daemon {
             stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
         let validators = ValidatorHolder(Self.validator(for: config))
         let router = ControlRouter(
-            store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock)
+            store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock,
+            samples: samples, metrics: metrics)
         let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
 
         let notifier = SystemdNotifier()
@@ -141,7 +151,7 @@ public enum Daemon {
             return
         }
         do {
-            let config = try ConfigLoader.load(file: file)
+            let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
             validators.replace(validator(for: config))
             logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])

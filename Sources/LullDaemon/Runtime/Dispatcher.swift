@@ -17,6 +17,16 @@ actor Dispatcher {
     private var policy: SchedulingPolicy
     private var world: WorldSnapshot
     private let random: @Sendable () -> Double
+    private let pressure: any PressureGauge
+    /// When `world.pressure` was last read (by the gauge or the sampler).
+    private var pressureReadAt: Date?
+    private let metrics: DaemonMetrics
+    /// Per running job: what its attempt moves.
+    private var meters: [JobID: AttemptMeter] = [:]
+    /// Accounting of jobs between attempts (a retry carries on counting).
+    private var accountants: [JobID: JobAccountant] = [:]
+    /// Unfinished jobs (queued, paused, running) per owner, for `max_queued_per_owner`.
+    private var unfinishedByOwner: [OwnerID: Int] = [:]
     private var timer: Task<Void, Never>?
     private var timerDue: Date?
     private var running: [JobID: Task<Void, Never>] = [:]
@@ -26,7 +36,8 @@ actor Dispatcher {
 
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
-        world: WorldSnapshot = .assumed, progressInterval: TimeInterval = 1, clock: any LullClock,
+        world: WorldSnapshot = .assumed, pressure: any PressureGauge, metrics: DaemonMetrics,
+        progressInterval: TimeInterval = 1, clock: any LullClock,
         monotonic: any MonotonicClock = SystemMonotonicClock(), logger: Logger,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -40,12 +51,15 @@ actor Dispatcher {
         self.timeline = SchedulingTimeline(wall: clock, monotonic: monotonic)
         self.logger = logger
         self.random = random
+        self.pressure = pressure
+        self.metrics = metrics
     }
 
     var runningCount: Int { running.count }
     var queuedCount: Int { scheduler.queuedCount }
     var currentWorld: WorldSnapshot { world }
     var currentPolicy: SchedulingPolicy { policy }
+    var schedulingStatistics: SchedulingStatistics { scheduler.statistics }
 
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
     func restore() async throws {
@@ -53,8 +67,28 @@ actor Dispatcher {
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        for job in try await store.queuedJobs() { scheduler.enqueue(timeline.place(job), now: timeline.now()) }
+        for job in try await store.queuedJobs() {
+            scheduler.enqueue(timeline.place(job), now: timeline.now())
+            unfinishedByOwner[job.owner, default: 0] += 1
+        }
         pump()
+    }
+
+    /// Claims room for `count` new jobs of `owner` under `limit` before they are stored; the
+    /// claim becomes the jobs' count once they are, or is given back with `release`. Root's
+    /// jobs are not limited.
+    func reserve(_ count: Int, for owner: OwnerID, limit: Int) -> Result<Void, OwnerQuotaExceeded> {
+        let current = unfinishedByOwner[owner, default: 0]
+        if owner.rawValue != 0, current + count > limit {
+            return .failure(OwnerQuotaExceeded(owner: owner, unfinished: current, asked: count, limit: limit))
+        }
+        unfinishedByOwner[owner] = current + count
+        return .success(())
+    }
+
+    func release(_ count: Int, for owner: OwnerID) {
+        let left = unfinishedByOwner[owner, default: 0] - count
+        unfinishedByOwner[owner] = left > 0 ? left : nil
     }
 
     /// Newly stored jobs join the queue.
@@ -78,12 +112,14 @@ actor Dispatcher {
     }
 
     func update(network: NetworkState) {
+        for meter in meters.values { meter.networkChanged(network) }
         var next = world
         next.network = network
         update(world: next)
     }
 
     func update(pressure: PressureState) {
+        pressureReadAt = clock.now()
         var next = world
         next.pressure = pressure
         update(world: next)
@@ -122,12 +158,16 @@ actor Dispatcher {
                 id: current.id, from: [current.state], to: target, event: command.eventType, time: clock.now())
             switch try await store.apply(update) {
             case .applied(let updated):
+                if updated.state.isTerminal { release(1, for: updated.owner) }
                 _ = scheduler.remove(updated.id)
                 if let task = running[updated.id] {
                     task.cancel()
                     if updated.state == .cancelled { await task.value }
                 }
-                if updated.state == .cancelled { await engines[updated.spec.kind]?.discardResumeData(of: updated) }
+                if updated.state == .cancelled {
+                    accountants[updated.id] = nil
+                    await engines[updated.spec.kind]?.discardResumeData(of: updated)
+                }
                 if updated.state == .queued { scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now()) }
                 pump()
                 return .success(updated)
@@ -153,7 +193,16 @@ actor Dispatcher {
     private func pump() {
         guard accepting else { return }
         let now = timeline.now()
+        let wallNow = clock.now()
+        // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
+        if scheduler.pressureDependence(world: world, now: now).consulted,
+            pressureReadAt.map({ wallNow.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
+        {
+            world.pressure = pressure.read()
+            pressureReadAt = wallNow
+        }
         let decision = scheduler.decide(world: world, now: now)
+        pressure.setHolding(scheduler.pressureDependence(world: world, now: now).holding)
         for job in decision.start {
             running[job.id] = Task { await self.execute(job.id) }
         }
@@ -162,6 +211,9 @@ actor Dispatcher {
         }
         arm(decision.nextWakeup)
     }
+
+    /// A PSI avg10 reading older than this is read again before a decision that depends on it.
+    private static let pressureMaxAge: TimeInterval = 2
 
     private func arm(_ due: Date?) {
         guard due != timerDue else { return }
@@ -186,26 +238,34 @@ actor Dispatcher {
         let update = JobUpdate(
             id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
             message: "the deadline passed before the job could start (on_deadline = expire)")
-        _ = try? await store.apply(update)
+        if case .applied(let job) = try? await store.apply(update) {
+            release(1, for: job.owner)
+            metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
+        }
         logger.notice("job expired", metadata: ["job_id": "\(id)"])
     }
 
     private func execute(_ id: JobID) async {
         defer {
             running[id] = nil
+            if let meter = meters.removeValue(forKey: id) { accountants[id] = meter.finish() }
             scheduler.jobFinished(id, at: timeline.now())
             pump()
         }
         let start = JobUpdate(
             id: id, from: [.queued], to: .running, event: .started, time: clock.now(), countsAsAttempt: true)
         // Holding the slot while the store cannot write keeps the job from being forgotten.
-        guard case .applied(let job) = await durably(start) else { return }
+        guard case .applied(let job) = await durably(start)?.outcome else { return }
         guard let engine = engines[job.spec.kind] else {
             await finish(job, failure: JobFailure(
                 code: "unsupported_kind", message: "this daemon cannot run \(job.spec.kind.rawValue) jobs",
                 retryable: false))
             return
         }
+        let meter = AttemptMeter(
+            job: job, accountant: accountants[id] ?? JobAccountant(), network: world.network, metrics: metrics)
+        meters[id] = meter
+        metrics.jobStarted(kind: job.spec.kind, jobClass: job.spec.jobClass)
         logger.info(
             "job started",
             metadata: ["job_id": "\(id)", "job_kind": "\(job.spec.kind.rawValue)", "class": "\(job.spec.jobClass)", "attempt": "\(job.attempts)"])
@@ -217,7 +277,10 @@ actor Dispatcher {
             validators = try? await store.fetchValidators(owner: job.owner, url: job.spec.url, destination: destination)
         }
         let context = TransferContext(
-            progress: { reporter.report($0) },
+            progress: { progress in
+                meter.observe(progress)
+                reporter.report(progress)
+            },
             checkpoint: { [weak self] resume in await self?.checkpoint(resume, of: id) },
             validators: validators)
         do {
@@ -253,7 +316,8 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .queued, event: .retrying, time: clock.now(), failure: failure,
             message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
             retryAt: retryAt)
-        guard case .applied(let updated) = await durably(update) else { return }
+        guard case .applied(let updated) = await durably(update)?.outcome else { return }
+        metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
         logger.notice(
             "job will be retried",
             metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "attempt": "\(job.attempts)", "delay_s": "\(delay)"])
@@ -261,24 +325,55 @@ actor Dispatcher {
         scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now())
     }
 
+    /// Ends the job's accounting: the last attempt's meter and the earlier attempts' totals.
+    /// Attempts count from the store, which also knows attempts of earlier daemon runs.
+    private func closeAccounting(of job: Job) -> JobAccounting {
+        chargeMeteredBytes(of: job.id)
+        let accountant = meters.removeValue(forKey: job.id)?.finish() ?? accountants[job.id] ?? JobAccountant()
+        accountants[job.id] = nil
+        var accounting = accountant.accounting
+        accounting.attempts = max(accounting.attempts, job.attempts)
+        return accounting
+    }
+
+    /// Metered bytes count against the class's and owner's daily budgets as they move.
+    private func chargeMeteredBytes(of id: JobID) {
+        guard let meter = meters[id] else { return }
+        let bytes = meter.takeMeteredBytes()
+        guard bytes > 0 else { return }
+        scheduler.recordMeteredBytes(bytes, owner: meter.owner, className: meter.jobClass, at: clock.now())
+    }
+
     private func record(_ progress: TransferProgress, of id: JobID) async {
+        chargeMeteredBytes(of: id)
         let update = JobUpdate(
             id: id, from: [.running], to: .running, event: .progress, time: clock.now(), progress: progress)
         _ = try? await store.apply(update)
     }
 
     private func finish(_ job: Job, result: JobResult) async {
+        var result = result
+        result.accounting = closeAccounting(of: job)
+        let next = nextOccurrence(of: job, unchanged: result.notModified == true)
         let update = JobUpdate(
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
-            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result)
-        await store(update, for: job)
+            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result,
+            message: next?.announcement)
+        await store(update, for: job, successor: next?.job)
+        release(1, for: job.owner)
+        metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
         logger.info("job succeeded", metadata: ["job_id": "\(job.id)", "bytes": "\(result.bytes ?? 0)"])
     }
 
     private func finish(_ job: Job, failure: JobFailure) async {
+        let accounting = closeAccounting(of: job)
+        let next = nextOccurrence(of: job, unchanged: false)
         let update = JobUpdate(
-            id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(), failure: failure)
-        await store(update, for: job)
+            id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
+            result: JobResult(accounting: accounting), failure: failure, message: next?.announcement)
+        await store(update, for: job, successor: next?.job)
+        release(1, for: job.owner)
+        metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
             "job failed", metadata: ["job_id": "\(job.id)", "error_code": "\(failure.code)", "error": "\(failure.message)"])
@@ -293,24 +388,30 @@ actor Dispatcher {
         await store(update, for: job)
     }
 
-    private func store(_ update: JobUpdate, for job: Job) async {
-        _ = await durably(update)
+    private func store(_ update: JobUpdate, for job: Job, successor: NewJob? = nil) async {
+        guard let created = await durably(update, creating: successor)?.successor else { return }
+        unfinishedByOwner[created.owner, default: 0] += 1
+        scheduler.enqueue(timeline.place(QueuedJob(created)), now: timeline.now())
+        logger.info(
+            "next occurrence queued",
+            metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
     }
 
-    /// Applies a change of state that must not be lost. When the store cannot write (a full
-    /// disk), the change waits in this task and is tried again, with a pause growing to 5 s,
-    /// until it is written; nil only when the task is cancelled first (a stop or a command; a
-    /// job left `running` is requeued at the next start, as after a crash).
-    private func durably(_ update: JobUpdate) async -> JobUpdateOutcome? {
+    /// Applies a change of state that must not be lost (with the periodic successor it creates,
+    /// if any). When the store cannot write (a full disk), the change waits in this task and is
+    /// tried again, with a pause growing to 5 s, until it is written; nil only when the task is
+    /// cancelled first (a stop or a command; a job left `running` is requeued at the next
+    /// start, as after a crash).
+    private func durably(_ update: JobUpdate, creating successor: NewJob? = nil) async -> (outcome: JobUpdateOutcome, successor: Job?)? {
         var pause = Duration.milliseconds(100)
         var failures = 0
         while true {
             do {
-                let outcome = try await store.apply(update)
+                let (outcome, created) = try await store.apply(update, creating: successor)
                 if failures > 0 {
                     logger.notice("recorded a job change after the store recovered", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
                 }
-                return outcome
+                return (outcome, created)
             } catch {
                 if failures == 0 {
                     logger.error(
@@ -322,6 +423,27 @@ actor Dispatcher {
                 pause = min(pause * 2, .seconds(5))
             }
         }
+    }
+
+    /// A periodic job's next occurrence, created with the end of this one: its flex window
+    /// opens at `not_before` and closes at its deadline (`on_deadline = run`). An adaptive
+    /// fetch that found nothing new waits longer next time (up to `max_every_seconds`).
+    private func nextOccurrence(of job: Job, unchanged: Bool) -> (job: NewJob, announcement: String)? {
+        guard let periodic = job.spec.periodic, accepting else { return nil }
+        let now = clock.now()
+        let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
+        let window = periodic.nextWindow(after: now, interval: interval, salt: UInt64(job.id.rawValue))
+        var spec = job.spec
+        spec.notBefore = window.opens
+        spec.deadline = window.due
+        spec.onDeadline = .run
+        spec.periodInterval = interval
+        let formatter = ISO8601DateFormatter()
+        let stretched = interval > periodic.every ? " (no new data: the period is stretched to \(Int(interval)) s)" : ""
+        return (
+            NewJob(owner: job.owner, spec: spec, createdAt: now),
+            "the next occurrence runs between \(formatter.string(from: window.opens)) and \(formatter.string(from: window.due))\(stretched)"
+        )
     }
 
     /// The local time zone's offset now and at its next change, for class time windows.

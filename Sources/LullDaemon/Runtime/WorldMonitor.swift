@@ -4,10 +4,13 @@ import LullCore
 import LullSensors
 
 /// Keeps the dispatcher's world current: it listens to the power and network sources (which
-/// are event-driven themselves) and hands over a new snapshot on every change. No timers.
+/// are event-driven themselves) and to the sampler's pressure readings (taken only while
+/// someone needs them), and hands over every change. No timers of its own.
 final class WorldMonitor: Sendable {
     private let power: any PowerSource
     private let network: any NetworkSource
+    /// Pressure, CPU and memory: runs only while jobs wait on pressure or someone watches.
+    let sampler: Sampler
     private let logger: Logger
     private let task = TaskBox()
 
@@ -26,12 +29,14 @@ final class WorldMonitor: Sendable {
                 meteredInterfaces: InterfacePatterns(config.meteredInterfaces),
                 cellularInterfaces: InterfacePatterns(config.cellularInterfaces)),
             logger: logger)
-        return WorldMonitor(power: power, network: network, logger: logger)
+        let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot))
+        return WorldMonitor(power: power, network: network, sampler: sampler, logger: logger)
     }
 
-    private init(power: any PowerSource, network: any NetworkSource, logger: Logger) {
+    private init(power: any PowerSource, network: any NetworkSource, sampler: Sampler, logger: Logger) {
         self.power = power
         self.network = network
+        self.sampler = sampler
         self.logger = logger
     }
 
@@ -39,6 +44,7 @@ final class WorldMonitor: Sendable {
     func follow(_ dispatcher: Dispatcher) {
         let power = self.power
         let network = self.network
+        let sampler = self.sampler
         let logger = self.logger
         task.set(Task {
             await withDiscardingTaskGroup { group in
@@ -52,6 +58,11 @@ final class WorldMonitor: Sendable {
                     for await reading in network.values() {
                         logger.info("network changed", metadata: ["connectivity": "\(reading.state.connectivity.rawValue)", "metered": "\(reading.state.metered)", "interface": "\(reading.state.interface ?? "-")", "source": "\(reading.state.source)"])
                         await dispatcher.update(network: reading.state)
+                    }
+                }
+                group.addTask {
+                    for await pressure in sampler.pressureChanges() {
+                        await dispatcher.update(pressure: pressure)
                     }
                 }
             }
@@ -80,6 +91,8 @@ public struct SensorSettings: Sendable, Equatable {
     public var bus: BusEndpoint = .system
     /// `power_supply_root`: the sysfs power-supply directory used when UPower is absent.
     public var powerSupplyRoot = "/sys/class/power_supply"
+    /// `proc_root`: where pressure (`pressure/{cpu,memory,io}`), `stat`, `meminfo` and `loadavg` are read.
+    public var procRoot = "/proc"
     /// `metered_interfaces`, `cellular_interfaces`: interface-name globs the admin declares.
     public var meteredInterfaces: [String] = []
     public var cellularInterfaces: [String] = []

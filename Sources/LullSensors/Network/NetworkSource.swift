@@ -1,26 +1,17 @@
 import LullCore
 import Logging
 
-/// The kind of link that carries the traffic, for accounting and cost decisions.
-public enum LinkType: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
-    case ethernet
-    case wifi
-    case cellular
-    /// VPN, Bluetooth PAN, a tunnel, something unclassified.
-    case other
-    /// No link, or not known yet.
-    case unknown
-}
-
-/// One network reading: the scheduler's `NetworkState` plus the link type (which
-/// `NetworkState` does not carry) for per-job byte accounting.
+/// One network reading: the scheduler's `NetworkState`, whose link type sources classify.
 public struct NetworkReading: Sendable, Equatable {
     public var state: NetworkState
-    public var link: LinkType
+    public var link: LinkType {
+        get { state.link }
+        set { state.link = newValue }
+    }
 
     public init(state: NetworkState, link: LinkType) {
         self.state = state
-        self.link = link
+        self.state.link = link
     }
 
     public static let unknown = NetworkReading(state: .unknown, link: .unknown)

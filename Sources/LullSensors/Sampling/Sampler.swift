@@ -29,8 +29,12 @@ public struct Sample: Sendable, Equatable, Codable {
 
     /// What the scheduler sees: `some avg10` per resource.
     public var pressureState: PressureState {
-        let available = cpuPressure != nil || memoryPressure != nil || ioPressure != nil
-        return PressureState(cpu: cpuPressure?.some.avg10, memory: memoryPressure?.some.avg10, io: ioPressure?.some.avg10,
+        Self.pressureState(cpu: cpuPressure, memory: memoryPressure, io: ioPressure)
+    }
+
+    static func pressureState(cpu: PressureReading?, memory: PressureReading?, io: PressureReading?) -> PressureState {
+        let available = cpu != nil || memory != nil || io != nil
+        return PressureState(cpu: cpu?.some.avg10, memory: memory?.some.avg10, io: io?.some.avg10,
                              source: available ? "PSI /proc/pressure (avg10)" : "PSI unavailable")
     }
 }
@@ -167,16 +171,29 @@ public actor Sampler {
     public nonisolated static func read(procRoot: String, cgroupRoot: String?, time: Date) -> (Sample, CPUTimes?) {
         func file(_ name: String) -> String? { SysFiles.read(SysFiles.join(procRoot, name)) }
         let cpu = file("stat").flatMap(CPUTimes.parse)
+        let pressure = readPressure(procRoot: procRoot)
         let sample = Sample(
             time: time,
-            cpuPressure: file("pressure/cpu").flatMap(PressureReading.parse),
-            memoryPressure: file("pressure/memory").flatMap(PressureReading.parse),
-            ioPressure: file("pressure/io").flatMap(PressureReading.parse),
+            cpuPressure: pressure.cpu, memoryPressure: pressure.memory, ioPressure: pressure.io,
             cpuUtilisation: nil,
             memory: file("meminfo").flatMap(MemoryInfo.parse),
             load: file("loadavg").flatMap(LoadAverage.parse),
             process: ProcessUsage.read(procRoot: procRoot, cgroupRoot: cgroupRoot))
         return (sample, cpu)
+    }
+
+    /// Reads only the PSI files: what a scheduling decision needs, in three small procfs reads.
+    public nonisolated static func readPressure(procRoot: String) -> (cpu: PressureReading?, memory: PressureReading?, io: PressureReading?) {
+        func reading(_ name: String) -> PressureReading? {
+            SysFiles.read(SysFiles.join(procRoot, "pressure/" + name)).flatMap(PressureReading.parse)
+        }
+        return (reading("cpu"), reading("memory"), reading("io"))
+    }
+
+    /// Pressure as the scheduler sees it, read now.
+    public nonisolated static func currentPressure(procRoot: String) -> PressureState {
+        let readings = readPressure(procRoot: procRoot)
+        return Sample.pressureState(cpu: readings.cpu, memory: readings.memory, io: readings.io)
     }
 
     // MARK: the loop

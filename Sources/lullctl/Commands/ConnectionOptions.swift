@@ -35,6 +35,7 @@ struct ConnectionOptions: ParsableArguments {
         case .api(404, _): 4
         case .api(409, _): 5
         case .api(400, _), .api(413, _): 6
+        case .api(429, _): 7
         case .api, .protocolViolation: 1
         }
     }

@@ -16,6 +16,12 @@ final class SettableWallClock: LullClock {
     func jump(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
+/// No pressure readings: these tests are about time and the store.
+struct NoPressureGauge: PressureGauge {
+    func read() -> PressureState { .unknown }
+    func setHolding(_ holding: Bool) {}
+}
+
 /// An engine that only notes when each job started, on the monotonic clock.
 struct StartRecorder: TransferEngine {
     let starts: AsyncStream<(JobID, ContinuousClock.Instant)>.Continuation
@@ -39,7 +45,8 @@ struct StartRecorder: TransferEngine {
         let wall = SettableWallClock()
         let (starts, continuation) = AsyncStream.makeStream(of: (JobID, ContinuousClock.Instant).self)
         let dispatcher = Dispatcher(
-            store: store, engines: [.push: StartRecorder(starts: continuation)], policy: .defaults, clock: wall,
+            store: store, engines: [.push: StartRecorder(starts: continuation)], policy: .defaults, pressure: NoPressureGauge(),
+            metrics: DaemonMetrics(), clock: wall,
             logger: Logger(label: "lull.test"))
 
         let began = ContinuousClock.now

@@ -23,10 +23,14 @@ final class FillableStore: JobStore {
     }
 
     func insert(_ jobs: [NewJob]) async throws -> [Job] { try check(); return try await base.insert(jobs) }
-    func apply(_ update: JobUpdate) async throws -> JobUpdateOutcome { try check(); return try await base.apply(update) }
+    func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?) {
+        try check()
+        return try await base.apply(update, creating: successor)
+    }
     func job(_ id: JobID) async throws -> Job? { try await base.job(id) }
     func list(_ filter: JobFilter) async throws -> [Job] { try await base.list(filter) }
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int] { try await base.countsByState(owner: owner) }
+    func countsByClassAndState() async throws -> [JobCountKey: Int] { try await base.countsByClassAndState() }
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
         try await base.events(after: after, owner: owner, limit: limit)
     }
@@ -57,7 +61,8 @@ struct GatedEngine: TransferEngine {
         let store = FillableStore(try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path))
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let dispatcher = Dispatcher(
-            store: store, engines: [.push: GatedEngine(gate: gate)], policy: .defaults, clock: SystemClock(),
+            store: store, engines: [.push: GatedEngine(gate: gate)], policy: .defaults, pressure: NoPressureGauge(),
+            metrics: DaemonMetrics(), clock: SystemClock(),
             logger: Logger(label: "lull.test"))
         let spec = ControlRouter.prepared(try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec())
         let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])

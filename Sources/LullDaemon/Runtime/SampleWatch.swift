@@ -1,0 +1,81 @@
+import Foundation
+import LullAPI
+import LullSensors
+
+/// Serves the sampler's history to people watching (`GET /v1/samples`, `status`). Each read
+/// renews a lease that keeps the sampler at its busy interval; when nobody has asked for
+/// `lease` the claim is given back and sampling stops (unless jobs wait on pressure).
+actor SampleWatch {
+    private let sampler: Sampler
+    private let lease: Duration
+    private var demand: Sampler.Demand?
+    private var expiry: ContinuousClock.Instant = .now
+    private var expiryTask: Task<Void, Never>?
+
+    init(sampler: Sampler, lease: Duration = .seconds(30)) {
+        self.sampler = sampler
+        self.lease = lease
+    }
+
+    var interval: Duration { sampler.configuration.busyInterval }
+
+    /// Whether the sampling loop runs now, and how many timed samples it has taken (metrics).
+    func activity() async -> (running: Bool, ticks: Int) {
+        (await sampler.isRunning, await sampler.tickCount)
+    }
+
+    /// The history, oldest first, renewing the watch lease.
+    func samples() async -> [Sample] {
+        await renew()
+        return await sampler.samples()
+    }
+
+    /// The latest sample, taken now if the last one is older than the busy interval.
+    func latest() async -> Sample {
+        if let last = await sampler.latest, Date().timeIntervalSince(last.time) < interval.seconds {
+            return last
+        }
+        return await sampler.sampleNow()
+    }
+
+    func stop() async {
+        expiryTask?.cancel()
+        expiryTask = nil
+        if let demand { await sampler.release(demand) }
+        demand = nil
+    }
+
+    private func renew() async {
+        expiry = .now + lease
+        guard demand == nil else { return }
+        demand = await sampler.acquire(.watch)
+        if await sampler.latest == nil { await sampler.sampleNow() }
+        expiryTask = Task { await self.releaseWhenExpired() }
+    }
+
+    private func releaseWhenExpired() async {
+        while !Task.isCancelled {
+            let now = ContinuousClock.now
+            if now >= expiry { break }
+            do { try await Task.sleep(until: expiry, clock: .continuous) } catch { return }
+        }
+        if let demand { await sampler.release(demand) }
+        demand = nil
+        expiryTask = nil
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension SampleView {
+    init(_ sample: Sample) {
+        self.init(
+            time: sample.time, cpuUtilisation: sample.cpuUtilisation, cpuPressure: sample.cpuPressure?.some.avg10,
+            memoryPressure: sample.memoryPressure?.some.avg10, ioPressure: sample.ioPressure?.some.avg10,
+            memoryAvailableBytes: sample.memory.map { Int64($0.availableBytes) },
+            memoryTotalBytes: sample.memory.map { Int64($0.totalBytes) }, load1m: sample.load?.one,
+            daemonCPUSeconds: sample.process.cpuSeconds, daemonRSSBytes: sample.process.rssBytes)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+/// Pressure, sampling, per-job accounting and `/metrics`, against the real daemon.
+@Suite struct SensingTests {
+    @Test func aJobHeldOnPressureStartsWhenItFallsAndTheSamplerStopsAfterwards() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/bulk", TestHTTPServer.bytes(count: 64 * 1024))
+        try await withDaemon { daemon, client in
+            let proc = try #require(daemon.proc)
+            #expect(try metric("lull_sampler_running", on: daemon) == 0, "no job waits on pressure: no sampling loop")
+
+            try proc.setPressure(cpu: 80, memory: 0)
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/bulk"), destination: daemon.directory.appendingPathComponent("bulk").path,
+                jobClass: "background"))
+            let explanation = try await client.explain(job.id)
+            #expect(explanation.reasons.map(\.code) == ["cpu_pressure"], "\(explanation.reasons.map(\.text))")
+            #expect(explanation.reasons.first?.text.contains("80") == true)
+            #expect(explanation.world.pressure.source.contains("PSI"))
+            #expect(try metric("lull_sampler_running", on: daemon) == 1, "a job waits on pressure: the sampler runs")
+
+            // Pressure falls; the sampler's next reading must release the job, no other event.
+            try proc.setPressure(cpu: 3, memory: 0)
+            let finished = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
+            #expect(finished.state == .succeeded)
+            #expect(try metric("lull_sampler_running", on: daemon) == 0, "nothing waits on pressure any more: the loop is gone")
+        }
+    }
+
+    @Test func samplesAreKeptWhileSomeoneWatches() async throws {
+        try await withDaemon { daemon, client in
+            let first = try await client.samples()
+            #expect(first.intervalSeconds == 1)
+            let sample = try #require(first.samples.last)
+            #expect(sample.daemonRSSBytes > 1_000_000)
+            #expect(sample.cpuPressure == 0, "read from the daemon's pressure fixture")
+            #expect((sample.memoryTotalBytes ?? 0) > 0)
+            // Watching keeps the sampler at one sample per second: the history grows by itself.
+            let deadline = ContinuousClock.now + .seconds(15)
+            var history = first.samples
+            while history.count < 3, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                history = try await client.samples().samples
+            }
+            #expect(history.count >= 3, "history: \(history.count) samples")
+            #expect(zip(history, history.dropFirst()).allSatisfy { $0.time <= $1.time })
+            let status = try await client.status()
+            #expect(status.sample != nil)
+            #expect(status.world?.pressure.cpu == 0)
+            #expect(try metric("lull_sampler_running", on: daemon) == 1)
+        }
+    }
+
+    @Test func metricsParseAndCountWhatHappened() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        let bytes = TestHTTPServer.bytes(count: 300_000)
+        server.serve("/file", bytes)
+        server.route("/gone", .init(faults: [.status(404)]))
+        try await withDaemon { daemon, client in
+            let good = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/file"), destination: daemon.directory.appendingPathComponent("file").path))
+            let bad = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/gone"), destination: daemon.directory.appendingPathComponent("gone").path))
+            let done = try await awaitJob(good.id, in: [.succeeded, .failed], client: client)
+            #expect(try await awaitJob(bad.id, in: [.succeeded, .failed], client: client).state == .failed)
+
+            let accounting = try #require(done.result?.accounting)
+            #expect(accounting.bytesDown.values.reduce(0, +) == Int64(bytes.count), "\(accounting.bytesDown)")
+            #expect(accounting.attempts == 1)
+            #expect(accounting.wallSeconds > 0)
+
+            let samples = try metrics(on: daemon)
+            func value(_ name: String, _ labels: [String: String]) -> Double? {
+                samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?.value
+            }
+            #expect(value("lull_jobs", ["class": "default", "state": "succeeded"]) == 1)
+            #expect(value("lull_jobs", ["class": "default", "state": "failed"]) == 1)
+            #expect(value("lull_jobs", ["class": "background", "state": "queued"]) == 0, "known classes have every state")
+            #expect(value("lull_jobs_started_total", ["kind": "fetch"]) == 2)
+            #expect(value("lull_jobs_finished_total", ["kind": "fetch", "outcome": "failed", "reason": "http_404"]) == 1,
+                    "\(samples.filter { $0.name.hasPrefix("lull_jobs_finished") })")
+            let down = samples.filter { $0.name == "lull_transfer_bytes_total" && $0.labels["direction"] == "down" }
+            #expect(down.map(\.value).reduce(0, +) == Double(bytes.count))
+            #expect((value("lull_process_resident_memory_bytes", [:]) ?? 0) > 1_000_000)
+            #expect(value("lull_network_connectivity", [:]) != nil)
+        }
+    }
+}
+
+struct MetricSample: Decodable {
+    var name: String
+    var labels: [String: String]
+    var value: Double
+}
+
+/// `/metrics` over the socket, parsed by the Prometheus reference parser (prometheus_client).
+func metrics(on daemon: DaemonProcess) throws -> [MetricSample] {
+    let (status, text) = try curl(daemon.socketPath, "GET", "/metrics")
+    #expect(status == 200)
+    let parser = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/parse_metrics.py").path
+    let parsed = try CommandRunner.run("/usr/bin/env", ["python3", parser], input: Data(text.utf8))
+    guard parsed.status == 0 else { throw TimedOut(description: "the Prometheus parser refused /metrics: \(parsed.stderr)\n\(text)") }
+    return try JSONDecoder().decode([MetricSample].self, from: Data(parsed.stdout.utf8))
+}
+
+/// One unlabelled metric's value.
+func metric(_ name: String, on daemon: DaemonProcess) throws -> Double? {
+    try metrics(on: daemon).first { $0.name == name }?.value
+}
+
+/// Connectivity end to end: lulld runs inside a network namespace of the test's own, its
+/// sensors on rtnetlink; taking the veth down must hold network jobs (`offline`) and bringing
+/// it up must release them, by netlink events alone.
+@Suite(.enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2 for a network namespace"))
+struct ConnectivityTests {
+    @Test func networkJobsWaitWhileOfflineAndStartWhenTheLinkComesBack() async throws {
+        let namespace = try NetworkNamespace()
+        defer { namespace.tearDown() }
+        try namespace.up()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-netns-\(getpid())-\(UInt16.random(in: 0...UInt16.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bytes = TestHTTPServer.bytes(count: 200_000, seed: 7)
+        try Data(bytes).write(to: directory.appendingPathComponent("f"))
+
+        // The server lives in the namespace too, on the peer's address.
+        let port = Int.random(in: 20_000...40_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: namespace.launcher[0])
+        server.arguments = Array(namespace.launcher.dropFirst()) + [
+            // Debian's python directly: a version-manager shim in between would fork, and the
+            // server would outlive the kill below.
+            "/usr/bin/python3", "-m", "http.server", String(port), "--bind", namespace.peerAddress, "--directory", directory.path,
+        ]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let url = "http://\(namespace.peerAddress):\(port)/f"
+        let deadline = ContinuousClock.now + .seconds(15)
+        var serving = false
+        while !serving, ContinuousClock.now < deadline {
+            serving = try CommandRunner.run(namespace.launcher[0], Array(namespace.launcher.dropFirst()) + ["curl", "-sf", "-o", "/dev/null", url]).status == 0
+            if !serving { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(serving, "the test server in the namespace did not come up")
+
+        try namespace.down()
+        // No D-Bus here: the daemon falls back to rtnetlink inside the namespace.
+        let daemon = try DaemonProcess(config: "[sensors]\nbus = \"unix:path=/nonexistent/lull-test-bus\"\n", launcher: namespace.launcher)
+        defer { daemon.remove() }
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        do {
+            let world = try #require(try await client.status().world)
+            #expect(world.network.connectivity == "offline", "\(world.network)")
+            #expect(world.network.source.hasPrefix("rtnetlink"))
+
+            let destination = directory.appendingPathComponent("copy").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: url, destination: destination))
+            #expect(try await client.explain(job.id).reasons.map(\.code) == ["offline"])
+
+            // Held offline, the daemon has nothing to do and no timer to poll with.
+            let switches = try voluntaryContextSwitches(of: daemon.pid)
+            try await Task.sleep(for: .seconds(2))
+            let idleSwitches = try voluntaryContextSwitches(of: daemon.pid) - switches
+            print("lulld voluntary context switches over 2 s offline with a held job: \(idleSwitches)")
+            #expect(idleSwitches <= 10, "an offline daemon should sleep; \(idleSwitches) wake-ups in 2 s")
+            #expect(try await client.job(job.id).state == .queued)
+
+            let cursor = try await client.events(after: 0).lastSeq
+            let before = ContinuousClock.now
+            try namespace.up()
+            _ = try await awaitEvent(client: client, after: cursor, timeout: .seconds(20), "job \(job.id) starting") {
+                $0.jobId == job.id && $0.type == .started
+            }
+            print("link up → held job started in \(ContinuousClock.now - before)")
+            #expect(try await awaitJob(job.id, in: [.succeeded, .failed], client: client).state == .succeeded)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(bytes))
+        } catch {
+            print("lulld log:\n\(daemon.log())")
+            throw error
+        }
+    }
+
+    private func voluntaryContextSwitches(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches") }
+        return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+    }
+}
