@@ -18,7 +18,7 @@ public struct SamplesView: Codable, Sendable, Equatable {
 }
 
 /// One look at the machine and at the daemon itself. Pressures are PSI `some avg10` (0–100);
-/// a field is null where this kernel does not provide it.
+/// a field is left out where this kernel does not provide it.
 public struct SampleView: Codable, Sendable, Equatable {
     public var time: Date
     /// Busy share of all CPUs (0–1) since the previous sample.

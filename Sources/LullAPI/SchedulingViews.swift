@@ -166,7 +166,8 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
             world.network = NetworkState(
                 connectivity: offline == true ? .offline : (offline == false ? .online : world.network.connectivity),
                 metered: metered ?? world.network.metered, cellular: cellular ?? world.network.cellular,
-                interface: world.network.interface, source: "simulated")
+                interface: world.network.interface, link: cellular == true ? .cellular : world.network.link,
+                source: "simulated")
         }
         if cpuPressure != nil || memoryPressure != nil {
             world.pressure = PressureState(

@@ -53,15 +53,18 @@ public struct LimitsView: Codable, Sendable {
     public var maxRequestBytes: Int
     public var maxPushBodyBytes: Int
     public var maxBatchJobs: Int
+    public var maxQueuedPerOwner: Int?
 
     enum CodingKeys: String, CodingKey {
         case maxConcurrent = "max_concurrent"
         case maxRequestBytes = "max_request_bytes"
         case maxPushBodyBytes = "max_push_body_bytes"
         case maxBatchJobs = "max_batch_jobs"
+        case maxQueuedPerOwner = "max_queued_per_owner"
     }
 
-    public init(maxConcurrent: Int, maxRequestBytes: Int, maxPushBodyBytes: Int, maxBatchJobs: Int) {
+    public init(maxConcurrent: Int, maxRequestBytes: Int, maxPushBodyBytes: Int, maxBatchJobs: Int, maxQueuedPerOwner: Int? = nil) {
+        self.maxQueuedPerOwner = maxQueuedPerOwner
         self.maxConcurrent = maxConcurrent
         self.maxRequestBytes = maxRequestBytes
         self.maxPushBodyBytes = maxPushBodyBytes

@@ -68,7 +68,8 @@ public enum WireDecoding {
         case is Int.Type, is Int64.Type: "an integer"
         case is Bool.Type: "true or false"
         case is [String: String].Type: "an object of string values"
-        default: "of type \(type)"
+        case is Double.Type: "a number"
+        default: String(describing: type).hasPrefix("Dictionary") ? "an object" : "of type \(type)"
         }
     }
 }

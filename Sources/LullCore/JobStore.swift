@@ -13,6 +13,8 @@ public protocol JobStore: Sendable {
     func list(_ filter: JobFilter) async throws -> [Job]
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
+    /// Jobs not finished yet (queued, paused, running) per owner, for quotas.
+    func unfinishedCountsByOwner() async throws -> [OwnerID: Int]
     /// Jobs per class and state over every owner (metrics).
     func countsByClassAndState() async throws -> [JobCountKey: Int]
     /// Events with `seq > after`, oldest first; `owner == nil` means every owner.

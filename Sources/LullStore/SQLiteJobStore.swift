@@ -113,6 +113,17 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    public func unfinishedCountsByOwner() async throws -> [OwnerID: Int] {
+        try await pool.read { db in
+            var counts: [OwnerID: Int] = [:]
+            let sql = "SELECT owner, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'paused', 'running') GROUP BY owner"
+            for row in try Row.fetchAll(db, sql: sql) {
+                counts[OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64))] = row["n"]
+            }
+            return counts
+        }
+    }
+
     public func countsByClassAndState() async throws -> [JobCountKey: Int] {
         try await pool.read { db in
             var counts: [JobCountKey: Int] = [:]

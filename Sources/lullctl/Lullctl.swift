@@ -11,7 +11,8 @@ struct Lullctl: AsyncParsableCommand {
 
             Exit codes: 0 success; 1 the daemon refused or failed the request; 2 bad usage; \
             3 the daemon is not reachable; 4 no such job; 5 the job is not in a state that \
-            allows the command; 6 the daemon rejected the request as invalid.
+            allows the command; 6 the daemon rejected the request as invalid; 7 a quota \
+            (limits.max_queued_per_owner) is full.
             """,
         version: "0.1.0",
         subcommands: [

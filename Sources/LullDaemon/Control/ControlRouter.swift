@@ -94,7 +94,8 @@ struct ControlRouter: Sendable {
             running: request.peer.isAdmin ? await dispatcher.runningCount : jobs[JobState.running.rawValue] ?? 0,
             limits: LimitsView(
                 maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
-                maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs),
+                maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs,
+                maxQueuedPerOwner: validator.limits.maxQueuedPerOwner),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
             world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()))
         return .encode(.ok, view)

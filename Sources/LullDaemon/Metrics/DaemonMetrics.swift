@@ -24,8 +24,8 @@ final class DaemonMetrics: Sendable {
             .increment()
     }
 
-    /// `outcome`: succeeded, failed, retrying, cancelled, expired, requeued. `reason`: the
-    /// failure code, or "none".
+    /// `outcome`: succeeded, failed, retrying, cancelled, expired. `reason`: the failure code,
+    /// `not_modified`, `deadline`, or "none".
     func jobFinished(kind: JobKind, outcome: String, reason: String?) {
         CoreMetrics.Counter(
             label: "lull_jobs_finished_total",

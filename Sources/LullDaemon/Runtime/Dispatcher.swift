@@ -25,6 +25,8 @@ actor Dispatcher {
     private var meters: [JobID: AttemptMeter] = [:]
     /// Accounting of jobs between attempts (a retry carries on counting).
     private var accountants: [JobID: JobAccountant] = [:]
+    /// The local time rules know one daylight-saving change ahead; past it they are read again.
+    private var localTimeKnownUntil: Date
     /// Unfinished jobs (queued, paused, running) per owner, for `max_queued_per_owner`.
     private var unfinishedByOwner: [OwnerID: Int] = [:]
     private var timer: Task<Void, Never>?
@@ -44,7 +46,9 @@ actor Dispatcher {
         self.store = store
         self.engines = engines
         self.policy = policy
-        self.scheduler = JobScheduler(policy: policy, localTime: Self.localTime(at: clock.now()))
+        let localTime = Self.localTime(at: clock.now())
+        self.scheduler = JobScheduler(policy: policy, localTime: localTime)
+        self.localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
@@ -67,10 +71,8 @@ actor Dispatcher {
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
-        for job in try await store.queuedJobs() {
-            scheduler.enqueue(timeline.place(job), now: timeline.now())
-            unfinishedByOwner[job.owner, default: 0] += 1
-        }
+        for job in try await store.queuedJobs() { scheduler.enqueue(timeline.place(job), now: timeline.now()) }
+        unfinishedByOwner = try await store.unfinishedCountsByOwner()
         pump()
     }
 
@@ -125,9 +127,11 @@ actor Dispatcher {
         update(world: next)
     }
 
-    /// A new policy (reload): the queue is re-evaluated under it.
+    /// A new policy (reload): the queue is re-evaluated under it, and the local time zone is
+    /// read again (an admin who moved the machine to another zone reloads).
     func update(policy: SchedulingPolicy) {
         self.policy = policy
+        refreshLocalTime(at: clock.now())
         scheduler.updatePolicy(policy, now: timeline.now())
         pump()
     }
@@ -166,6 +170,7 @@ actor Dispatcher {
                 }
                 if updated.state == .cancelled {
                     accountants[updated.id] = nil
+                    metrics.jobFinished(kind: updated.spec.kind, outcome: "cancelled", reason: nil)
                     await engines[updated.spec.kind]?.discardResumeData(of: updated)
                 }
                 if updated.state == .queued { scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now()) }
@@ -194,6 +199,8 @@ actor Dispatcher {
         guard accepting else { return }
         let now = timeline.now()
         let wallNow = clock.now()
+        // Local-time rules follow the wall clock (a daylight-saving change is a wall-clock event).
+        if wallNow >= localTimeKnownUntil { refreshLocalTime(at: wallNow) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
         if scheduler.pressureDependence(world: world, now: now).consulted,
             pressureReadAt.map({ wallNow.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
@@ -429,7 +436,7 @@ actor Dispatcher {
     /// opens at `not_before` and closes at its deadline (`on_deadline = run`). An adaptive
     /// fetch that found nothing new waits longer next time (up to `max_every_seconds`).
     private func nextOccurrence(of job: Job, unchanged: Bool) -> (job: NewJob, announcement: String)? {
-        guard let periodic = job.spec.periodic, accepting else { return nil }
+        guard let periodic = job.spec.periodic else { return nil }
         let now = clock.now()
         let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
         let window = periodic.nextWindow(after: now, interval: interval, salt: UInt64(job.id.rawValue))
@@ -438,12 +445,20 @@ actor Dispatcher {
         spec.deadline = window.due
         spec.onDeadline = .run
         spec.periodInterval = interval
+        // Each occurrence is a new request to the server, not a retry of the last one.
+        if spec.kind == .push { spec.idempotencyKey = UUID().uuidString.lowercased() }
         let formatter = ISO8601DateFormatter()
         let stretched = interval > periodic.every ? " (no new data: the period is stretched to \(Int(interval)) s)" : ""
         return (
             NewJob(owner: job.owner, spec: spec, createdAt: now),
             "the next occurrence runs between \(formatter.string(from: window.opens)) and \(formatter.string(from: window.due))\(stretched)"
         )
+    }
+
+    private func refreshLocalTime(at now: Date) {
+        let localTime = Self.localTime(at: now)
+        scheduler.updateLocalTime(localTime)
+        localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
     }
 
     /// The local time zone's offset now and at its next change, for class time windows.

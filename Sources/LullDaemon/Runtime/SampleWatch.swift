@@ -2,9 +2,10 @@ import Foundation
 import LullAPI
 import LullSensors
 
-/// Serves the sampler's history to people watching (`GET /v1/samples`, `status`). Each read
-/// renews a lease that keeps the sampler at its busy interval; when nobody has asked for
-/// `lease` the claim is given back and sampling stops (unless jobs wait on pressure).
+/// Serves the sampler's history to people watching. Each `GET /v1/samples` renews a lease that
+/// keeps the sampler at its busy interval; when nobody has asked for `lease` the claim is given
+/// back and sampling stops (unless jobs wait on pressure). `status` only takes one sample when
+/// the last is stale, without a lease.
 actor SampleWatch {
     private let sampler: Sampler
     private let lease: Duration
