@@ -31,6 +31,7 @@ final class FillableStore: JobStore {
     func list(_ filter: JobFilter) async throws -> [Job] { try await base.list(filter) }
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int] { try await base.countsByState(owner: owner) }
     func countsByClassAndState() async throws -> [JobCountKey: Int] { try await base.countsByClassAndState() }
+    func unfinishedCountsByOwner() async throws -> [OwnerID: Int] { try await base.unfinishedCountsByOwner() }
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
         try await base.events(after: after, owner: owner, limit: limit)
     }
