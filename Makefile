@@ -51,7 +51,7 @@ test: test-deps
 
 test-long: test-deps
 	$(SWIFT) build --build-tests
-	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|ClockJump'
+	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|DispatcherStoreFailureTests|ClockJump'
 
 bench: deps
 	$(SWIFT) build -c release
