@@ -13,6 +13,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public private(set) var logPath: String
     private let extraArguments: [String]
     private let launcher: [String]
+    private let environment: [String: String]
 
     /// The directory holding the built products (lulld, lullctl) next to the running test binary.
     public static var productsDirectory: URL {
@@ -39,8 +40,13 @@ public final class DaemonProcess: @unchecked Sendable {
     ///   `ProcFixture` at zero pressure, so a busy test machine does not hold jobs of classes
     ///   with pressure limits; tests about pressure script it through `proc`.
     ///   - launcher: a command prefix that execs lulld, e.g. `NetworkNamespace.launcher`.
-    public init(config: String? = nil, arguments: [String] = [], realPressure: Bool = false, launcher: [String] = []) throws {
+    ///   - environment: variables added to the test's own (e.g. `HTTP_PROXY`).
+    public init(
+        config: String? = nil, arguments: [String] = [], realPressure: Bool = false, launcher: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
         self.launcher = launcher
+        self.environment = environment
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
@@ -88,6 +94,7 @@ public final class DaemonProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
+        environment.merge(self.environment) { _, added in added }
         environment["NOTIFY_SOCKET"] = notify.path
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

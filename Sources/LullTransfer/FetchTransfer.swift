@@ -99,53 +99,53 @@ public struct FetchTransfer: TransferEngine {
 
         let digest = RunningDigest(try await staging.hashPrefix(offset))
         var received = offset
-        // Chunks are gathered up to 1 MiB before each write: fewer hops to the thread pool.
-        var pending = ByteBuffer()
-        func writePending() async throws {
-            guard pending.readableBytes > 0 else { return }
-            try await staging.append(pending, digest: digest)
-            pending.clear()
-        }
+        var writer = OverlappedWriter(staging: staging, digest: digest)
         let cap = job.spec.maxBytes ?? settings.maxFetchBytes
         var lastCheckpoint = ContinuousClock.now
         let interval = Duration.milliseconds(Int64(settings.checkpointInterval * 1000))
         var chunks = response.body.makeAsyncIterator()
-        while true {
-            let next: ByteBuffer?
-            do {
-                next = try await chunks.next()
-            } catch {
-                // The connection broke: everything received so far is on disk; make it durable
-                // and record it so the next attempt asks for exactly the rest.
-                if validator != nil, !Task.isCancelled, (try? await writePending()) != nil, (try? await staging.flush()) != nil {
+        do {
+            while true {
+                let next: ByteBuffer?
+                do {
+                    next = try await chunks.next()
+                } catch {
+                    // The connection broke: everything received so far is on disk; make it durable
+                    // and record it so the next attempt asks for exactly the rest.
+                    if validator != nil, !Task.isCancelled, (try? await writer.finish()) != nil, (try? await staging.flush()) != nil {
+                        resume.offset = received
+                        resume.transferredBytes = transferred
+                        await context.checkpoint(resume)
+                    }
+                    throw error
+                }
+                guard var chunk = next else { break }
+                watchdog.touch()
+                received += Int64(chunk.readableBytes)
+                transferred += Int64(chunk.readableBytes)
+                try await writer.add(&chunk)
+                if received > cap {
+                    keepStaging = false
+                    try? await writer.settle()
+                    await staging.discard()
+                    throw JobFailure(code: "too_large", message: "download exceeds max_bytes \(cap)", retryable: false)
+                }
+                context.progress(TransferProgress(bytesDone: received, bytesTotal: total))
+                if validator != nil, ContinuousClock.now - lastCheckpoint >= interval {
+                    try await writer.finish()
+                    try await staging.flush()
                     resume.offset = received
                     resume.transferredBytes = transferred
                     await context.checkpoint(resume)
+                    lastCheckpoint = .now
                 }
-                throw error
             }
-            guard var chunk = next else { break }
-            watchdog.touch()
-            received += Int64(chunk.readableBytes)
-            transferred += Int64(chunk.readableBytes)
-            pending.writeBuffer(&chunk)
-            if pending.readableBytes >= 1 << 20 { try await writePending() }
-            if received > cap {
-                keepStaging = false
-                await staging.discard()
-                throw JobFailure(code: "too_large", message: "download exceeds max_bytes \(cap)", retryable: false)
-            }
-            context.progress(TransferProgress(bytesDone: received, bytesTotal: total))
-            if validator != nil, ContinuousClock.now - lastCheckpoint >= interval {
-                try await writePending()
-                try await staging.flush()
-                resume.offset = received
-                resume.transferredBytes = transferred
-                await context.checkpoint(resume)
-                lastCheckpoint = .now
-            }
+        } catch {
+            // Whatever ends the download, the write in flight finishes before the file is closed.
+            try? await writer.settle()
+            throw error
         }
-        try await writePending()
+        try await writer.finish()
         if let total, total != received {
             try await staging.flush()
             resume.offset = received
@@ -187,7 +187,7 @@ public struct FetchTransfer: TransferEngine {
             }
         }
         do {
-            return try await clients.client(for: job.spec.url).execute(request, timeout: settings.total(for: job))
+            return try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw TransferFailures.classify(error)
@@ -223,5 +223,50 @@ public struct FetchTransfer: TransferEngine {
             return Int64(range[range.index(after: slash)...])
         }
         return headers.first(name: "content-length").flatMap(Int64.init).map { $0 + offset }
+    }
+}
+
+/// Writes a download to its staging file while the next bytes arrive. Chunks are gathered up
+/// to 1 MiB (fewer hops to the thread pool); one gathered buffer is written and hashed on the
+/// pool while the next one fills, and writes happen in order, so the digest stays right.
+struct OverlappedWriter {
+    let staging: StagingFile
+    let digest: RunningDigest
+    private var pending = ByteBuffer()
+    private var inFlight: Task<Void, any Error>?
+
+    init(staging: StagingFile, digest: RunningDigest) {
+        self.staging = staging
+        self.digest = digest
+    }
+
+    mutating func add(_ chunk: inout ByteBuffer) async throws {
+        pending.writeBuffer(&chunk)
+        if pending.readableBytes >= 1 << 20 { try await handOff() }
+    }
+
+    /// Waits for the write in flight, then starts writing what has gathered.
+    private mutating func handOff() async throws {
+        try await settle()
+        guard pending.readableBytes > 0 else { return }
+        let buffer = pending
+        pending = ByteBuffer()
+        let (staging, digest) = (self.staging, self.digest)
+        // Not a child of the download: a cancelled download still lets its last write finish
+        // before the file is closed, so no write ever lands on a reused descriptor.
+        inFlight = Task { try await staging.append(buffer, digest: digest) }
+    }
+
+    /// Waits until everything handed off is written.
+    mutating func settle() async throws {
+        guard let write = inFlight else { return }
+        inFlight = nil
+        try await write.value
+    }
+
+    /// Writes everything received so far.
+    mutating func finish() async throws {
+        try await handOff()
+        try await settle()
     }
 }

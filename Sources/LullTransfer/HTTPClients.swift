@@ -1,21 +1,35 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
+import LullCore
 
 /// The HTTP clients transfers use: a direct one and, when `HTTPS_PROXY`/`HTTP_PROXY` is set, one
 /// through the proxy; `NO_PROXY` decides per host. TLS certificate verification stays on.
+/// AsyncHTTPClient sets the connect timeout per client, so a job's own `connect_seconds` gets a
+/// set of clients of its own, made on first use and shared by every job asking for the same
+/// whole number of seconds; past `maxTimeoutVariants` such sets, the nearest existing one serves.
 public final class HTTPClients: Sendable {
-    private let direct: HTTPClient
-    private let httpProxied: HTTPClient?
-    private let httpsProxied: HTTPClient?
+    private struct Routes: Sendable {
+        let direct: HTTPClient
+        let httpProxied: HTTPClient?
+        let httpsProxied: HTTPClient?
+
+        var all: [HTTPClient] { [direct] + [httpProxied, httpsProxied].compactMap { $0 } }
+    }
+
     let proxy: ProxySettings
+    private let defaultConnectSeconds: Int64
+    private let make: @Sendable (_ via: (host: String, port: Int)?, _ connect: TimeAmount) -> HTTPClient
+    private let routes: Mutex<[Int64: Routes]>
+    static let maxTimeoutVariants = 8
 
     public init(eventLoopGroup: any EventLoopGroup, environment: [String: String], maxRedirects: Int = 5, connectTimeout: TimeAmount = .seconds(15), idleTimeout: TimeAmount = .seconds(60)) {
         proxy = ProxySettings(environment: environment)
-        func make(_ via: (host: String, port: Int)?) -> HTTPClient {
+        make = { via, connect in
             var configuration = HTTPClient.Configuration()
             configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
-            configuration.timeout = .init(connect: connectTimeout, read: idleTimeout)
+            configuration.timeout = .init(connect: connect, read: idleTimeout)
             // A failed connection fails the attempt at once with its real cause (refused, no
             // such name, TLS): the job's retry policy decides about trying again, instead of the
             // pool retrying silently until some other timeout hides the reason.
@@ -24,26 +38,46 @@ public final class HTTPClients: Sendable {
             if let via { configuration.proxy = .server(host: via.host, port: via.port) }
             return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         }
-        direct = make(nil)
-        httpProxied = proxy.http.map { make($0) }
-        httpsProxied = proxy.https.map { make($0) }
+        defaultConnectSeconds = max(1, (connectTimeout.nanoseconds + 999_999_999) / 1_000_000_000)
+        routes = Mutex([:])
+        _ = routes(connectSeconds: defaultConnectSeconds, exact: connectTimeout)
     }
 
-    /// The client to use for `url`.
-    func client(for url: String) -> HTTPClient {
-        guard let components = URLComponents(string: url), let host = components.host else { return direct }
-        if proxy.bypasses(host) { return direct }
+    /// The client to use for `job`: its URL decides the route, its `connect_seconds` the timeout.
+    func client(for job: Job) -> HTTPClient {
+        client(for: job.spec.url, connectSeconds: job.spec.timeouts?.connectSeconds)
+    }
+
+    private func client(for url: String, connectSeconds: Double?) -> HTTPClient {
+        let seconds = connectSeconds.map { max(1, Int64($0.rounded(.up))) } ?? defaultConnectSeconds
+        let set = routes(connectSeconds: seconds, exact: nil)
+        guard let components = URLComponents(string: url), let host = components.host else { return set.direct }
+        if proxy.bypasses(host) { return set.direct }
         switch components.scheme?.lowercased() {
-        case "https": return httpsProxied ?? direct
-        case "http": return httpProxied ?? direct
-        default: return direct
+        case "https": return set.httpsProxied ?? set.direct
+        case "http": return set.httpProxied ?? set.direct
+        default: return set.direct
+        }
+    }
+
+    private func routes(connectSeconds seconds: Int64, exact: TimeAmount?) -> Routes {
+        routes.withLock { routes in
+            if let existing = routes[seconds] { return existing }
+            if routes.count >= Self.maxTimeoutVariants, let nearest = routes.keys.min(by: { abs($0 - seconds) < abs($1 - seconds) }) {
+                return routes[nearest]!
+            }
+            let connect = exact ?? .seconds(seconds)
+            let created = Routes(
+                direct: make(nil, connect), httpProxied: proxy.http.map { make($0, connect) },
+                httpsProxied: proxy.https.map { make($0, connect) })
+            routes[seconds] = created
+            return created
         }
     }
 
     public func shutdown() async {
-        try? await direct.shutdown()
-        try? await httpProxied?.shutdown()
-        try? await httpsProxied?.shutdown()
+        let clients = routes.withLock { routes in routes.values.flatMap(\.all) }
+        for client in clients { try? await client.shutdown() }
     }
 }
 

@@ -23,7 +23,7 @@ public struct PushTransfer: TransferEngine {
         let body = job.spec.body ?? []
         if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let client = clients.client(for: job.spec.url)
+        let client = clients.client(for: job)
         let watchdog = TransferWatchdog(for: job, settings: settings)
         let maxBody = settings.maxResponseBodyBytes
         let timeout = settings.total(for: job)

@@ -81,7 +81,9 @@ final class SourceFile: Sendable {
     }
 }
 
-/// A source file's bytes as an async sequence of buffers, read on the thread pool.
+/// A source file's bytes as an async sequence of buffers, read on the thread pool one chunk
+/// ahead: while the network takes one chunk the next is already being read, so the disk and
+/// the socket work at the same time.
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
@@ -93,19 +95,29 @@ struct FileChunks: AsyncSequence, Sendable {
     struct AsyncIterator: AsyncIteratorProtocol {
         let chunks: FileChunks
         var position: Int64
+        /// The read of the chunk at `position`, already under way.
+        var ahead: Task<ByteBuffer, any Error>?
 
         mutating func next() async throws -> ByteBuffer? {
             guard position < chunks.file.size else { return nil }
-            let count = Int(Swift.min(Int64(chunks.chunkSize), chunks.file.size - position))
-            let buffer = try await chunks.file.read(at: position, count: count)
+            let read = ahead ?? chunks.read(at: position)
+            ahead = nil
+            let buffer = try await read.value
             guard buffer.readableBytes > 0 else {
                 throw JobFailure(
                     code: "source_changed", message: "\(chunks.file.path) became shorter during the upload", retryable: false)
             }
             position += Int64(buffer.readableBytes)
+            if position < chunks.file.size { ahead = chunks.read(at: position) }
             chunks.onChunk(position)
             return buffer
         }
+    }
+
+    private func read(at offset: Int64) -> Task<ByteBuffer, any Error> {
+        let count = Int(Swift.min(Int64(chunkSize), file.size - offset))
+        let file = self.file
+        return Task { try await file.read(at: offset, count: count) }
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self, position: start) }

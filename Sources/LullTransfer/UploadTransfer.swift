@@ -35,7 +35,7 @@ public struct UploadTransfer: TransferEngine {
                 switch job.spec.uploadProtocol ?? .raw {
                 case .raw: try await sendWhole(job, source, multipart: false, context: context, watchdog: watchdog)
                 case .multipart: try await sendWhole(job, source, multipart: true, context: context, watchdog: watchdog)
-                case .tus: try await TusUpload(job: job, source: source, client: clients.client(for: job.spec.url), settings: settings, context: context, watchdog: watchdog).run()
+                case .tus: try await TusUpload(job: job, source: source, client: clients.client(for: job), settings: settings, context: context, watchdog: watchdog).run()
                 }
             }
         } catch let failure as FileFailure {
@@ -71,7 +71,7 @@ public struct UploadTransfer: TransferEngine {
             if let type = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: type) }
             request.body = .stream(chunks, length: .known(total))
         }
-        let response = try await clients.client(for: job.spec.url).execute(request, timeout: settings.total(for: job))
+        let response = try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
         try await source.checkUnchanged()
         try await ResponseCapture.requireSuccess(response)
         return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: total)

@@ -132,8 +132,8 @@ struct ControlRouter: Sendable {
         let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
         let jobs = try await storeWithinQuota([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())], request)
-        await dispatcher.enqueue(jobs)
-        return .encode(.created, await view(jobs[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
+        let reasons = await dispatcher.enqueue(jobs)
+        return .encode(.created, JobView(jobs[0], waitingFor: reasons[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
     }
 
     private func submitBatch(_ request: ControlRequest) async throws -> ControlResponse {
@@ -161,8 +161,8 @@ struct ControlRouter: Sendable {
             }
         }
         let jobs = try await storeWithinQuota(newJobs, request)
-        await dispatcher.enqueue(jobs)
-        return .encode(.created, BatchView(jobs: jobs.map { JobView($0) }))
+        let reasons = await dispatcher.enqueue(jobs)
+        return .encode(.created, BatchView(jobs: zip(jobs, reasons).map { JobView($0, waitingFor: $1) }))
     }
 
     private func list(_ request: ControlRequest) async throws -> ControlResponse {

@@ -94,10 +94,14 @@ actor Dispatcher {
     }
 
     /// Newly stored jobs join the queue.
-    func enqueue(_ jobs: [Job]) {
+    /// Newly stored jobs join the queue. Returns why each still waits (empty: it starts now), so
+    /// the submission's answer costs no second visit to the dispatcher.
+    @discardableResult
+    func enqueue(_ jobs: [Job]) -> [[WaitingReason]] {
         let now = timeline.now()
         for job in jobs { scheduler.enqueue(timeline.place(QueuedJob(job)), now: now) }
         pump()
+        return jobs.map { scheduler.waitingReasons(for: $0.id, world: world, now: now) }
     }
 
     /// The machine changed: decide again.
