@@ -36,11 +36,11 @@ NO_SYSTEMD_SETUP ?=
 # Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
 INSTALL_STRIP ?= -s
 
-.PHONY: run test deps test-deps build release bench bench-quick clean install install-files uninstall man completions
+.PHONY: run test test-long deps test-deps build release bench bench-quick clean install install-files uninstall man completions
 
 # System packages the build and the tests use. Installed only when something is missing.
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
-	debootstrap systemd-container man-db groff-base tmux
+	debootstrap systemd-container man-db groff-base tmux openssl
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -50,11 +50,13 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-# Python packages the tests use: a third-party tus server for upload interoperability.
-PIP_PACKAGES = tuspyserver uvicorn prometheus_client
+# Python packages the tests use: a third-party tus server for upload interoperability, the
+# Prometheus client's parser for /metrics, and schemathesis, which fuzzes the control API from
+# docs/openapi.yaml.
+PIP_PACKAGES = tuspyserver uvicorn prometheus_client schemathesis
 
 test-deps: deps
-	@python3 -c "import tuspyserver, uvicorn, prometheus_client" 2>/dev/null || { \
+	@python3 -c "import tuspyserver, uvicorn, prometheus_client, schemathesis" 2>/dev/null || { \
 		echo "installing python packages: $(PIP_PACKAGES)"; \
 		python3 -m pip install --quiet $(PIP_PACKAGES); }
 
@@ -68,9 +70,15 @@ run: deps
 	$(SWIFT) build -c release --product lulld
 	$$($(SWIFT) build -c release --show-bin-path)/lulld
 
+# The robustness tests (crash loop, faults, hostile input, load, full disk) run in a quick form;
+# `make test-long` (LULL_LONG_TESTS=1) runs their long form: 200 kills, 60 s of load, a 30-minute soak.
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+
+test-long: test-deps
+	$(SWIFT) build --build-tests
+	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|DispatcherStoreFailureTests|ClockJump'
 
 bench: deps
 	$(SWIFT) build -c release

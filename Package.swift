@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -68,6 +69,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -141,7 +143,11 @@ let package = Package(
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(
             name: "LullDaemonTests",
-            dependencies: ["LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore"]
+            dependencies: [
+                "LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore", "LullStore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // lulld under a real systemd: the units in a Debian root booted with systemd-nspawn.
         .testTarget(name: "LullSystemdTests", dependencies: ["LullTestSupport"]),

@@ -6,6 +6,7 @@ import LullCore
 /// transaction is on disk. Reads run concurrently on the pool's readers.
 public final class SQLiteJobStore: JobStore {
     private let pool: DatabasePool
+    private let path: String
     private let committer: GroupCommitter
     private let codec = RowCodec()
 
@@ -18,6 +19,7 @@ public final class SQLiteJobStore: JobStore {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        self.path = path
         pool = try DatabasePool(path: path, configuration: configuration)
         try StoreSchema.migrator.migrate(pool)
         committer = GroupCommitter(writer: pool, didCommit: didCommit)
@@ -30,7 +32,7 @@ public final class SQLiteJobStore: JobStore {
 
     public func insert(_ jobs: [NewJob]) async throws -> [Job] {
         let codec = self.codec
-        return try await committer.perform { db, events in
+        return try await write { db, events in
             try jobs.map { new in
                 let job = try codec.insert(new, into: db)
                 events.append(try codec.appendEvent(
@@ -42,7 +44,7 @@ public final class SQLiteJobStore: JobStore {
 
     public func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?) {
         let codec = self.codec
-        return try await committer.perform { db, events in
+        return try await write { db, events in
             let outcome = try Self.apply(update, codec: codec, db: db, events: &events)
             guard case .applied = outcome, let successor else { return (outcome, nil) }
             let created = try codec.insert(successor, into: db)
@@ -74,6 +76,16 @@ public final class SQLiteJobStore: JobStore {
             for: job, type: update.event, time: update.time,
             detail: detail == JobEventDetail() ? nil : detail, into: db))
         return .applied(job)
+    }
+
+    /// A write through the group committer; a full disk becomes `StoreFullError`, which the API
+    /// can explain, instead of an SQLite code.
+    private func write<T: Sendable>(_ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T) async throws -> T {
+        do {
+            return try await committer.perform(work)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw StoreFullError(path: path)
+        }
     }
 
     public func job(_ id: JobID) async throws -> Job? {
@@ -159,7 +171,7 @@ public final class SQLiteJobStore: JobStore {
 
     public func requeueInterrupted(at time: Date) async throws -> [JobID] {
         let codec = self.codec
-        return try await committer.perform { db, events in
+        return try await write { db, events in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM jobs WHERE state = 'running' ORDER BY id")
             for raw in ids {
                 guard var job = try codec.fetchJob(JobID(raw), from: db) else { continue }

@@ -3,13 +3,19 @@ import NIOCore
 import NIOPosix
 
 /// A TCP proxy on 127.0.0.1 in front of a test server that can cut every open connection on
-/// command: a network failure in the middle of a transfer, with both ends left running.
+/// command: a network failure in the middle of a transfer, with both ends left running. Pointed
+/// at a Unix socket it is also a loopback TCP front for the control socket (for HTTP tools that
+/// cannot speak AF_UNIX).
 public final class CuttingProxy: Sendable {
     private let listener: any Channel
     private let connections: NIOLockedValueBox<[any Channel]>
     public let port: Int
 
     public static func start(forwardingTo targetPort: Int) async throws -> CuttingProxy {
+        try await start(forwardingTo: try SocketAddress(ipAddress: "127.0.0.1", port: targetPort))
+    }
+
+    public static func start(forwardingTo target: SocketAddress) async throws -> CuttingProxy {
         let connections = NIOLockedValueBox<[any Channel]>([])
         let group = MultiThreadedEventLoopGroup.singleton
         let listener = try await ServerBootstrap(group: group)
@@ -18,7 +24,7 @@ public final class CuttingProxy: Sendable {
             .childChannelInitializer { inbound in
                 connections.withLockedValue { $0.append(inbound) }
                 return ClientBootstrap(group: inbound.eventLoop)
-                    .connect(host: "127.0.0.1", port: targetPort)
+                    .connect(to: target)
                     .flatMap { outbound in
                         connections.withLockedValue { $0.append(outbound) }
                         let (left, right) = Glue.pair()

@@ -22,6 +22,9 @@ public final class TestHTTPServer: Sendable {
         case stallAfter(Int)
         /// While receiving a request body, close the connection after this many bytes.
         case cutUploadAfter(Int)
+        /// Send the body `bytes` at a time, one piece every `interval`: a slow-drip server that
+        /// never goes quiet long enough for an idle timeout.
+        case drip(bytes: Int, every: TimeAmount)
     }
 
     public struct Route: Sendable {
@@ -238,9 +241,30 @@ public final class TestHTTPServer: Sendable {
                 writeChunks(context: context, body: body, from: start, to: min(body.count, start + count), complete: false, closeAtEnd: false)
                 return
             case .stall: return
+            case .drip(let bytes, let interval):
+                drip(context: context, body: body, from: start, piece: max(1, bytes), every: interval)
+                return
             default: break
             }
             writeChunks(context: context, body: body, from: start, to: limit, complete: limit == body.count)
+        }
+
+        private func drip(context: ChannelHandlerContext, body: [UInt8], from start: Int, piece: Int, every interval: TimeAmount) {
+            guard start < body.count else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            let stop = min(body.count, start + piece)
+            let path = self.path
+            state.withLockedValue { $0.bytesSent[path, default: 0] += stop - start }
+            let boxed = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[start..<stop]))))).whenSuccess {
+                boxed.value.1.eventLoop.scheduleTask(in: interval) {
+                    let (handler, context) = boxed.value
+                    guard context.channel.isActive else { return }
+                    handler.drip(context: context, body: body, from: stop, piece: piece, every: interval)
+                }
+            }
         }
 
         /// Writes in 1 MiB chunks, each after the previous one is flushed, so a large body does not

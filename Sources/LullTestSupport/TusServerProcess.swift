@@ -21,61 +21,23 @@ public final class TusServerProcess: @unchecked Sendable {
         self.script = script
         self.filesDirectory = filesDirectory
         try FileManager.default.createDirectory(atPath: filesDirectory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try Socket.freeLoopbackPort()
     }
 
     public var endpoint: String { "http://127.0.0.1:\(port)/files" }
 
     /// Starts the server and returns once it accepts connections.
     public func start(timeout: Duration = .seconds(20)) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, String(port), filesDirectory]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if Self.accepts(port) { return }
-            guard process.isRunning else { throw TusServerError("tus server exited with \(process.terminationStatus)") }
-            usleep(50_000)
-        }
-        throw TusServerError("tus server did not listen on \(port) within \(timeout)")
+        process = try ServerLaunch.start(
+            "tus server", executable: "/usr/bin/env", arguments: ["python3", script, String(port), filesDirectory],
+            port: port, timeout: timeout)
     }
 
     /// SIGKILL: the server crashes mid-request.
-    public func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func kill() { ServerLaunch.kill(process) }
 
     /// The bytes the server stored for the upload at `uploadURL`.
     public func storedFile(for uploadURL: String) -> String {
         filesDirectory + "/" + (uploadURL.split(separator: "/").last.map(String.init) ?? "")
     }
-
-    private static func freePort() throws -> Int {
-        let socket = try Socket.listenLoopback()
-        defer { socket.close() }
-        return socket.port
-    }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-}
-
-public struct TusServerError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
 }

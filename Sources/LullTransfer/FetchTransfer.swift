@@ -27,7 +27,7 @@ public struct FetchTransfer: TransferEngine {
         }
         do {
             try await files.checkAllowed(destination, owner: job.owner)
-            let watchdog = IdleWatchdog(seconds: settings.idle(for: job))
+            let watchdog = TransferWatchdog(for: job, settings: settings)
             return try await watchdog.guarding {
                 try await download(job, to: destination, context: context, watchdog: watchdog)
             }
@@ -48,7 +48,7 @@ public struct FetchTransfer: TransferEngine {
         _ = try? await files.run(as: job.owner) { unlink(path) }
     }
 
-    private func download(_ job: Job, to destination: String, context: TransferContext, watchdog: IdleWatchdog) async throws -> JobResult {
+    private func download(_ job: Job, to destination: String, context: TransferContext, watchdog: TransferWatchdog) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
         let (staging, kept) = try await StagingFile.open(

@@ -30,6 +30,10 @@ public final class HTTPClients: Sendable {
             var configuration = HTTPClient.Configuration()
             configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
             configuration.timeout = .init(connect: connect, read: idleTimeout)
+            // A failed connection fails the attempt at once with its real cause (refused, no
+            // such name, TLS): the job's retry policy decides about trying again, instead of the
+            // pool retrying silently until some other timeout hides the reason.
+            configuration.connectionPool.retryConnectionEstablishment = false
             configuration.decompression = .disabled
             if let via { configuration.proxy = .server(host: via.host, port: via.port) }
             return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)

@@ -23,11 +23,19 @@ public struct PushTransfer: TransferEngine {
         let body = job.spec.body ?? []
         if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
         request.body = .bytes(ByteBuffer(bytes: body))
+        let client = clients.client(for: job)
+        let watchdog = TransferWatchdog(for: job, settings: settings)
+        let maxBody = settings.maxResponseBodyBytes
+        let timeout = settings.total(for: job)
+        let bodyBytes = Int64(body.count)
         do {
-            let response = try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
-            try await ResponseCapture.requireSuccess(response)
-            context.progress(TransferProgress(bytesDone: Int64(body.count), bytesTotal: Int64(body.count)))
-            return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: Int64(body.count))
+            return try await watchdog.guarding { [request] in
+                let response = try await client.execute(request, timeout: timeout)
+                watchdog.touch()
+                try await ResponseCapture.requireSuccess(response)
+                context.progress(TransferProgress(bytesDone: bodyBytes, bytesTotal: bodyBytes))
+                return try await ResponseCapture.result(response, maxBody: maxBody, bytes: bodyBytes)
+            }
         } catch let failure as JobFailure {
             throw failure
         } catch {

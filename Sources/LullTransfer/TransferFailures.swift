@@ -4,6 +4,7 @@ import NIOCore
 import Foundation
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// Turns transport errors and HTTP statuses into `JobFailure`s with stable codes:
 /// retryable for what may heal by itself (connection trouble, timeouts, 408, 429, 5xx),
@@ -33,6 +34,10 @@ enum TransferFailures {
         JobFailure(code: "idle_timeout", message: "no bytes moved for \(limit.components.seconds) s", retryable: true)
     }
 
+    static func total(limit: Duration) -> JobFailure {
+        JobFailure(code: "total_timeout", message: "the attempt ran past its total timeout of \(limit.components.seconds) s", retryable: true)
+    }
+
     static func classify(_ error: any Error) -> JobFailure {
         if let failure = error as? JobFailure { return failure }
         if let client = error as? HTTPClientError {
@@ -54,11 +59,43 @@ enum TransferFailures {
             }
         }
         if let io = error as? IOError {
+            switch io.errnoCode {
+            case ECONNRESET:
+                return JobFailure(code: "connection_reset", message: "the server reset the connection", retryable: true)
+            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT:
+                return JobFailure(
+                    code: "connect_failed", message: "could not connect: \(String(cString: strerror(io.errnoCode)))", retryable: true)
+            default:
+                break
+            }
             return JobFailure(code: "network_error", message: io.description, retryable: true)
         }
-        if error is NIOConnectionError {
-            return JobFailure(code: "connect_failed", message: "could not connect to the server", retryable: true)
+        if let parser = error as? HTTPParserError, case .invalidEOFState = parser {
+            return JobFailure(
+                code: "truncated", message: "the connection ended in the middle of the server's response", retryable: true)
+        }
+        if let connection = error as? NIOConnectionError {
+            return connectFailure(connection)
+        }
+        if let tls = error as? NIOSSLError {
+            return JobFailure(code: "tls_failed", message: "the TLS handshake with the server failed: \(tls)", retryable: true)
+        }
+        if let tls = error as? BoringSSLError {
+            return JobFailure(code: "tls_failed", message: "TLS failed: \(tls)", retryable: true)
         }
         return JobFailure(code: "network_error", message: "\(error)", retryable: true)
+    }
+
+    /// Names what failed on the way to a connection: the name lookup, or the connection itself.
+    static func connectFailure(_ error: NIOConnectionError) -> JobFailure {
+        let target = "\(error.host):\(error.port)"
+        if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+            let reason = (error.dnsAError ?? error.dnsAAAAError).map { "\($0)" } ?? "no address"
+            return JobFailure(code: "dns_failed", message: "could not resolve \(error.host): \(reason)", retryable: true)
+        }
+        let reasons = error.connectionErrors.map { "\($0.target): \($0.error)" }.joined(separator: "; ")
+        return JobFailure(
+            code: "connect_failed",
+            message: "could not connect to \(target)" + (reasons.isEmpty ? "" : " (\(reasons))"), retryable: true)
     }
 }

@@ -31,7 +31,6 @@ public struct TransferSettings: Sendable, Equatable {
     }
 
     func idle(for job: Job) -> Double { job.spec.timeouts?.idleSeconds ?? idleTimeout }
-    func total(for job: Job) -> TimeAmount {
-        .milliseconds(Int64((job.spec.timeouts?.totalSeconds ?? totalTimeout) * 1000))
-    }
+    func totalSeconds(for job: Job) -> Double { job.spec.timeouts?.totalSeconds ?? totalTimeout }
+    func total(for job: Job) -> TimeAmount { .milliseconds(Int64(totalSeconds(for: job) * 1000)) }
 }

@@ -17,7 +17,7 @@ struct TusUpload {
     let client: HTTPClient
     let settings: TransferSettings
     let context: TransferContext
-    let watchdog: IdleWatchdog
+    let watchdog: TransferWatchdog
 
     func run() async throws -> JobResult {
         var resume = job.resume ?? ResumeState()
@@ -56,6 +56,12 @@ struct TusUpload {
                 resume.offset = 0
                 await context.checkpoint(resume)
                 throw JobFailure(code: "tus_upload_gone", message: "the server no longer has the upload; starting over", retryable: true)
+            }
+            if response.status == .conflict {
+                // Upload-Offset no longer matches the server's: it was still storing the body of
+                // an interrupted PATCH when we asked. The next attempt asks again (HEAD).
+                throw JobFailure(
+                    code: "tus_offset_conflict", message: "the server's offset moved past \(offset); asking it again", retryable: true)
             }
             try await ResponseCapture.requireSuccess(response)
             _ = try? await response.body.collect(upTo: 64 << 10)

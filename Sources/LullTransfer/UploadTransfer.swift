@@ -30,7 +30,7 @@ public struct UploadTransfer: TransferEngine {
                 // Remember what the file was, so a retry after a change fails instead of sending a mix.
                 await context.checkpoint(ResumeState(sourceSize: source.size, sourceModified: source.modified))
             }
-            let watchdog = IdleWatchdog(seconds: settings.idle(for: job))
+            let watchdog = TransferWatchdog(for: job, settings: settings)
             return try await watchdog.guarding {
                 switch job.spec.uploadProtocol ?? .raw {
                 case .raw: try await sendWhole(job, source, multipart: false, context: context, watchdog: watchdog)
@@ -48,7 +48,7 @@ public struct UploadTransfer: TransferEngine {
         }
     }
 
-    private func sendWhole(_ job: Job, _ source: SourceFile, multipart: Bool, context: TransferContext, watchdog: IdleWatchdog) async throws -> JobResult {
+    private func sendWhole(_ job: Job, _ source: SourceFile, multipart: Bool, context: TransferContext, watchdog: TransferWatchdog) async throws -> JobResult {
         var request = HTTPClientRequest(url: job.spec.url)
         request.method = HTTPMethod(rawValue: job.spec.method ?? (multipart ? "POST" : "PUT"))
         for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }

@@ -40,6 +40,8 @@ public enum ConfigLoader {
     }
 
     public static func parse(_ text: String, file: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+        let unparsable = TOMLPreflight.problems(in: text, file: file)
+        if !unparsable.isEmpty { throw ConfigError(problems: unparsable) }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -31,6 +31,11 @@ struct ControlRouter: Sendable {
             return .error(APIError(
                 error.code == .tooLarge ? .payloadTooLarge : .badRequest, code: error.code.rawValue,
                 error.message, field: error.field))
+        } catch let error as StoreFullError {
+            let directory = URL(fileURLWithPath: error.path).deletingLastPathComponent().path
+            return .error(APIError(
+                .insufficientStorage, code: "no_space",
+                "no space left to store this: \(error); free space there (df \(directory)) and try again"))
         } catch {
             return .error(APIError(
                 .serviceUnavailable, code: "store_unavailable",

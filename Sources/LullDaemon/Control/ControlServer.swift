@@ -36,7 +36,8 @@ struct ControlServer: Sendable {
 
     private static func initialize(_ channel: any Channel) -> EventLoopFuture<(Connection, PeerCredentials)?> {
         PeerCredentials.of(channel).flatMapThrowing { peer in
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+            try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
             return (try Connection(wrappingChannelSynchronously: channel), peer)
         }.flatMapError { _ in
             // No credentials, no service: drop the connection rather than guess who it is.

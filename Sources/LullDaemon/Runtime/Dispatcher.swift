@@ -8,7 +8,10 @@ import LullCore
 actor Dispatcher {
     private let store: any JobStore
     private let engines: [JobKind: any TransferEngine]
+    /// Wall-clock time, for what is recorded (event times, retry times).
     private let clock: any LullClock
+    /// Scheduling time: waits are measured on it, so wall-clock jumps do not disturb them.
+    private let timeline: SchedulingTimeline
     private let logger: Logger
     private var scheduler: JobScheduler
     private var policy: SchedulingPolicy
@@ -50,7 +53,8 @@ actor Dispatcher {
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
         world: WorldSnapshot = .assumed, pressure: any PressureGauge, metrics: DaemonMetrics,
-        progressInterval: TimeInterval = 1, clock: any LullClock, logger: Logger,
+        progressInterval: TimeInterval = 1, clock: any LullClock,
+        monotonic: any MonotonicClock = SystemMonotonicClock(), logger: Logger,
         hooks: CompletionHooks? = nil, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.hooks = hooks
@@ -63,6 +67,7 @@ actor Dispatcher {
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
+        self.timeline = SchedulingTimeline(wall: clock, monotonic: monotonic)
         self.logger = logger
         self.random = random
         self.pressure = pressure
@@ -77,14 +82,13 @@ actor Dispatcher {
 
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
     func restore() async throws {
-        let now = clock.now()
-        let requeued = try await store.requeueInterrupted(at: now)
+        let requeued = try await store.requeueInterrupted(at: clock.now())
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
         // Read before anything starts, so a job that ends from now on is not in this list.
         let pendingHooks = await hooks?.pending() ?? []
-        for job in try await store.queuedJobs() { scheduler.enqueue(job, now: now) }
+        for job in try await store.queuedJobs() { scheduler.enqueue(timeline.place(job), now: timeline.now()) }
         unfinishedByOwner = try await store.unfinishedCountsByOwner()
         pump()
         if let hooks, !pendingHooks.isEmpty {
@@ -125,7 +129,7 @@ actor Dispatcher {
         case .stopping: return line + "; stopping"
         }
         guard scheduler.queuedCount > 0 else { return line }
-        let simulation = scheduler.simulate(world: world, now: clock.now(), explainLimit: sample)
+        let simulation = scheduler.simulate(world: world, now: timeline.now(), explainLimit: sample)
         var counts: [WaitingReason.Code: Int] = [:]
         var held = 0
         for job in simulation.waiting {
@@ -181,8 +185,8 @@ actor Dispatcher {
     /// the submission's answer costs no second visit to the dispatcher.
     @discardableResult
     func enqueue(_ jobs: [Job]) -> [[WaitingReason]] {
-        let now = clock.now()
-        for job in jobs { scheduler.enqueue(QueuedJob(job), now: now) }
+        let now = timeline.now()
+        for job in jobs { scheduler.enqueue(timeline.place(QueuedJob(job)), now: now) }
         pump()
         return jobs.map { scheduler.waitingReasons(for: $0.id, world: world, now: now) }
     }
@@ -219,21 +223,21 @@ actor Dispatcher {
     func update(policy: SchedulingPolicy) {
         self.policy = policy
         refreshLocalTime(at: clock.now())
-        scheduler.updatePolicy(policy, now: clock.now())
+        scheduler.updatePolicy(policy, now: timeline.now())
         pump()
     }
 
     /// Why a queued job is not running now; empty when it is about to start or not queued.
     func waitingReasons(for id: JobID) -> [WaitingReason] {
-        scheduler.waitingReasons(for: id, world: world, now: clock.now())
+        scheduler.waitingReasons(for: id, world: world, now: timeline.now())
     }
 
     /// The scheduler's next wake-up, when one is set.
-    var nextCheck: Date? { timerDue }
+    var nextCheck: Date? { timerDue.map(timeline.wallTime(of:)) }
 
     /// What would happen under another world, changing nothing.
     func simulate(_ hypothetical: WorldSnapshot, explainLimit: Int) -> SchedulingSimulation {
-        scheduler.simulate(world: hypothetical, now: clock.now(), explainLimit: explainLimit)
+        scheduler.simulate(world: hypothetical, now: timeline.now(), explainLimit: explainLimit)
     }
 
     /// Applies a person's command. The store decides; memory and running tasks follow.
@@ -262,7 +266,7 @@ actor Dispatcher {
                     logger.info("job cancelled", metadata: Self.metadata(updated))
                     ended(updated)
                 }
-                if updated.state == .queued { scheduler.enqueue(QueuedJob(updated), now: clock.now()) }
+                if updated.state == .queued { scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now()) }
                 pump()
                 return .success(updated)
             case .conflict(let latest):
@@ -312,14 +316,16 @@ actor Dispatcher {
     private func pump() {
         statusObserver?()
         guard mode == .accepting else { return }
-        let now = clock.now()
-        if now >= localTimeKnownUntil { refreshLocalTime(at: now) }
+        let now = timeline.now()
+        let wallNow = clock.now()
+        // Local-time rules follow the wall clock (a daylight-saving change is a wall-clock event).
+        if wallNow >= localTimeKnownUntil { refreshLocalTime(at: wallNow) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
         if scheduler.pressureDependence(world: world, now: now).consulted,
-            pressureReadAt.map({ now.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
+            pressureReadAt.map({ wallNow.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
         {
             world.pressure = pressure.read()
-            pressureReadAt = now
+            pressureReadAt = wallNow
         }
         let decision = scheduler.decide(world: world, now: now)
         pressure.setHolding(scheduler.pressureDependence(world: world, now: now).holding)
@@ -340,7 +346,8 @@ actor Dispatcher {
         timer?.cancel()
         timerDue = due
         guard let due else { return }
-        let wait = max(0, due.timeIntervalSince(clock.now()))
+        // Measured on the time line and slept on the monotonic clock: a wall-clock jump moves neither.
+        let wait = max(0, due.timeIntervalSince(timeline.now()))
         timer = Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
             guard !Task.isCancelled else { return }
@@ -384,19 +391,13 @@ actor Dispatcher {
         defer {
             running[id] = nil
             if let meter = meters.removeValue(forKey: id) { accountants[id] = meter.finish() }
-            scheduler.jobFinished(id, at: clock.now())
+            scheduler.jobFinished(id, at: timeline.now())
             pump()
         }
-        let job: Job
-        do {
-            let start = JobUpdate(
-                id: id, from: [.queued], to: .running, event: .started, time: clock.now(), countsAsAttempt: true)
-            guard case .applied(let started) = try await store.apply(start) else { return }
-            job = started
-        } catch {
-            logger.error("could not mark job running", metadata: ["job_id": "\(id)", "error": "\(error)"])
-            return
-        }
+        let start = JobUpdate(
+            id: id, from: [.queued], to: .running, event: .started, time: clock.now(), countsAsAttempt: true)
+        // Holding the slot while the store cannot write keeps the job from being forgotten.
+        guard case .applied(let job) = await durably(start)?.outcome else { return }
         guard let engine = engines[job.spec.kind] else {
             await finish(job, failure: JobFailure(
                 code: "unsupported_kind", message: "this daemon cannot run \(job.spec.kind.rawValue) jobs",
@@ -455,13 +456,13 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .queued, event: .retrying, time: clock.now(), failure: failure,
             message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
             retryAt: retryAt)
-        guard case .applied(let updated) = try? await store.apply(update) else { return }
+        guard case .applied(let updated) = await durably(update)?.outcome else { return }
         metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
         logger.notice(
             "job will be retried",
             metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)", "delay_s": "\(delay)"]))
-        scheduler.jobFinished(job.id, at: clock.now())
-        scheduler.enqueue(QueuedJob(updated), now: clock.now())
+        scheduler.jobFinished(job.id, at: timeline.now())
+        scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now())
     }
 
     /// Ends the job's accounting: the last attempt's meter and the earlier attempts' totals.
@@ -480,7 +481,7 @@ actor Dispatcher {
         guard let meter = meters[id] else { return }
         let bytes = meter.takeMeteredBytes()
         guard bytes > 0 else { return }
-        scheduler.recordMeteredBytes(bytes, owner: meter.owner, className: meter.jobClass, at: clock.now())
+        scheduler.recordMeteredBytes(bytes, owner: meter.owner, className: meter.jobClass, at: timeline.now())
     }
 
     private func record(_ progress: TransferProgress, of id: JobID) async {
@@ -533,29 +534,52 @@ actor Dispatcher {
         guard let requeued = await store(update, for: job) else { return }
         logger.info("job checkpointed and requeued", metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"]))
         if mode == .sleeping {
-            scheduler.jobFinished(job.id, at: clock.now())
-            scheduler.enqueue(QueuedJob(requeued), now: clock.now())
+            scheduler.jobFinished(job.id, at: timeline.now())
+            scheduler.enqueue(timeline.place(QueuedJob(requeued)), now: timeline.now())
         }
     }
 
     /// Records an outcome (and a periodic job's next occurrence); returns the job as stored, nil
-    /// when it could not be recorded.
+    /// when the change did not apply or the task was cancelled before the store could write it.
     @discardableResult
     private func store(_ update: JobUpdate, for job: Job, successor: NewJob? = nil) async -> Job? {
-        do {
-            let (outcome, created) = try await store.apply(update, creating: successor)
-            if let created {
-                unfinishedByOwner[created.owner, default: 0] += 1
-                scheduler.enqueue(QueuedJob(created), now: clock.now())
-                logger.info(
-                    "next occurrence queued",
-                    metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
+        guard let (outcome, created) = await durably(update, creating: successor) else { return nil }
+        if let created {
+            unfinishedByOwner[created.owner, default: 0] += 1
+            scheduler.enqueue(timeline.place(QueuedJob(created)), now: timeline.now())
+            logger.info(
+                "next occurrence queued",
+                metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
+        }
+        if case .applied(let stored) = outcome { return stored }
+        return nil
+    }
+
+    /// Applies a change of state that must not be lost (with the periodic successor it creates,
+    /// if any). When the store cannot write (a full disk), the change waits in this task and is
+    /// tried again, with a pause growing to 5 s, until it is written; nil only when the task is
+    /// cancelled first (a stop or a command; a job left `running` is requeued at the next
+    /// start, as after a crash).
+    private func durably(_ update: JobUpdate, creating successor: NewJob? = nil) async -> (outcome: JobUpdateOutcome, successor: Job?)? {
+        var pause = Duration.milliseconds(100)
+        var failures = 0
+        while true {
+            do {
+                let (outcome, created) = try await store.apply(update, creating: successor)
+                if failures > 0 {
+                    logger.notice("recorded a job change after the store recovered", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
+                }
+                return (outcome, created)
+            } catch {
+                if failures == 0 {
+                    logger.error(
+                        "could not record a job change; trying again until the store can write",
+                        metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
+                }
+                failures += 1
+                do { try await Task.sleep(for: pause) } catch { return nil }
+                pause = min(pause * 2, .seconds(5))
             }
-            if case .applied(let stored) = outcome { return stored }
-            return nil
-        } catch {
-            logger.error("could not record job outcome", metadata: Self.metadata(job, ["error": "\(error)"]))
-            return nil
         }
     }
 
