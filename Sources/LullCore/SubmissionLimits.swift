@@ -12,6 +12,9 @@ public struct SubmissionLimits: Sendable, Equatable {
     public var maxBatchJobs: Int
     /// Most unfinished (queued, paused, running) jobs one non-root owner may have.
     public var maxQueuedPerOwner: Int
+    /// Seconds a control connection may stay silent while a request is due (between requests,
+    /// or in the middle of one) before it is closed.
+    public var requestReadTimeout: Double
 
     public init(
         maxRequestBytes: Int = 1 << 20,
@@ -19,8 +22,10 @@ public struct SubmissionLimits: Sendable, Equatable {
         maxURLBytes: Int = 8192,
         maxLabelBytes: Int = 256,
         maxBatchJobs: Int = 1000,
-        maxQueuedPerOwner: Int = 100_000
+        maxQueuedPerOwner: Int = 100_000,
+        requestReadTimeout: Double = 30
     ) {
+        self.requestReadTimeout = requestReadTimeout
         self.maxRequestBytes = maxRequestBytes
         self.maxPushBodyBytes = maxPushBodyBytes
         self.maxURLBytes = maxURLBytes

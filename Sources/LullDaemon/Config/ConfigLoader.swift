@@ -141,6 +141,8 @@ public enum ConfigLoader {
                     config.limits.maxPushBodyBytes = integer(value, "limits", key, 0...(256 << 20)) ?? config.limits.maxPushBodyBytes
                 case "max_batch_jobs":
                     config.limits.maxBatchJobs = integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
+                case "request_read_timeout":
+                    config.limits.requestReadTimeout = seconds(value, "limits", key, 1...3600) ?? config.limits.requestReadTimeout
                 case "max_queued_per_owner":
                     config.limits.maxQueuedPerOwner = integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
                 case "per_owner_metered_bytes_per_day":
@@ -150,7 +152,7 @@ public enum ConfigLoader {
                 default:
                     problem(
                         section: "limits", key: key,
-                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day")
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout")
                 }
             }
         }

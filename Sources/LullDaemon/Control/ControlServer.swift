@@ -16,28 +16,29 @@ struct ControlServer: Sendable {
 
     /// Binds `path` (or adopts an already-listening socket) and returns the listening channel.
     static func bind(
-        path: String, on group: any EventLoopGroup
+        path: String, readTimeout: TimeAmount, on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
-                Self.initialize(channel)
+                Self.initialize(channel, readTimeout: readTimeout)
             }
     }
 
     /// Serves connections from an already-bound listening socket file descriptor (socket activation).
     static func adopt(
-        descriptor: CInt, on group: any EventLoopGroup
+        descriptor: CInt, readTimeout: TimeAmount, on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group).bind(NIOBSDSocket.Handle(descriptor)) { channel in
-            Self.initialize(channel)
+            Self.initialize(channel, readTimeout: readTimeout)
         }
     }
 
-    private static func initialize(_ channel: any Channel) -> EventLoopFuture<(Connection, PeerCredentials)?> {
+    private static func initialize(_ channel: any Channel, readTimeout: TimeAmount) -> EventLoopFuture<(Connection, PeerCredentials)?> {
         PeerCredentials.of(channel).flatMapThrowing { peer in
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
             try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
+            try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: readTimeout))
             return (try Connection(wrappingChannelSynchronously: channel), peer)
         }.flatMapError { _ in
             // No credentials, no service: drop the connection rather than guess who it is.

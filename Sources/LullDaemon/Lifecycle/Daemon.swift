@@ -53,15 +53,16 @@ public enum Daemon {
         _ settings: DaemonSettings, activated: CInt?, store: SQLiteJobStore, hub: EventHub, logger: Logger
     ) async throws -> Listener {
         let group = MultiThreadedEventLoopGroup.singleton
+        let readTimeout = TimeAmount.milliseconds(Int64(settings.config.limits.requestReadTimeout * 1000))
         if let descriptor = activated {
-            return try await ControlServer.adopt(descriptor: descriptor, on: group)
+            return try await ControlServer.adopt(descriptor: descriptor, readTimeout: readTimeout, on: group)
         }
         let socketDirectory = URL(fileURLWithPath: settings.socketPath).deletingLastPathComponent().path
         try makeDirectory(socketDirectory, mode: settings.config.socketMode & 0o077 == 0 ? 0o700 : 0o755)
         try InstanceLock.claimSocket(at: settings.socketPath)
         let oldMask = umask(0o077)
         defer { umask(oldMask) }
-        let listener = try await ControlServer.bind(path: settings.socketPath, on: group)
+        let listener = try await ControlServer.bind(path: settings.socketPath, readTimeout: readTimeout, on: group)
         chmod(settings.socketPath, mode_t(settings.config.socketMode))
         return listener
     }

@@ -1,0 +1,37 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+/// `limits.request_read_timeout`: a request must be complete within it, however slowly its bytes
+/// trickle in; an answer being streamed (the event stream) is never cut.
+@Suite struct SlowClientTests {
+    @Test func aTricklingRequestIsClosedAndAnEventStreamIsNot() async throws {
+        try await withDaemon(config: holdEverything + "\nrequest_read_timeout = 1\n") { daemon, client in
+            let follower = Task {
+                try await awaitEvent(client: client, timeout: .seconds(20), "the held job's submission") { $0.type == .submitted }
+            }
+            let slow = try UnixSocketConnection(path: daemon.socketPath)
+            defer { slow.close() }
+            let began = ContinuousClock.now
+            #expect(slow.send("GET /v1/status HTTP/1.1\r\nHost: lull\r\n"))
+            // A header byte every 300 ms: a slowloris that never finishes.
+            var closed = false
+            while !closed, ContinuousClock.now - began < .seconds(8) {
+                _ = slow.send("X")
+                closed = slow.receive(timeout: .milliseconds(300)).closed
+            }
+            let held = ContinuousClock.now - began
+            print("a trickling request was closed after \(held)")
+            #expect(closed && held < .seconds(4), "closed: \(closed) after \(held)")
+
+            // The event stream has been quiet for well over the timeout; it must still deliver.
+            try await Task.sleep(for: .milliseconds(1500))
+            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/lull-slow-x"))
+            _ = try await follower.value
+            #expect(try await client.status().jobs["queued"] == 1, "well-behaved clients are served")
+        }
+    }
+}
