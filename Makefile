@@ -10,10 +10,13 @@ BIN         = $(shell $(SWIFT) build $(BUILD_FLAGS) --show-bin-path 2>/dev/null)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: run test deps test-deps build release bench bench-quick clean
+.PHONY: run test deps test-deps build release bench bench-deps bench-quick clean
 
 # System packages the build and the tests use. Installed only when something is missing.
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2
+
+# What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx).
+BENCH_APT_PACKAGES = task-spooler nq nginx
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -45,11 +48,14 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
-bench: deps
+bench-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_APT_PACKAGES)"
+
+bench: bench-deps
 	$(SWIFT) build -c release
 	$$($(SWIFT) build -c release --show-bin-path)/lull-bench
 
-bench-quick: deps
+bench-quick: bench-deps
 	$(SWIFT) build -c release
 	$$($(SWIFT) build -c release --show-bin-path)/lull-bench --quick
 
