@@ -73,15 +73,17 @@ enum ProcessCounters {
         }) / 1e9
     }
 
-    /// Voluntary context switches (`voluntary_ctxt_switches` of every thread).
-    static func voluntarySwitches(of pid: Int32) -> Int64 {
-        sumOverThreads(pid) { dir in
-            guard let status = try? String(contentsOfFile: dir + "/status", encoding: .utf8) else { return 0 }
+    /// Voluntary context switches of each live thread (`voluntary_ctxt_switches`), by thread id.
+    static func voluntarySwitchesByThread(of pid: Int32) -> [String: Int64] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var counts: [String: Int64] = [:]
+        for tid in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8) else { continue }
             for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
-                return Int64(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                counts[tid] = Int64(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
             }
-            return 0
         }
+        return counts
     }
 
     static func threadCount(of pid: Int32) -> Int {

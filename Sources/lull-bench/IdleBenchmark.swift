@@ -11,7 +11,9 @@ enum IdleBenchmark {
 
     static func run(quick: Bool, progress: (String) -> Void) throws -> String {
         let jobs = 10_000
-        let tspJobs = quick ? 2_000 : 10_000
+        // tsp cannot hold 10,000: each queued job keeps a waiting client process connected to the
+        // server, which accepts about 1,000 connections (MAXCONN); a client past that blocks.
+        let tspJobs = 900
         let window = quick ? 15.0 : 60.0
         let perMinute = 60 / window
 
@@ -58,20 +60,38 @@ enum IdleBenchmark {
 
             Method: lulld reads a sysfs power fixture (`[sensors] power_supply_root`: mains offline, battery
             discharging at 50%) and gets \(jobs) fetch jobs with `requires_ac` through the batch route; 2 s
-            after tsp is ready, `voluntary_ctxt_switches` of every thread in `/proc/PID/task/*/status` is summed at the
-            start and end of one \(Int(window)) s window, for both at once\(quick ? " and scaled to a minute" : ""). tsp gets a private `TS_SOCKET`, one slot
-            (`-S 1`), a `sleep 3600` job and \(tspJobs) `true` jobs behind it; only its server process is
-            counted (each queued job also keeps a client process waiting).\(quick ? " --quick queues 2,000 tsp jobs." : "")
+            after tsp is ready, `voluntary_ctxt_switches` of every thread in `/proc/PID/task/*/status` (read every 250 ms, so
+            threads that end or start in the window count too) is summed over one \(Int(window)) s window, for both at once\(quick ? " and scaled to a minute" : ""). tsp gets a private `TS_SOCKET`, one slot
+            (`-S 1`), a `sleep 3600` job and \(tspJobs) `true` jobs behind it: tsp cannot hold 10,000, because every
+            queued job keeps a client process waiting on a connection to the server, which takes about 1,000
+            (a client past that blocks). Only the server process is counted.
             \(BenchReport.machine(quick: quick, peers: ["task-spooler"]))
             """
     }
 
     /// Voluntary switches of each process over the same `seconds`, and its RSS at the end.
+    /// Threads come and go (thread pools retire idle workers), so the counters are read every
+    /// 250 ms per thread: a thread's switches are its last reading minus its first (0 for a thread
+    /// born in the window). Reading /proc does not wake the process.
     static func observe(_ pids: [Int32], seconds: Double) -> [Idle] {
-        let before = pids.map { ProcessCounters.voluntarySwitches(of: $0) }
-        Thread.sleep(forTimeInterval: seconds)
+        let first = pids.map { ProcessCounters.voluntarySwitchesByThread(of: $0) }
+        var last = first
+        var born = pids.map { _ in Set<String>() }
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            Thread.sleep(forTimeInterval: min(0.25, max(0, end.timeIntervalSinceNow)))
+            for index in pids.indices {
+                for (tid, count) in ProcessCounters.voluntarySwitchesByThread(of: pids[index]) {
+                    if first[index][tid] == nil { born[index].insert(tid) }
+                    last[index][tid] = count
+                }
+            }
+        }
         return pids.indices.map { index in
-            Idle(switches: ProcessCounters.voluntarySwitches(of: pids[index]) - before[index], rss: ProcessMemory.rss(of: pids[index]))
+            let switches = last[index].reduce(Int64(0)) { sum, entry in
+                sum + entry.value - (born[index].contains(entry.key) ? 0 : first[index][entry.key] ?? 0)
+            }
+            return Idle(switches: switches, rss: ProcessMemory.rss(of: pids[index]))
         }
     }
 

@@ -53,17 +53,19 @@ final class RawHTTPConnection {
     func follow(_ request: [UInt8], timeout: Double, _ handle: (Substring) -> Bool) throws {
         _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
-        var text = ""
+        // Bytes, not a String: a String would fold "\r\n" into one Character and hide the line ends.
+        var bytes: [UInt8] = []
         while DispatchTime.now().uptimeNanoseconds < deadline {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let left = Int32((deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
             guard poll(&descriptor, 1, max(1, left)) > 0 else { continue }
             let n = read(fd, &buffer, buffer.count)
             guard n > 0 else { throw BenchError("event stream closed by the daemon") }
-            text += String(decoding: buffer[..<n], as: UTF8.self)
-            while let newline = text.firstIndex(of: "\n") {
-                if handle(text[..<newline]) { return }
-                text = String(text[text.index(after: newline)...])
+            bytes += buffer[..<n]
+            while let newline = bytes.firstIndex(of: 10) {
+                let line = String(decoding: bytes[..<newline], as: UTF8.self)
+                bytes.removeSubrange(...newline)
+                if handle(Substring(line.hasSuffix("\r") ? String(line.dropLast()) : line)) { return }
             }
         }
         throw BenchError("no matching event within \(timeout) s")

@@ -69,7 +69,7 @@ enum ReactionBenchmark {
             `GET /v1/events` (server-sent events) and runs a python call that sets `OnBattery=false`. The
             python process prints `time.time()` just before it makes the D-Bus call; the first row runs from
             that moment to the arrival of the job's `started` event at lull-bench, the second from before
-            the python process was started (its ~100 ms start-up included).
+            the python process was started (its start-up included).
             \(BenchReport.machine(quick: quick, peers: ["python3-dbusmock"]))
             """
     }
