@@ -45,7 +45,7 @@ enum IdleBenchmark {
         let tspPIDs = peers.tspProcesses()
         guard let server = tspPIDs.first else { throw BenchError("no tsp server found for \(peers.tsSocket)") }
         progress("idle: watching lulld and the tsp server (\(tspPIDs.count) tsp processes) for the same \(Int(window)) s")
-        let observed = observe([daemon.pid, server], seconds: window)
+        let observed = try observe([daemon.pid, server], seconds: window)
         let (lull, tspServer) = (observed[0], observed[1])
 
         let lullPerMinute = Double(lull.switches) * perMinute
@@ -56,7 +56,7 @@ enum IdleBenchmark {
             |---|---|---|---|---|---|
             | voluntary context switches per minute, all threads | \(String(format: "%.0f", lullPerMinute)) | \(String(format: "%.0f", tspPerMinute)) | \(ratio) | ≤ 60 | \(BenchReport.verdict(lullPerMinute <= 60)) |
             | RSS | \(BenchReport.mib(lull.rss)) | \(BenchReport.mib(tspServer.rss)) | — | — | — |
-            | processes holding the queue | 1 (\(ProcessCounters.threadCount(of: daemon.pid)) threads) | \(tspPIDs.count) (server + a waiting client per job) | — | — | — |
+            | processes holding the queue | 1 (\(ThreadCounters.threadCount(of: daemon.pid)) threads) | \(tspPIDs.count) (server + a waiting client per job) | — | — | — |
 
             Method: lulld reads a sysfs power fixture (`[sensors] power_supply_root`: mains offline, battery
             discharging at 50%) and gets \(jobs) fetch jobs with `requires_ac` through the batch route; 2 s
@@ -70,29 +70,10 @@ enum IdleBenchmark {
     }
 
     /// Voluntary switches of each process over the same `seconds`, and its RSS at the end.
-    /// Threads come and go (thread pools retire idle workers), so the counters are read every
-    /// 250 ms per thread: a thread's switches are its last reading minus its first (0 for a thread
-    /// born in the window). Reading /proc does not wake the process.
-    static func observe(_ pids: [Int32], seconds: Double) -> [Idle] {
-        let first = pids.map { ProcessCounters.voluntarySwitchesByThread(of: $0) }
-        var last = first
-        var born = pids.map { _ in Set<String>() }
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            Thread.sleep(forTimeInterval: min(0.25, max(0, end.timeIntervalSinceNow)))
-            for index in pids.indices {
-                for (tid, count) in ProcessCounters.voluntarySwitchesByThread(of: pids[index]) {
-                    if first[index][tid] == nil { born[index].insert(tid) }
-                    last[index][tid] = count
-                }
-            }
-        }
-        return pids.indices.map { index in
-            let switches = last[index].reduce(Int64(0)) { sum, entry in
-                sum + entry.value - (born[index].contains(entry.key) ? 0 : first[index][entry.key] ?? 0)
-            }
-            return Idle(switches: switches, rss: ProcessMemory.rss(of: pids[index]))
-        }
+    static func observe(_ pids: [Int32], seconds: Double) throws -> [Idle] {
+        let counters = pids.map { ThreadCounters.voluntarySwitches(pid: $0) }
+        try ThreadCounters.watch(counters, seconds: seconds)
+        return pids.indices.map { Idle(switches: counters[$0].total, rss: ProcessMemory.rss(of: pids[$0])) }
     }
 
     /// A laptop on battery: mains offline, the system battery discharging at 50%.

@@ -14,22 +14,21 @@ enum SamplerBenchmark {
         let idleRunning = try connection.metric("lull_sampler_running")
 
         progress("sampler: \(Int(window)) s with nobody watching")
-        let idleStart = ProcessCounters.cpuSeconds(of: daemon.pid)
-        Thread.sleep(forTimeInterval: window)
-        let idleCPU = ProcessCounters.cpuSeconds(of: daemon.pid) - idleStart
+        let idle = ThreadCounters.cpuNanoseconds(pid: daemon.pid)
+        try ThreadCounters.watch([idle], seconds: window)
+        let idleCPU = Double(idle.total) / 1e9
 
         progress("sampler: \(Int(window)) s with a watcher (GET /v1/samples every 10 s)")
-        let watchStart = ProcessCounters.cpuSeconds(of: daemon.pid)
-        let began = Date()
+        let watched = ThreadCounters.cpuNanoseconds(pid: daemon.pid)
         var reads = 0
         var watchedRunning: Double?
-        while Date().timeIntervalSince(began) < window {
+        try ThreadCounters.watch([watched], seconds: window) { elapsed in
+            guard Double(reads) * 10 <= elapsed else { return }
             _ = try connection.json("/v1/samples")
             reads += 1
             if watchedRunning == nil { watchedRunning = try connection.metric("lull_sampler_running") }
-            Thread.sleep(forTimeInterval: min(10, max(0, window - Date().timeIntervalSince(began))))
         }
-        let watchCPU = ProcessCounters.cpuSeconds(of: daemon.pid) - watchStart
+        let watchCPU = Double(watched.total) / 1e9
         let samplerShare = max(0, watchCPU - idleCPU) / window * 100
         func percent(_ cpu: Double) -> String { String(format: "%.3f%%", cpu / window * 100) }
         func flag(_ value: Double?) -> String { value.map { String(format: "%.0f", $0) } ?? "absent" }
@@ -43,7 +42,8 @@ enum SamplerBenchmark {
             | `lull_sampler_running` while watched | \(flag(watchedRunning)) | 1 | \(BenchReport.verdict(watchedRunning == 1)) |
 
             Method: a release lulld reading the machine's real `/proc` starts on an empty store; after 2 s
-            its CPU time (sum of `/proc/PID/task/*/schedstat`, ns resolution) is taken over a \(Int(window)) s window
+            its CPU time (`/proc/PID/task/*/schedstat` of every thread, ns resolution, read every 250 ms so
+            threads that end in the window count too) is taken over a \(Int(window)) s window
             with nobody watching, then over a \(Int(window)) s window in which lull-bench reads `GET /v1/samples`
             every 10 s (the watch lease lasts 30 s, so the sampler runs at its busy interval of one sample per
             second throughout). The difference is the sampler's cost; it includes serving the \(reads) requests.\(quick ? " --quick uses 15 s windows." : "")
