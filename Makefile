@@ -36,11 +36,14 @@ NO_SYSTEMD_SETUP ?=
 # Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
 INSTALL_STRIP ?= -s
 
-.PHONY: run test test-long deps test-deps build release bench bench-quick clean install install-files uninstall man completions
+.PHONY: run test test-long deps test-deps build release bench bench-deps bench-quick clean install install-files uninstall man completions
 
 # System packages the build and the tests use. Installed only when something is missing.
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
 	debootstrap systemd-container man-db groff-base tmux openssl
+
+# What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx).
+BENCH_APT_PACKAGES = task-spooler nq nginx
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -80,11 +83,14 @@ test-long: test-deps
 	$(SWIFT) build --build-tests
 	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|DispatcherStoreFailureTests|ClockJump'
 
-bench: deps
+bench-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_APT_PACKAGES)"
+
+bench: bench-deps
 	$(SWIFT) build -c release
 	$$($(SWIFT) build -c release --show-bin-path)/lull-bench
 
-bench-quick: deps
+bench-quick: bench-deps
 	$(SWIFT) build -c release
 	$$($(SWIFT) build -c release --show-bin-path)/lull-bench --quick
 

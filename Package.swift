@@ -120,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "lull-bench",
             dependencies: [
-                "LullTestSupport",
+                "LullTestSupport", "LullCore", "LullStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

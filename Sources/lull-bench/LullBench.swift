@@ -15,19 +15,45 @@ struct LullBench: ParsableCommand {
     @Option(name: .long, help: "The performance document to update (nothing is written if it has no markers).")
     var output = "docs/performance.md"
 
-    @Option(name: .long, help: "Which benchmarks to run: submit, transfer (default: all).")
+    @Option(name: .long, help: "Which benchmarks to run (repeatable): \(Self.sections.joined(separator: ", ")) (default: all).")
     var only: [String] = []
 
-    func run() throws {
-        if only.isEmpty || only.contains("submit") { try submitBenchmark() }
-        if only.isEmpty || only.contains("transfer") { try transferBenchmark() }
+    static let sections = ["shell", "submit", "transfer", "scale", "idle", "sampler", "reaction", "coalescing"]
+
+    func validate() throws {
+        for name in only where !Self.sections.contains(name) {
+            throw ValidationError("unknown benchmark '\(name)' for --only; choose from \(Self.sections.joined(separator: ", "))")
+        }
     }
 
-    private func transferBenchmark() throws {
+    func run() throws {
+        let started = Date()
+        for section in Self.sections where only.isEmpty || only.contains(section) {
+            let sectionStart = Date()
+            progress("== \(section) ==")
+            let table: String
+            switch section {
+            case "shell": table = try ShellBenchmark.run(quick: quick, progress: progress)
+            case "submit": table = try submitBenchmark()
+            case "transfer": table = try transferBenchmark()
+            case "scale": table = try ScaleBenchmark.run(quick: quick, progress: progress)
+            case "idle": table = try IdleBenchmark.run(quick: quick, progress: progress)
+            case "sampler": table = try SamplerBenchmark.run(quick: quick, progress: progress)
+            case "reaction": table = try ReactionBenchmark.run(quick: quick, progress: progress)
+            default: table = CoalescingBenchmark.run(quick: quick, progress: progress)
+            }
+            print("\n" + table)
+            try record(table, section: section)
+            progress("\(section) took \(Int(Date().timeIntervalSince(sectionStart))) s")
+        }
+        progress("all done in \(Int(Date().timeIntervalSince(started))) s")
+    }
+
+    private func transferBenchmark() throws -> String {
         let size = quick ? 256 << 20 : 1 << 30
         let runs = 3
         let result = try TransferBenchmark.run(size: size, runs: runs) { progress($0) }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let median = BenchReport.median
         func rate(_ seconds: Double) -> String { String(format: "%.0f MiB/s", Double(size) / 1_048_576 / seconds) }
         func spread(_ values: [Double]) -> String {
             let rates = values.map { Double(size) / 1_048_576 / $0 }
@@ -47,13 +73,12 @@ struct LullBench: ParsableCommand {
 
             Lull's time runs from `lullctl submit` to the `succeeded` event (it includes the submission,
             SHA-256 hashing, fsync and the rename); curl's is the whole `curl -o FILE` / `curl -T FILE` run.
-            Run \(quick ? "with --quick " : "")on \(Self.machine()).
+            \(BenchReport.machine(quick: quick, peers: ["nginx", "curl"]))
             """
-        print("\n" + table)
-        try record(table, section: "transfer")
+        return table
     }
 
-    private func submitBenchmark() throws {
+    private func submitBenchmark() throws -> String {
         let scale = quick ? 1 : 4
         let config = "[limits]\nmax_concurrent = 0\n"
         let daemon = try DaemonProcess(config: config)
@@ -75,25 +100,43 @@ struct LullBench: ParsableCommand {
         let seconds = quick ? 3 : 10
         progress("steady 1,000/s for \(seconds) s")
         let latency = try SubmitBenchmark.latency(socket: daemon.socketPath, rate: 1000, seconds: seconds, connections: 8, firstID: 200_000)
+        let batches = quick ? 20 : 100
+        progress("batch route: \(batches) requests of 100 jobs")
+        let batch = try SubmitBenchmark.batchThroughput(socket: daemon.socketPath, batches: batches, size: 100, firstID: 1_000_000)
         let loadedRSS = rss(of: daemon.pid)
-        let queued = 500 + sequential.requests + concurrent.requests + latency.requests
+        let queued = 500 + sequential.requests + concurrent.requests + latency.requests + batch.requests
+
+        // The machine's own limit, on the filesystem holding the daemon's state.
+        let rows = quick ? 500 : 2000
+        progress("SQLite limit: \(rows) rows, one per commit, then 100 per commit")
+        let single = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows, rowsPerCommit: 1)
+        let hundred = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows * 20, rowsPerCommit: 100)
+        func rate(_ value: Double) -> String { "\(format(value))/s" }
+        func ratio(_ value: Double) -> String { String(format: "%.2f×", value / single.perSecond) }
 
         let table = """
-            | measurement | result | target | verdict |
-            |---|---|---|---|
-            | durable submissions/s, 1 client sequential (\(sequential.requests) jobs) | \(format(sequential.perSecond))/s | ≥ 3,000/s | \(verdict(sequential.perSecond >= 3000)) |
-            | durable submissions/s, 16 concurrent clients (\(concurrent.requests) jobs) | \(format(concurrent.perSecond))/s | ≥ 20,000/s | \(verdict(concurrent.perSecond >= 20000)) |
-            | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — |
-            | submit latency at a steady 1,000/s: p99 | \(String(format: "%.2f", latency.p99)) ms | ≤ 5 ms | \(verdict(latency.p99 <= 5)) |
-            | submit latency at a steady 1,000/s: max | \(String(format: "%.2f", latency.max)) ms | — | — |
-            | idle RSS after start (empty store) | \(mib(idleRSS)) | ≤ 30 MiB | \(verdict(Double(idleRSS) <= 30 * 1_048_576)) |
-            | RSS after the runs (\(queued) jobs queued) | \(mib(loadedRSS)) | — | — |
-            | start to READY=1 (empty store) | \(String(format: "%.0f", readyMs)) ms | — | — |
+            | measurement | result | × SQLite one fsync per row | target | verdict |
+            |---|---|---|---|---|
+            | durable submissions/s, 1 client sequential (\(sequential.requests) jobs) | \(rate(sequential.perSecond)) | \(ratio(sequential.perSecond)) | ≥ 3,000/s | \(verdict(sequential.perSecond >= 3000)) |
+            | durable submissions/s, 16 concurrent clients (\(concurrent.requests) jobs) | \(rate(concurrent.perSecond)) | \(ratio(concurrent.perSecond)) | ≥ 20,000/s | \(verdict(concurrent.perSecond >= 20000)) |
+            | 16-client rate vs one fsync per job | \(ratio(concurrent.perSecond)) | — | ≥ 3× | \(verdict(concurrent.perSecond >= 3 * single.perSecond)) |
+            | durable submissions/s, batch route, 100 jobs per request, 1 client (\(batch.requests) jobs) | \(rate(batch.perSecond)) | \(ratio(batch.perSecond)) | — | — |
+            | peer: SQLite inserts, WAL + synchronous=FULL, 1 row per commit (\(single.requests) rows) | \(rate(single.perSecond)) | 1.00× | — | — |
+            | peer: SQLite inserts, WAL + synchronous=FULL, 100 rows per commit (\(hundred.requests) rows) | \(rate(hundred.perSecond)) | \(ratio(hundred.perSecond)) | — | — |
+            | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |
+            | submit latency at a steady 1,000/s: p99 | \(String(format: "%.2f", latency.p99)) ms | — | ≤ 5 ms | \(verdict(latency.p99 <= 5)) |
+            | submit latency at a steady 1,000/s: max | \(String(format: "%.2f", latency.max)) ms | — | — | — |
+            | idle RSS after start (empty store) | \(mib(idleRSS)) | — | ≤ 30 MiB | \(verdict(Double(idleRSS) <= 30 * 1_048_576)) |
+            | RSS after the runs (\(queued) jobs queued) | \(mib(loadedRSS)) | — | — | — |
+            | start to READY=1 (empty store) | \(String(format: "%.0f", readyMs)) ms | — | — | — |
 
-            Run \(quick ? "with --quick " : "")on \(Self.machine()).
+            The SQLite peer rows are measured in the same run by lull-bench itself (GRDB, a one-table
+            database of rows the size of a job, in the daemon's state directory's filesystem): they are
+            what this disk allows for durable commits, so the ratio column says how far group commit
+            carries Lull past one fsync per job.
+            \(BenchReport.machine(quick: quick))
             """
-        print("\n" + table)
-        try record(table, section: "submit")
+        return table
     }
 
     private func record(_ table: String, section: String) throws {
@@ -113,22 +156,10 @@ struct LullBench: ParsableCommand {
         FileHandle.standardError.write(Data("lull-bench: \(message)\n".utf8))
     }
 
-    private func rss(of pid: Int32) -> Int64 {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return (Int64(line.split(separator: " ")[1]) ?? 0) * 1024
-        }
-        return 0
-    }
-
-    private func mib(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
-    private func format(_ value: Double) -> String {
-        let formatter = NumberFormatter()
-        formatter.numberStyle = .decimal
-        formatter.maximumFractionDigits = 0
-        return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
-    }
-    private func verdict(_ met: Bool) -> String { met ? "met" : "**missed**" }
+    private func rss(of pid: Int32) -> Int64 { ProcessMemory.rss(of: pid) }
+    private func mib(_ bytes: Int64) -> String { BenchReport.mib(bytes) }
+    private func format(_ value: Double) -> String { BenchReport.grouped(value) }
+    private func verdict(_ met: Bool) -> String { BenchReport.verdict(met) }
 
     static func machine() -> String {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?

@@ -26,7 +26,10 @@ final class RawHTTPConnection {
     deinit { close(fd) }
 
     /// Sends one request and returns the response status once the whole response is read.
-    func roundTrip(_ request: [UInt8]) throws -> Int {
+    func roundTrip(_ request: [UInt8]) throws -> Int { try exchange(request).status }
+
+    /// Sends one request and returns the status and body once the whole response is read.
+    func exchange(_ request: [UInt8]) throws -> (status: Int, body: [UInt8]) {
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -34,9 +37,10 @@ final class RawHTTPConnection {
             sent += n
         }
         while true {
-            if let (status, length) = parse() {
+            if let (status, bodyStart, length) = parse() {
+                let body = Array(pending[bodyStart..<length])
                 pending.removeFirst(length)
-                return status
+                return (status, body)
             }
             let n = read(fd, &buffer, buffer.count)
             guard n > 0 else { throw BenchError("connection closed by the daemon") }
@@ -44,8 +48,31 @@ final class RawHTTPConnection {
         }
     }
 
-    /// (status, total bytes) of a complete response at the front of `pending`, if there is one.
-    private func parse() -> (Int, Int)? {
+    /// Sends a request whose answer is a stream (server-sent events) and hands each line to
+    /// `handle` as it arrives, until `handle` returns true; throws after `timeout` seconds.
+    func follow(_ request: [UInt8], timeout: Double, _ handle: (Substring) -> Bool) throws {
+        _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        // Bytes, not a String: a String would fold "\r\n" into one Character and hide the line ends.
+        var bytes: [UInt8] = []
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = Int32((deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
+            guard poll(&descriptor, 1, max(1, left)) > 0 else { continue }
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { throw BenchError("event stream closed by the daemon") }
+            bytes += buffer[..<n]
+            while let newline = bytes.firstIndex(of: 10) {
+                let line = String(decoding: bytes[..<newline], as: UTF8.self)
+                bytes.removeSubrange(...newline)
+                if handle(Substring(line.hasSuffix("\r") ? String(line.dropLast()) : line)) { return }
+            }
+        }
+        throw BenchError("no matching event within \(timeout) s")
+    }
+
+    /// (status, body offset, total bytes) of a complete response at the front of `pending`, if there is one.
+    private func parse() -> (Int, Int, Int)? {
         guard let end = headerEnd() else { return nil }
         let head = String(decoding: pending[..<end], as: UTF8.self)
         let lines = head.split(separator: "\r\n")
@@ -57,7 +84,7 @@ final class RawHTTPConnection {
             length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0
         }
         let total = end + 4 + length
-        return pending.count >= total ? (status, total) : nil
+        return pending.count >= total ? (status, end + 4, total) : nil
     }
 
     private func headerEnd() -> Int? {
@@ -70,8 +97,23 @@ final class RawHTTPConnection {
     }
 
     static func submitRequest(_ n: Int) -> [UInt8] {
-        let body = #"{"kind":"fetch","url":"http://127.0.0.1:9/bench/\#(n)","destination":"/tmp/lull-bench/\#(n)","label":"bench"}"#
-        return Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+        request("POST", "/v1/jobs", body: submitBody(n))
+    }
+
+    /// One `POST /v1/jobs:batch` carrying jobs `first..<first + count`.
+    static func batchRequest(first: Int, count: Int, extra: String = "") -> [UInt8] {
+        let jobs = (first..<(first + count)).map { submitBody($0, extra: extra) }.joined(separator: ",")
+        return request("POST", "/v1/jobs:batch", body: #"{"jobs":[\#(jobs)]}"#)
+    }
+
+    /// A fetch job that goes nowhere (the daemon holds it or fails it fast); `extra` adds JSON fields.
+    static func submitBody(_ n: Int, extra: String = "") -> String {
+        #"{"kind":"fetch","url":"http://127.0.0.1:9/bench/\#(n)","destination":"/tmp/lull-bench/\#(n)","label":"bench"\#(extra)}"#
+    }
+
+    static func request(_ method: String, _ path: String, body: String? = nil) -> [UInt8] {
+        guard let body else { return Array("\(method) \(path) HTTP/1.1\r\nHost: lull\r\n\r\n".utf8) }
+        return Array("\(method) \(path) HTTP/1.1\r\nHost: lull\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
     }
 }
 

@@ -30,6 +30,19 @@ enum SubmitBenchmark {
         return Throughput(clients: clients, requests: perClient * clients, seconds: seconds)
     }
 
+    /// `batches` requests to `POST /v1/jobs:batch` of `size` jobs each, one after another on one connection.
+    static func batchThroughput(socket: String, batches: Int, size: Int, firstID: Int) throws -> Throughput {
+        let connection = try RawHTTPConnection(socketPath: socket)
+        let requests = (0..<batches).map { RawHTTPConnection.batchRequest(first: firstID + $0 * size, count: size) }
+        let seconds = try timed {
+            for request in requests {
+                let status = try connection.roundTrip(request)
+                if status != 201 { throw BenchError("batch submission answered \(status)") }
+            }
+        }
+        return Throughput(clients: 1, requests: batches * size, seconds: seconds)
+    }
+
     struct Latency {
         var rate: Int
         var requests: Int

@@ -103,12 +103,6 @@ enum TransferBenchmark {
         }
     }
 
-    private static func timed(_ body: () throws -> Void) throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
     private static func check(_ result: CommandResult) throws {
         guard result.status == 0 else { throw BenchError("command failed (\(result.status)): \(result.stderr)") }
     }
