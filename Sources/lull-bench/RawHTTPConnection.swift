@@ -5,13 +5,21 @@ import Foundation
 
 /// A blocking HTTP/1.1 keep-alive connection over a Unix socket, for load generation only:
 /// the cheapest possible client, so the benchmark measures the daemon rather than itself.
+/// Like any keep-alive client it reconnects once when the daemon has closed an idle
+/// connection (`limits.request_read_timeout`).
 final class RawHTTPConnection {
-    private let fd: CInt
+    private var fd: CInt
+    private let socketPath: String
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var pending: [UInt8] = []
 
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        self.socketPath = socketPath
+        fd = try Self.open(socketPath)
+    }
+
+    private static func open(_ socketPath: String) throws -> CInt {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -20,7 +28,11 @@ final class RawHTTPConnection {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard result == 0 else { throw BenchError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))") }
+        guard result == 0 else {
+            close(fd)
+            throw BenchError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))")
+        }
+        return fd
     }
 
     deinit { close(fd) }
@@ -30,10 +42,25 @@ final class RawHTTPConnection {
 
     /// Sends one request and returns the status and body once the whole response is read.
     func exchange(_ request: [UInt8]) throws -> (status: Int, body: [UInt8]) {
+        do {
+            return try attempt(request)
+        } catch is ClosedByDaemon where pending.isEmpty {
+            close(fd)
+            fd = try Self.open(socketPath)
+            return try attempt(request)
+        }
+    }
+
+    private struct ClosedByDaemon: Error {}
+
+    private func attempt(_ request: [UInt8]) throws -> (status: Int, body: [UInt8]) {
         var sent = 0
         while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw BenchError("write failed: \(String(cString: strerror(errno)))") }
+            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else {
+                if errno == EPIPE || errno == ECONNRESET { throw ClosedByDaemon() }
+                throw BenchError("write failed: \(String(cString: strerror(errno)))")
+            }
             sent += n
         }
         while true {
@@ -43,7 +70,10 @@ final class RawHTTPConnection {
                 return (status, body)
             }
             let n = read(fd, &buffer, buffer.count)
-            guard n > 0 else { throw BenchError("connection closed by the daemon") }
+            guard n > 0 else {
+                if pending.isEmpty { throw ClosedByDaemon() }
+                throw BenchError("connection closed by the daemon in the middle of an answer")
+            }
             pending += buffer[..<n]
         }
     }
@@ -51,7 +81,7 @@ final class RawHTTPConnection {
     /// Sends a request whose answer is a stream (server-sent events) and hands each line to
     /// `handle` as it arrives, until `handle` returns true; throws after `timeout` seconds.
     func follow(_ request: [UInt8], timeout: Double, _ handle: (Substring) -> Bool) throws {
-        _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
         // Bytes, not a String: a String would fold "\r\n" into one Character and hide the line ends.
         var bytes: [UInt8] = []

@@ -29,7 +29,10 @@ final class WorldMonitor: Sendable {
                 meteredInterfaces: InterfacePatterns(config.meteredInterfaces),
                 cellularInterfaces: InterfacePatterns(config.cellularInterfaces)),
             logger: logger)
-        let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot))
+        // The daemon's own cgroup numbers need cgroup v2; on v1 there is nothing to read, and
+        // looking for it every second would cost more than the sample.
+        let cgroupV2 = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/cgroup.controllers")
+        let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot, cgroupRoot: cgroupV2 ? "/sys/fs/cgroup" : nil))
         return WorldMonitor(power: power, network: network, sampler: sampler, logger: logger)
     }
 
