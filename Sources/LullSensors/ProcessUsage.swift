@@ -26,22 +26,13 @@ public struct ProcessUsage: Sendable, Equatable, Codable {
     ///   - cgroupRoot: the cgroup v2 mount; nil skips the cgroup numbers.
     public static func read(procRoot: String, cgroupRoot: String? = nil, process: String = "self") -> ProcessUsage {
         let pageSize = Int64(sysconf(Int32(_SC_PAGESIZE)))
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let dir = SysFiles.join(procRoot, process)
         var rss: Int64 = 0
         if let statm = SysFiles.read(SysFiles.join(dir, "statm")) {
             let fields = statm.split(separator: " ")
             if fields.count > 1, let pages = Int64(fields[1]) { rss = pages * pageSize }
         }
-        var cpu = 0.0
-        if let stat = SysFiles.read(SysFiles.join(dir, "stat")), let close = stat.lastIndex(of: ")") {
-            // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) {
-                cpu = (user + system) / ticks
-            }
-        }
-        var usage = ProcessUsage(rssBytes: rss, cpuSeconds: cpu)
+        var usage = ProcessUsage(rssBytes: rss, cpuSeconds: cpuSeconds(procRoot: procRoot, process: process))
         if let cgroupRoot, let group = cgroupPath(SysFiles.read(SysFiles.join(dir, "cgroup"))) {
             let groupDir = SysFiles.join(cgroupRoot, String(group.drop { $0 == "/" }))
             usage.cgroupMemoryBytes = SysFiles.readInt(SysFiles.join(groupDir, "memory.current"))
@@ -52,6 +43,18 @@ public struct ProcessUsage: Sendable, Equatable, Codable {
             }
         }
         return usage
+    }
+
+    /// CPU time (user + system) of the process, from one read of `stat`: what per-job
+    /// accounting needs at each attempt's start and end, without the rest of `read`.
+    public static func cpuSeconds(procRoot: String = "/proc", process: String = "self") -> Double {
+        guard let stat = SysFiles.read(SysFiles.join(SysFiles.join(procRoot, process), "stat")),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// The cgroup v2 path from `/proc/self/cgroup` (`0::/system.slice/lulld.service`).

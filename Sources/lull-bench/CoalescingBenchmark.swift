@@ -1,5 +1,6 @@
 import Foundation
 import LullCore
+import LullTestSupport
 
 /// Issue 4's trace: 24 h of 200 small deferrable network jobs on a metered link. Counts link
 /// wake-ups (bursts of transfers more than 10 s apart) when the scheduler coalesces, against
@@ -61,7 +62,7 @@ enum CoalescingBenchmark {
     }
 
     static func simulate(seed: UInt64) -> Outcome {
-        var random = SeededRandom(state: seed)
+        var random = SeededGenerator(seed: seed)
         let origin = Date(timeIntervalSince1970: 1_767_225_600)
         let windows: [(earliest: Double, due: Double)] = (0..<200).map { _ in
             let earliest = Double.random(in: 0..<86_400, using: &random)
@@ -101,17 +102,5 @@ enum CoalescingBenchmark {
         return Outcome(
             eager: bursts(windows.map(\.earliest)), coalesced: bursts(Array(started.values)), missed: missed,
             rodeAlong: scheduler.statistics.coalesced)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so every run replays the same traces.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

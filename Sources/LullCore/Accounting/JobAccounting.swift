@@ -59,7 +59,7 @@ public struct JobAccountant: Sendable {
 
     public var isRunning: Bool { attemptStart != nil }
 
-    /// An attempt begins. `daemonCPUSeconds` is the daemon's CPU time now (`ProcessUsage.current().cpuSeconds`).
+    /// An attempt begins. `daemonCPUSeconds` is the daemon's CPU time now (`ProcessUsage.cpuSeconds()`).
     public mutating func attemptStarted(at instant: ContinuousClock.Instant = .now, daemonCPUSeconds: Double) {
         if attemptStart != nil { attemptEnded(at: instant, daemonCPUSeconds: daemonCPUSeconds) }
         accounting.attempts += 1
@@ -79,7 +79,7 @@ public struct JobAccountant: Sendable {
     public mutating func attemptEnded(at instant: ContinuousClock.Instant = .now, daemonCPUSeconds: Double) {
         guard let start = attemptStart else { return }
         let elapsed = instant - start
-        accounting.wallSeconds += max(0, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        accounting.wallSeconds += max(0, elapsed.timeInterval)
         accounting.daemonCPUSeconds += max(0, daemonCPUSeconds - attemptStartCPU)
         attemptStart = nil
     }

@@ -38,7 +38,7 @@ public struct SchedulingTimeline: LullClock {
 
     /// Now on the time line.
     public func now() -> Date {
-        anchorWall.addingTimeInterval(Self.seconds(monotonic.elapsed() - anchorElapsed))
+        anchorWall.addingTimeInterval((monotonic.elapsed() - anchorElapsed).timeInterval)
     }
 
     /// How far the wall clock has jumped since the anchor: positive when it is now ahead.
@@ -63,9 +63,5 @@ public struct SchedulingTimeline: LullClock {
         placed.backoffUntil = job.backoffUntil?.addingTimeInterval(-offset)
         placed.deadline = job.deadline?.addingTimeInterval(-offset)
         return placed
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -107,7 +107,7 @@ struct ControlRouter: Sendable {
     private func samplesHistory(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let history = await samples.samples()
-        return .encode(.ok, SamplesView(intervalSeconds: await samples.interval.seconds, samples: history.map(SampleView.init)))
+        return .encode(.ok, SamplesView(intervalSeconds: await samples.interval.timeInterval, samples: history.map(SampleView.init)))
     }
 
     /// Prometheus text format; aggregate numbers only, so any client of the socket may read them.

@@ -10,12 +10,25 @@ import Prometheus
 final class DaemonMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
+    /// Bytes counters by direction and link, made once: they move on every chunk of every
+    /// transfer, where looking them up in the registry each time would cost a lock and an allocation.
+    private let bytes: [Direction: [LinkType: CoreMetrics.Counter]]
 
     init() {
-        factory = PrometheusMetricsFactory(registry: registry)
+        let factory = PrometheusMetricsFactory(registry: registry)
+        self.factory = factory
+        var bytes: [Direction: [LinkType: CoreMetrics.Counter]] = [:]
+        for direction in Direction.allCases {
+            for link in LinkType.allCases {
+                bytes[direction, default: [:]][link] = CoreMetrics.Counter(
+                    label: "lull_transfer_bytes_total", dimensions: [("direction", direction.rawValue), ("link", link.rawValue)],
+                    factory: factory)
+            }
+        }
+        self.bytes = bytes
     }
 
-    enum Direction: String, Sendable {
+    enum Direction: String, Sendable, CaseIterable {
         case down, up
     }
 
@@ -35,8 +48,7 @@ final class DaemonMetrics: Sendable {
 
     func transferred(_ bytes: Int64, _ direction: Direction, over link: LinkType) {
         guard bytes > 0 else { return }
-        CoreMetrics.Counter(label: "lull_transfer_bytes_total", dimensions: [("direction", direction.rawValue), ("link", link.rawValue)], factory: factory)
-            .increment(by: bytes)
+        self.bytes[direction]?[link]?.increment(by: bytes)
     }
 
     /// Sets the gauges from `snapshot` and renders everything.

@@ -29,7 +29,7 @@ final class AttemptMeter: Sendable {
         jobClass = job.spec.jobClass
         self.metrics = metrics
         var started = accountant
-        started.attemptStarted(daemonCPUSeconds: ProcessUsage.current().cpuSeconds)
+        started.attemptStarted(daemonCPUSeconds: ProcessUsage.cpuSeconds())
         state = Mutex(State(accountant: started, lastBytes: job.resume?.offset ?? 0, network: network))
     }
 
@@ -63,7 +63,7 @@ final class AttemptMeter: Sendable {
 
     /// Ends the attempt; the accountant carries on into the next attempt or into the result.
     func finish() -> JobAccountant {
-        let cpu = ProcessUsage.current().cpuSeconds
+        let cpu = ProcessUsage.cpuSeconds()
         return state.withLock { state in
             state.accountant.attemptEnded(daemonCPUSeconds: cpu)
             return state.accountant

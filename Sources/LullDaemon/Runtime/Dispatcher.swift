@@ -321,8 +321,9 @@ actor Dispatcher {
         // Local-time rules follow the wall clock (a daylight-saving change is a wall-clock event).
         if wallNow >= localTimeKnownUntil { refreshLocalTime(at: wallNow) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
-        if scheduler.pressureDependence(world: world, now: now).consulted,
-            pressureReadAt.map({ wallNow.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true
+        // The cheap staleness test first: while a reading is fresh, no scan of the groups.
+        if pressureReadAt.map({ wallNow.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true,
+            scheduler.pressureDependence(world: world, now: now).consulted
         {
             world.pressure = pressure.read()
             pressureReadAt = wallNow

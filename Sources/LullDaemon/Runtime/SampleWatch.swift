@@ -1,5 +1,6 @@
 import Foundation
 import LullAPI
+import LullCore
 import LullSensors
 
 /// Serves the sampler's history to people watching. Each `GET /v1/samples` renews a lease that
@@ -33,7 +34,7 @@ actor SampleWatch {
 
     /// The latest sample, taken now if the last one is older than the busy interval.
     func latest() async -> Sample {
-        if let last = await sampler.latest, Date().timeIntervalSince(last.time) < interval.seconds {
+        if let last = await sampler.latest, Date().timeIntervalSince(last.time) < interval.timeInterval {
             return last
         }
         return await sampler.sampleNow()
@@ -63,20 +64,5 @@ actor SampleWatch {
         if let demand { await sampler.release(demand) }
         demand = nil
         expiryTask = nil
-    }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-extension SampleView {
-    init(_ sample: Sample) {
-        self.init(
-            time: sample.time, cpuUtilisation: sample.cpuUtilisation, cpuPressure: sample.cpuPressure?.some.avg10,
-            memoryPressure: sample.memoryPressure?.some.avg10, ioPressure: sample.ioPressure?.some.avg10,
-            memoryAvailableBytes: sample.memory.map { Int64($0.availableBytes) },
-            memoryTotalBytes: sample.memory.map { Int64($0.totalBytes) }, load1m: sample.load?.one,
-            daemonCPUSeconds: sample.process.cpuSeconds, daemonRSSBytes: sample.process.rssBytes)
     }
 }

@@ -32,7 +32,7 @@ public final class NetworkManagerSource: NetworkSource {
     private let logger: Logger
     private let broadcaster = StateBroadcaster(NetworkReading.unknown)
     private let model = Mutex(Model())
-    private let connection = Mutex<BusConnection?>(nil)
+    private let link = SensorBusLink()
 
     public init(bus: BusEndpoint = .system, overrides: NetworkOverrides = .init(),
                 logger: Logger = Logger(label: "lull.sensors.network")) {
@@ -46,28 +46,19 @@ public final class NetworkManagerSource: NetworkSource {
     public func values() -> AsyncStream<NetworkReading> { broadcaster.values() }
 
     public func start() async throws {
-        let connection = try await BusConnection.connect(bus, name: "lull-dbus-nm")
-        self.connection.withLock { $0 = connection }
-        connection.setDisconnectHandler { [logger] in
-            logger.warning("lost the D-Bus connection; network state will not follow changes")
-        }
         do {
-            try await connection.perform { [self] context in
+            try await link.open(bus, name: "lull-dbus-nm", following: "network state", logger: logger) { [self] context in
                 try subscribe(context)
                 try readAll(context)
             }
         } catch {
-            await stop()
+            broadcaster.finish()
             throw error
         }
     }
 
     public func stop() async {
-        let connection = self.connection.withLock { c -> BusConnection? in
-            defer { c = nil }
-            return c
-        }
-        await connection?.close()
+        await link.close()
         broadcaster.finish()
     }
 

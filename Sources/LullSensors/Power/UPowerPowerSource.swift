@@ -33,7 +33,7 @@ public final class UPowerPowerSource: PowerSource {
     private let logger: Logger
     private let broadcaster = StateBroadcaster(PowerState.unknown)
     private let model = Mutex(Model())
-    private let connection = Mutex<BusConnection?>(nil)
+    private let link = SensorBusLink()
 
     public init(bus: BusEndpoint = .system, logger: Logger = Logger(label: "lull.sensors.power")) {
         self.bus = bus
@@ -45,13 +45,8 @@ public final class UPowerPowerSource: PowerSource {
     public func values() -> AsyncStream<PowerState> { broadcaster.values() }
 
     public func start() async throws {
-        let connection = try await BusConnection.connect(bus, name: "lull-dbus-upower")
-        self.connection.withLock { $0 = connection }
-        connection.setDisconnectHandler { [logger] in
-            logger.warning("lost the D-Bus connection; power state will not follow changes")
-        }
         do {
-            try await connection.perform { [self] context in
+            try await link.open(bus, name: "lull-dbus-upower", following: "power state", logger: logger) { [self] context in
                 let display = (try? context.call(destination: Self.serviceName, path: Self.path,
                                                  interface: Self.serviceName, member: "GetDisplayDevice").read().string)
                     ?? Self.defaultDisplayDevice
@@ -59,17 +54,13 @@ public final class UPowerPowerSource: PowerSource {
                 try readAll(context, displayDevice: display)
             }
         } catch {
-            await stop()
+            broadcaster.finish()
             throw error
         }
     }
 
     public func stop() async {
-        let connection = self.connection.withLock { c -> BusConnection? in
-            defer { c = nil }
-            return c
-        }
-        await connection?.close()
+        await link.close()
         broadcaster.finish()
     }
 
