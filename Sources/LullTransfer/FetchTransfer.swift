@@ -27,7 +27,7 @@ public struct FetchTransfer: TransferEngine {
         }
         do {
             try await files.checkAllowed(destination, owner: job.owner)
-            let watchdog = TransferWatchdog(for: job, settings: settings)
+            let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
             return try await watchdog.guarding {
                 try await download(job, to: destination, context: context, watchdog: watchdog)
             }

@@ -23,9 +23,12 @@ public final class HTTPClients: Sendable {
     private let make: @Sendable (_ via: (host: String, port: Int)?, _ connect: TimeAmount) -> HTTPClient
     private let routes: Mutex<[Int64: Routes]>
     static let maxTimeoutVariants = 8
+    /// Waits on the clients' event loops (transfer watchdogs).
+    public let sleeper: EventLoopSleeper
 
     public init(eventLoopGroup: any EventLoopGroup, environment: [String: String], maxRedirects: Int = 5, connectTimeout: TimeAmount = .seconds(15), idleTimeout: TimeAmount = .seconds(60)) {
         proxy = ProxySettings(environment: environment)
+        sleeper = EventLoopSleeper(group: eventLoopGroup)
         make = { via, connect in
             var configuration = HTTPClient.Configuration()
             configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)

@@ -24,7 +24,7 @@ public struct PushTransfer: TransferEngine {
         if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
         request.body = .bytes(ByteBuffer(bytes: body))
         let client = clients.client(for: job)
-        let watchdog = TransferWatchdog(for: job, settings: settings)
+        let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
         let maxBody = settings.maxResponseBodyBytes
         let timeout = settings.total(for: job)
         let bodyBytes = Int64(body.count)

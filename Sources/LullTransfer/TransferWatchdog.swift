@@ -12,14 +12,16 @@ final class TransferWatchdog: Sendable {
     private let last = Mutex(ContinuousClock.now)
     let idleLimit: Duration
     let totalLimit: Duration
+    private let sleeper: any Sleeper
 
-    init(idleSeconds: Double, totalSeconds: Double) {
+    init(idleSeconds: Double, totalSeconds: Double, sleeper: any Sleeper) {
+        self.sleeper = sleeper
         idleLimit = .milliseconds(Int64(idleSeconds * 1000))
         totalLimit = .milliseconds(Int64(min(totalSeconds, 1e12 / 1000) * 1000))
     }
 
-    convenience init(for job: Job, settings: TransferSettings) {
-        self.init(idleSeconds: settings.idle(for: job), totalSeconds: settings.totalSeconds(for: job))
+    convenience init(for job: Job, settings: TransferSettings, sleeper: any Sleeper) {
+        self.init(idleSeconds: settings.idle(for: job), totalSeconds: settings.totalSeconds(for: job), sleeper: sleeper)
     }
 
     func touch() { last.withLock { $0 = .now } }
@@ -40,7 +42,7 @@ final class TransferWatchdog: Sendable {
                     let now = ContinuousClock.now
                     if now >= totalDeadline { return .failure(.total) }
                     if now >= idleDeadline { return .failure(.idle) }
-                    try await Task.sleep(until: min(idleDeadline, totalDeadline), clock: .continuous)
+                    try await self.sleeper.sleep(until: min(idleDeadline, totalDeadline))
                 }
             }
             defer { group.cancelAll() }

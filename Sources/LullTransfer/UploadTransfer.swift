@@ -30,7 +30,7 @@ public struct UploadTransfer: TransferEngine {
                 // Remember what the file was, so a retry after a change fails instead of sending a mix.
                 await context.checkpoint(ResumeState(sourceSize: source.size, sourceModified: source.modified))
             }
-            let watchdog = TransferWatchdog(for: job, settings: settings)
+            let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
             return try await watchdog.guarding {
                 switch job.spec.uploadProtocol ?? .raw {
                 case .raw: try await sendWhole(job, source, multipart: false, context: context, watchdog: watchdog)

@@ -27,7 +27,7 @@ import Testing
         let sent = Mutex<[String]>([])
         let counter = Mutex(0)
         let status = ServiceStatus(
-            interval: .milliseconds(300),
+            interval: .milliseconds(300), sleeper: TaskSleeper(),
             line: { "state \(counter.withLock { $0 })" },
             send: { line in sent.withLock { $0.append(line) } })
         for value in 1...50 {

@@ -79,17 +79,18 @@ public enum Daemon {
             .push: PushTransfer(clients: clients, settings: config.transfers),
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
         ]
-        let notifier = SystemdNotifier()
-        let sensors = await WorldMonitor.start(config: config.sensors, logger: logger)
+        let sleeper = clients.sleeper
+        let notifier = SystemdNotifier(sleeper: sleeper)
+        let sensors = await WorldMonitor.start(config: config.sensors, sleeper: sleeper, logger: logger)
         let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
-        let samples = SampleWatch(sampler: sensors.sampler)
+        let samples = SampleWatch(sampler: sensors.sampler, sleeper: sleeper)
         let metrics = DaemonMetrics()
         let manager = HookManager(config.hooks.manager)
         let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
         let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, logger: logger)
         let dispatcher = Dispatcher(
             store: store, engines: engines, policy: config.policy, world: sensors.current, pressure: pressure,
-            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, logger: logger,
+            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, sleeper: sleeper, logger: logger,
             hooks: hooks)
         sensors.follow(dispatcher)
         defer {
@@ -125,7 +126,7 @@ public enum Daemon {
                 "queued": "\(queued)", "socket_activated": "\(activated)", "hooks": "\(manager)",
             ])
         notifier.ready(status: await dispatcher.statusLine())
-        let status = ServiceStatus(line: { await dispatcher.statusLine() }, send: { notifier.status($0) })
+        let status = ServiceStatus(sleeper: sleeper, line: { await dispatcher.statusLine() }, send: { notifier.status($0) })
         await dispatcher.observeStatus { status.changed() }
         if let interval = SystemdNotifier.watchdogInterval() {
             await dispatcher.startHeartbeat(every: interval) { notifier.watchdog() }

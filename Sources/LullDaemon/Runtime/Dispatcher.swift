@@ -49,12 +49,14 @@ actor Dispatcher {
     }
     /// Least time between two stored progress updates of one job.
     private let progressInterval: TimeInterval
+    /// How the timer, heartbeat and store retries wait (never `Task.sleep`: see `Sleeper`).
+    private let sleeper: any Sleeper
 
     init(
         store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
         world: WorldSnapshot = .assumed, pressure: any PressureGauge, metrics: DaemonMetrics,
         progressInterval: TimeInterval = 1, clock: any LullClock,
-        monotonic: any MonotonicClock = SystemMonotonicClock(), logger: Logger,
+        monotonic: any MonotonicClock = SystemMonotonicClock(), sleeper: any Sleeper, logger: Logger,
         hooks: CompletionHooks? = nil, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.hooks = hooks
@@ -67,6 +69,7 @@ actor Dispatcher {
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
+        self.sleeper = sleeper
         self.timeline = SchedulingTimeline(wall: clock, monotonic: monotonic)
         self.logger = logger
         self.random = random
@@ -110,7 +113,7 @@ actor Dispatcher {
             while !Task.isCancelled {
                 guard let self else { return }
                 await self.beat(beat)
-                try? await Task.sleep(for: interval)
+                try? await self.sleeper.sleep(for: interval)
             }
         }
     }
@@ -349,8 +352,8 @@ actor Dispatcher {
         guard let due else { return }
         // Measured on the time line and slept on the monotonic clock: a wall-clock jump moves neither.
         let wait = max(0, due.timeIntervalSince(timeline.now()))
-        timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
+        timer = Task { [weak self, sleeper] in
+            try? await sleeper.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
             guard !Task.isCancelled else { return }
             await self?.timerFired()
         }
@@ -410,7 +413,7 @@ actor Dispatcher {
         meters[id] = meter
         metrics.jobStarted(kind: job.spec.kind, jobClass: job.spec.jobClass)
         logger.info("job started", metadata: Self.metadata(job, ["url": "\(job.spec.url)"]))
-        let reporter = ProgressReporter(interval: progressInterval, clock: clock) { [weak self] progress in
+        let reporter = ProgressReporter(interval: progressInterval, clock: clock, sleeper: sleeper) { [weak self] progress in
             await self?.record(progress, of: id)
         }
         var validators: FetchValidators?
@@ -578,7 +581,7 @@ actor Dispatcher {
                         metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
                 }
                 failures += 1
-                do { try await Task.sleep(for: pause) } catch { return nil }
+                do { try await sleeper.sleep(for: pause) } catch { return nil }
                 pause = min(pause * 2, .seconds(5))
             }
         }

@@ -18,12 +18,14 @@ final class ProgressReporter: Sendable {
 
     private let interval: TimeInterval
     private let clock: any LullClock
+    private let sleeper: any Sleeper
     private let sink: @Sendable (TransferProgress) async -> Void
     private let state = Mutex(State())
 
-    init(interval: TimeInterval, clock: any LullClock, sink: @escaping @Sendable (TransferProgress) async -> Void) {
+    init(interval: TimeInterval, clock: any LullClock, sleeper: any Sleeper, sink: @escaping @Sendable (TransferProgress) async -> Void) {
         self.interval = interval
         self.clock = clock
+        self.sleeper = sleeper
         self.sink = sink
     }
 
@@ -48,7 +50,7 @@ final class ProgressReporter: Sendable {
         if let due { Task { await sink(due) } }
         if let flushAfter {
             Task {
-                try? await Task.sleep(for: .seconds(flushAfter))
+                try? await self.sleeper.sleep(for: .seconds(flushAfter))
                 await self.flush()
             }
         }

@@ -13,9 +13,11 @@ actor SampleWatch {
     private var demand: Sampler.Demand?
     private var expiry: ContinuousClock.Instant = .now
     private var expiryTask: Task<Void, Never>?
+    private let sleeper: any Sleeper
 
-    init(sampler: Sampler, lease: Duration = .seconds(30)) {
+    init(sampler: Sampler, lease: Duration = .seconds(30), sleeper: any Sleeper) {
         self.sampler = sampler
+        self.sleeper = sleeper
         self.lease = lease
     }
 
@@ -59,7 +61,7 @@ actor SampleWatch {
         while !Task.isCancelled {
             let now = ContinuousClock.now
             if now >= expiry { break }
-            do { try await Task.sleep(until: expiry, clock: .continuous) } catch { return }
+            do { try await sleeper.sleep(until: expiry) } catch { return }
         }
         if let demand { await sampler.release(demand) }
         demand = nil

@@ -20,7 +20,8 @@ final class WorldMonitor: Sendable {
     }
 
     /// Starts the best sources this machine has.
-    static func start(config: SensorSettings, logger: Logger) async -> WorldMonitor {
+    /// - Parameter sleeper: how the sampler waits between samples.
+    static func start(config: SensorSettings, sleeper: any Sleeper, logger: Logger) async -> WorldMonitor {
         let power = await PowerSourceDiscovery.start(
             bus: config.bus, sysfsRoot: config.powerSupplyRoot, logger: logger)
         let network = await NetworkSourceDiscovery.start(
@@ -32,7 +33,8 @@ final class WorldMonitor: Sendable {
         // The daemon's own cgroup numbers need cgroup v2; on v1 there is nothing to read, and
         // looking for it every second would cost more than the sample.
         let cgroupV2 = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/cgroup.controllers")
-        let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot, cgroupRoot: cgroupV2 ? "/sys/fs/cgroup" : nil))
+        let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot, cgroupRoot: cgroupV2 ? "/sys/fs/cgroup" : nil),
+            sleep: { try await sleeper.sleep(for: $0) })
         return WorldMonitor(power: power, network: network, sampler: sampler, logger: logger)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LullCore
 import Synchronization
 
 /// Keeps the service manager's `STATUS=` line current without flooding it: changes are
@@ -12,12 +13,14 @@ final class ServiceStatus: Sendable {
     }
 
     private let interval: Duration
+    private let sleeper: any Sleeper
     private let line: @Sendable () async -> String
     private let send: @Sendable (String) -> Void
     private let state = Mutex(State())
 
-    init(interval: Duration = .seconds(1), line: @escaping @Sendable () async -> String, send: @escaping @Sendable (String) -> Void) {
+    init(interval: Duration = .seconds(1), sleeper: any Sleeper, line: @escaping @Sendable () async -> String, send: @escaping @Sendable (String) -> Void) {
         self.interval = interval
+        self.sleeper = sleeper
         self.line = line
         self.send = send
     }
@@ -31,7 +34,7 @@ final class ServiceStatus: Sendable {
         }
         guard let due else { return }
         Task {
-            try? await Task.sleep(until: due, clock: .continuous)
+            try? await sleeper.sleep(until: due)
             // Cleared before computing: a change from here on schedules the next line.
             state.withLock { $0.scheduled = false }
             let text = await line()

@@ -2,10 +2,14 @@
 import Glibc
 #endif
 import CSystemd
+import LullCore
 
 /// Talks the sd_notify protocol to the service manager. A no-op when not run by systemd
 /// (no `NOTIFY_SOCKET`), so the daemon behaves the same from a shell.
 struct SystemdNotifier: Sendable {
+    /// How `extendingTimeout` waits between extensions.
+    let sleeper: any Sleeper
+
     func ready(status: String) {
         send("READY=1\nSTATUS=\(status)")
     }
@@ -41,7 +45,7 @@ struct SystemdNotifier: Sendable {
         let extender = Task {
             while !Task.isCancelled {
                 extendTimeout(by: period * 3)
-                try? await Task.sleep(for: period)
+                try? await sleeper.sleep(for: period)
             }
         }
         defer { extender.cancel() }

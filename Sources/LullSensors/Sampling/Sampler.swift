@@ -101,7 +101,7 @@ public actor Sampler {
     private nonisolated let sampleBroadcaster: StateBroadcaster<Sample?> = StateBroadcaster(nil)
 
     /// - Parameter sleep: how the loop waits between samples (tests may substitute a faster or
-    ///   scripted one); defaults to `Task.sleep`.
+    ///   scripted one); defaults to `Task.sleep`. The daemon passes its event-loop `Sleeper`.
     public init(configuration: Configuration = .init(), clock: any LullClock = SystemClock(),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.configuration = configuration

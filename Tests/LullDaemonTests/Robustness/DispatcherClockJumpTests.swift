@@ -46,7 +46,7 @@ struct StartRecorder: TransferEngine {
         let (starts, continuation) = AsyncStream.makeStream(of: (JobID, ContinuousClock.Instant).self)
         let dispatcher = Dispatcher(
             store: store, engines: [.push: StartRecorder(starts: continuation)], policy: .defaults, pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(), clock: wall,
+            metrics: DaemonMetrics(), clock: wall, sleeper: TaskSleeper(),
             logger: Logger(label: "lull.test"))
 
         let began = ContinuousClock.now

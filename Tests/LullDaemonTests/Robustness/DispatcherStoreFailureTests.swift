@@ -65,7 +65,7 @@ struct GatedEngine: TransferEngine {
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let dispatcher = Dispatcher(
             store: store, engines: [.push: GatedEngine(gate: gate)], policy: .defaults, pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(), clock: SystemClock(),
+            metrics: DaemonMetrics(), clock: SystemClock(), sleeper: TaskSleeper(),
             logger: Logger(label: "lull.test"))
         let spec = ControlRouter.prepared(try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec())
         let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])
