@@ -8,18 +8,23 @@ import NIOHTTP1
 /// A typed client for the Lull control API over its Unix socket. `lullctl` is built on it.
 public final class LullClient: Sendable {
     public let socketPath: String
-    private let http: HTTPClient
     private let timeout: TimeAmount
+    private let calls: any ControlExchange
+    private let http = LazyHTTPClient()
 
-    public init(socketPath: String, timeout: TimeAmount = .seconds(30)) {
+    /// - Parameter style: how calls reach the daemon; the event stream always uses the event loops.
+    public init(socketPath: String, timeout: TimeAmount = .seconds(30), style: CallStyle = .eventLoop) {
         self.socketPath = socketPath
         self.timeout = timeout
-        http = HTTPClient(eventLoopGroupProvider: .singleton)
+        switch style {
+        case .eventLoop: calls = EventLoopExchange(socketPath: socketPath, http: http)
+        case .blockingSocket: calls = BlockingSocketExchange(socketPath: socketPath)
+        }
     }
 
-    /// Releases the connection pool; call once when done.
+    /// Releases the connection pool, if one was made; call once when done.
     public func shutdown() async {
-        try? await http.shutdown()
+        await http.shutdown()
     }
 
     public func status() async throws -> StatusView {
@@ -128,10 +133,18 @@ public final class LullClient: Sendable {
     }
 
     private func streamEvents(after: Int64, _ deliver: (EventView) -> Void) async throws {
-        let request = try makeRequest(.GET, "/v1/events", query: [("after", String(after))], headers: [("accept", "text/event-stream")])
-        let response = try await execute(request, timeout: .hours(24 * 365))
+        let request = try EventLoopExchange.request(
+            ControlRequest(method: "GET", target: try Self.target("/v1/events", [("after", String(after))]), headers: [("accept", "text/event-stream")]),
+            socketPath: socketPath)
+        let response: HTTPClientResponse
+        do {
+            response = try await http.client.execute(request, timeout: .hours(24 * 365))
+        } catch {
+            throw LullClientError.unreachable(socketPath: socketPath, reason: .diagnose(socketPath, "\(error)"))
+        }
         guard response.status == .ok else {
-            throw try await apiError(response)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            throw Self.apiError(ControlAnswer(status: Int(response.status.code), body: Array(buffer: body)))
         }
         var parser = ServerSentEventParser()
         let decoder = WireJSON.decoder()
@@ -147,66 +160,44 @@ public final class LullClient: Sendable {
     private func call<Response: Decodable>(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = []
     ) async throws -> Response {
-        try await send(try makeRequest(method, path, query: query, headers: headers))
+        try await send(ControlRequest(method: method.rawValue, target: try Self.target(path, query), headers: headers))
     }
 
     private func call<Body: Encodable, Response: Decodable>(
         _ method: HTTPMethod, _ path: String, body: Body
     ) async throws -> Response {
-        var request = try makeRequest(method, path, query: [], headers: [("content-type", "application/json")])
-        request.body = .bytes(ByteBuffer(data: try WireJSON.encoder().encode(body)))
-        return try await send(request)
+        try await send(
+            ControlRequest(
+                method: method.rawValue, target: path, headers: [("content-type", "application/json")],
+                body: Array(try WireJSON.encoder().encode(body))))
     }
 
-    private func send<Response: Decodable>(_ request: HTTPClientRequest) async throws -> Response {
-        let response = try await execute(request, timeout: timeout)
-        guard (200..<300).contains(response.status.code) else {
-            throw try await apiError(response)
-        }
-        let body = try await response.body.collect(upTo: 64 << 20)
+    private func send<Response: Decodable>(_ request: ControlRequest) async throws -> Response {
+        let answer = try await calls.exchange(request, timeout: .nanoseconds(timeout.nanoseconds))
+        guard (200..<300).contains(answer.status) else { throw Self.apiError(answer) }
         do {
-            return try WireJSON.decoder().decode(Response.self, from: Data(buffer: body))
+            return try WireJSON.decoder().decode(Response.self, from: Data(answer.body))
         } catch {
             throw LullClientError.protocolViolation("could not decode the daemon's answer: \(error)")
         }
     }
 
-    private func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
-        do {
-            return try await http.execute(request, timeout: timeout)
-        } catch {
-            throw LullClientError.unreachable(socketPath: socketPath, reason: Self.reason(for: socketPath, error))
-        }
-    }
-
-    private func makeRequest(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)], headers: [(String, String)]
-    ) throws -> HTTPClientRequest {
+    /// Path plus percent-encoded query.
+    private static func target(_ path: String, _ query: [(String, String)]) throws -> String {
         var components = URLComponents()
         components.path = path
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
-        guard let uri = components.string, let url = URL(httpURLWithSocketPath: socketPath, uri: uri) else {
-            throw LullClientError.protocolViolation("cannot build a request URL for \(path) on \(socketPath)")
+        guard let target = components.string else {
+            throw LullClientError.protocolViolation("cannot build a request for \(path)")
         }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        return request
+        return target
     }
 
-    private func apiError(_ response: HTTPClientResponse) async throws -> LullClientError {
-        let body = try await response.body.collect(upTo: 1 << 20)
-        if let decoded = try? WireJSON.decoder().decode(APIErrorBody.self, from: Data(buffer: body)) {
-            return .api(status: Int(response.status.code), decoded.error)
+    private static func apiError(_ answer: ControlAnswer) -> LullClientError {
+        if let decoded = try? WireJSON.decoder().decode(APIErrorBody.self, from: Data(answer.body)) {
+            return .api(status: answer.status, decoded.error)
         }
-        return .protocolViolation("daemon answered \(response.status.code) without an error body")
-    }
-
-    private static func reason(for socketPath: String, _ error: any Error) -> UnreachableReason {
-        var info = stat()
-        if stat(socketPath, &info) != 0 { return errno == EACCES ? .permissionDenied : .noSocket }
-        if access(socketPath, R_OK | W_OK) != 0 { return .permissionDenied }
-        return .refused("\(error)")
+        return .protocolViolation("daemon answered \(answer.status) without an error body")
     }
 }
 
@@ -239,4 +230,13 @@ public enum UnreachableReason: Sendable, Equatable {
     case noSocket
     case permissionDenied
     case refused(String)
+
+    /// What the socket file says about a failed call: missing, not ours to use, or there but
+    /// not answering (`detail` says how).
+    static func diagnose(_ socketPath: String, _ detail: String) -> UnreachableReason {
+        var info = stat()
+        if stat(socketPath, &info) != 0 { return errno == EACCES ? .permissionDenied : .noSocket }
+        if access(socketPath, R_OK | W_OK) != 0 { return .permissionDenied }
+        return .refused(detail)
+    }
 }

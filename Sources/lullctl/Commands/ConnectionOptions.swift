@@ -13,8 +13,11 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// Runs `body` with a client and turns client errors into messages and exit codes.
-    func withClient<T>(_ body: (LullClient) async throws -> T) async throws -> T {
-        let client = LullClient(socketPath: socketPath)
+    /// - Parameter style: blocking socket calls by default: a command that makes one call and
+    ///   exits would spend more time starting the event loops than calling (`lullctl submit`
+    ///   from a shell loop). Commands that stay (watch, top, events) use the event loops.
+    func withClient<T>(style: CallStyle = .blockingSocket, _ body: (LullClient) async throws -> T) async throws -> T {
+        let client = LullClient(socketPath: socketPath, style: style)
         do {
             let value = try await body(client)
             await client.shutdown()

@@ -17,7 +17,7 @@ struct Events: AsyncParsableCommand {
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
-        try await connection.withClient { client in
+        try await connection.withClient(style: .eventLoop) { client in
             if follow {
                 for try await event in client.followEvents(after: after) { try emit(event) }
             } else {

@@ -28,7 +28,7 @@ struct Top: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await connection.withClient { client in
+        try await connection.withClient(style: .eventLoop) { client in
             var session = TopSession(client: client, interval: .milliseconds(Int(interval * 1000)))
             if once || !Terminal.standardOutputIsTerminal || isatty(STDIN_FILENO) != 1 {
                 try await session.printOnce()

@@ -42,7 +42,7 @@ struct Watch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let failed = try await connection.withClient { client -> Bool in
+        let failed = try await connection.withClient(style: .eventLoop) { client -> Bool in
             // The cursor is taken before the jobs are read, so nothing that happens in between is missed.
             let cursor = try await client.status().lastEventSeq ?? 0
             let jobs = try await resolve(client)
