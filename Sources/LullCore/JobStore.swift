@@ -13,16 +13,17 @@ public protocol JobStore: Sendable {
     func list(_ filter: JobFilter) async throws -> [Job]
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
-    /// Jobs not finished yet (queued, paused, running) per owner, for quotas.
-    func unfinishedCountsByOwner() async throws -> [OwnerID: Int]
+    /// Jobs in `states` per owner (the unfinished ones count against quotas).
+    func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int]
     /// Jobs per class and state over every owner (metrics).
     func countsByClassAndState() async throws -> [JobCountKey: Int]
     /// Events with `seq > after`, oldest first; `owner == nil` means every owner.
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
     func requeueInterrupted(at time: Date) async throws -> [JobID]
-    /// Every `queued` job as the scheduler sees it, in submission order (start-up).
-    func queuedJobs() async throws -> [QueuedJob]
+    /// Up to `limit` `queued` jobs with ids above `after`, as the scheduler sees them, in
+    /// submission order: start-up reads the queue page by page.
+    func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob]
     /// Validators of the last successful fetch of `url` into `destination` by `owner`.
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
     /// Ended jobs whose `on_complete_unit` has not been started yet, oldest first.

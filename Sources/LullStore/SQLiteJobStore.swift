@@ -113,10 +113,11 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func unfinishedCountsByOwner() async throws -> [OwnerID: Int] {
+    public func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] {
         try await pool.read { db in
             var counts: [OwnerID: Int] = [:]
-            let sql = "SELECT owner, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'paused', 'running') GROUP BY owner"
+            let list = states.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
+            let sql = "SELECT owner, COUNT(*) AS n FROM jobs WHERE state IN (\(list)) GROUP BY owner"
             for row in try Row.fetchAll(db, sql: sql) {
                 counts[OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64))] = row["n"]
             }
@@ -186,15 +187,14 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func queuedJobs() async throws -> [QueuedJob] {
+    public func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob] {
         let codec = self.codec
         return try await pool.read { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, owner, kind, class, host, network, requires_ac, min_battery, not_before, deadline,
-                    on_deadline, expected_down, expected_up, retry_at
-                FROM jobs WHERE state = 'queued' ORDER BY id
-                """)
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT \(RowCodec.queuedJobColumns) FROM jobs WHERE state = 'queued' AND id > ? ORDER BY id LIMIT ?",
+                arguments: [after?.rawValue ?? 0, limit])
             var jobs: [QueuedJob] = []
+            jobs.reserveCapacity(limit)
             while let row = try rows.next() { jobs.append(codec.queuedJob(from: row)) }
             return jobs
         }

@@ -90,11 +90,18 @@ public struct JobScheduler: Sendable {
 
     // MARK: - Changes
 
+    /// Makes room for `additional` more queued jobs at once, so loading a large queue does not
+    /// rehash the job index again and again as it grows.
+    public mutating func reserveCapacity(_ additional: Int) {
+        slotOf.reserveCapacity(slotOf.count + additional)
+        slots.reserveCapacity(slots.count + additional)
+    }
+
     /// Adds a job to the queue, or replaces the queued job with the same id. A job reported
     /// running is treated as finished first (a retry: pass the job with `backoffUntil`).
     public mutating func enqueue(_ job: QueuedJob, now: Date) {
         let t = now.timeIntervalSinceReferenceDate
-        if running[job.id] != nil { jobFinished(job.id, at: now) }
+        if !running.isEmpty, running[job.id] != nil { jobFinished(job.id, at: now) }
         if let slot = slotOf[job.id] { drop(Int(slot)) }
         forgetExpiry(of: job.id)
         let classIndex = classIndexByName[job.className] ?? defaultClassIndex
@@ -375,12 +382,19 @@ public struct JobScheduler: Sendable {
     }
 
     mutating func insert(_ item: PoolItem, bucket b: Int, host: UInt32) {
-        if buckets[b].lanes[host] == nil { buckets[b].lanes[host] = Lane() }
-        let oldTop = buckets[b].lanes[host]!.heap.min
-        buckets[b].lanes[host]!.heap.insert(item)
-        guard !buckets[b].lanes[host]!.parked, oldTop.map({ item < $0 }) ?? true else { return }
-        buckets[b].lanes[host]!.version &+= 1
-        buckets[b].laneHeap.insert(LaneRef(top: item, host: host, version: buckets[b].lanes[host]!.version))
+        // One hash lookup, and the lane changed in place (a copy would copy its heap).
+        if let ref = Self.push(item, into: &buckets[b].lanes[host, default: Lane()], host: host) {
+            buckets[b].laneHeap.insert(ref)
+        }
+    }
+
+    /// Adds `item` to `lane`; returns the lane's new reference when `item` became its best.
+    private static func push(_ item: PoolItem, into lane: inout Lane, host: UInt32) -> LaneRef? {
+        let oldTop = lane.heap.min
+        lane.heap.insert(item)
+        guard !lane.parked, oldTop.map({ item < $0 }) ?? true else { return nil }
+        lane.version &+= 1
+        return LaneRef(top: item, host: host, version: lane.version)
     }
 
     /// Drops stale items from the top of a lane; removes the lane when it empties.

@@ -56,7 +56,16 @@ public struct SchedulingTimeline: LullClock {
 
     /// The job with its wall-clock times placed on the time line.
     public func place(_ job: QueuedJob) -> QueuedJob {
+        Self.shift(job, by: wallOffset)
+    }
+
+    /// Jobs placed with one reading of the clocks (start-up places a queue at a time).
+    public func place(_ jobs: [QueuedJob]) -> [QueuedJob] {
         let offset = wallOffset
+        return offset == 0 ? jobs : jobs.map { Self.shift($0, by: offset) }
+    }
+
+    private static func shift(_ job: QueuedJob, by offset: TimeInterval) -> QueuedJob {
         guard offset != 0 else { return job }
         var placed = job
         placed.notBefore = job.notBefore?.addingTimeInterval(-offset)

@@ -84,15 +84,34 @@ actor Dispatcher {
     var schedulingStatistics: SchedulingStatistics { scheduler.statistics }
 
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
-    func restore() async throws {
+    /// - Parameter pageSize: queued jobs read from the store at a time.
+    func restore(pageSize: Int = 50_000) async throws {
         let requeued = try await store.requeueInterrupted(at: clock.now())
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
         // Read before anything starts, so a job that ends from now on is not in this list.
         let pendingHooks = await hooks?.pending() ?? []
-        for job in try await store.queuedJobs() { scheduler.enqueue(timeline.place(job), now: timeline.now()) }
-        unfinishedByOwner = try await store.unfinishedCountsByOwner()
+        var unfinished = try await store.countsByOwner(in: [.paused, .running])
+        // Page by page, the next page read (on a store reader thread) while this one goes into
+        // the scheduler (on this actor): with a million queued jobs the two take about as long.
+        let store = self.store
+        scheduler.reserveCapacity(try await store.countsByState(owner: nil)[.queued] ?? 0)
+        var page = try await store.queuedJobs(after: nil, limit: pageSize)
+        while let last = page.last {
+            // Detached, so it does not wait for this actor; and the loop is yielded now and then,
+            // because NIO runs a task started from one of its threads on that same thread: the
+            // read only gets going (on a store reader thread) once this loop lets it start.
+            let next = page.count < pageSize ? nil : Task.detached { try await store.queuedJobs(after: last.id, limit: pageSize) }
+            let now = timeline.now()
+            for (index, job) in timeline.place(page).enumerated() {
+                if index % 10_000 == 0 { await Task.yield() }
+                scheduler.enqueue(job, now: now)
+                unfinished[job.owner, default: 0] += 1
+            }
+            page = try await next?.value ?? []
+        }
+        unfinishedByOwner = unfinished
         pump()
         if let hooks, !pendingHooks.isEmpty {
             Task { for job in pendingHooks { await hooks.run(for: job) } }

@@ -31,12 +31,12 @@ final class FillableStore: JobStore {
     func list(_ filter: JobFilter) async throws -> [Job] { try await base.list(filter) }
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int] { try await base.countsByState(owner: owner) }
     func countsByClassAndState() async throws -> [JobCountKey: Int] { try await base.countsByClassAndState() }
-    func unfinishedCountsByOwner() async throws -> [OwnerID: Int] { try await base.unfinishedCountsByOwner() }
+    func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] { try await base.countsByOwner(in: states) }
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
         try await base.events(after: after, owner: owner, limit: limit)
     }
     func requeueInterrupted(at time: Date) async throws -> [JobID] { try check(); return try await base.requeueInterrupted(at: time) }
-    func queuedJobs() async throws -> [QueuedJob] { try await base.queuedJobs() }
+    func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob] { try await base.queuedJobs(after: after, limit: limit) }
     func pendingCompletionHooks() async throws -> [Job] { try await base.pendingCompletionHooks() }
     func completionHookRan(_ id: JobID, at time: Date) async throws { try check(); try await base.completionHookRan(id, at: time) }
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators? {
