@@ -54,6 +54,15 @@ public final class ThreadCounters {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
     }
 
+    /// Polls `counters` every 250 ms for `window`, suspending rather than blocking (for tests).
+    public static func watch(_ counters: [ThreadCounters], for window: Duration) async throws {
+        let end = ContinuousClock.now + window
+        while ContinuousClock.now < end {
+            try await Task.sleep(for: min(.milliseconds(250), end - ContinuousClock.now))
+            counters.forEach { $0.poll() }
+        }
+    }
+
     /// Polls `counters` every 250 ms for `seconds`, calling `tick` (with the seconds elapsed) each time.
     public static func watch(_ counters: [ThreadCounters], seconds: Double, tick: (Double) throws -> Void = { _ in }) throws {
         let start = Date()

@@ -29,11 +29,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
 
             let switches = ThreadCounters.voluntarySwitches(pid: daemon.pid)
-            let window = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < window {
-                try await Task.sleep(for: .milliseconds(250))
-                switches.poll()
-            }
+            try await ThreadCounters.watch([switches], for: .seconds(5))
             print("lulld voluntary context switches, all threads, over 5 s idle: \(switches.total)")
             #expect(switches.total <= 2, "an idle daemon woke \(switches.total) times in 5 s (a periodic timer?)")
             #expect(try await client.job(held.id).state == .queued)

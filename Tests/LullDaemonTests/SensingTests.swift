@@ -174,10 +174,7 @@ struct ConnectivityTests {
 
             // Held offline, the daemon has nothing to do and no timer to poll with.
             let switches = ThreadCounters.voluntarySwitches(pid: daemon.pid)
-            for _ in 0..<8 {
-                try await Task.sleep(for: .milliseconds(250))
-                switches.poll()
-            }
+            try await ThreadCounters.watch([switches], for: .seconds(2))
             let idleSwitches = switches.total
             print("lulld voluntary context switches, all threads, over 2 s offline with a held job: \(idleSwitches)")
             #expect(idleSwitches <= 10, "an offline daemon should sleep; \(idleSwitches) wake-ups in 2 s")

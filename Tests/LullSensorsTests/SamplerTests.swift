@@ -137,7 +137,7 @@ struct SamplerTests {
             let sleeps = Mutex(0)
             let sampler = Sampler(configuration: .init(procRoot: root, cgroupRoot: nil, busyInterval: .milliseconds(5),
                                                        idleInterval: .milliseconds(5), historyCapacity: 8),
-                                  sleep: { duration in
+                                  sleeper: ScriptedSleeper { duration in
                                       sleeps.withLock { $0 += 1 }
                                       try await Task.sleep(for: duration)
                                   })
@@ -176,7 +176,7 @@ struct SamplerTests {
             let requested = Mutex<[Duration]>([])
             let sampler = Sampler(configuration: .init(procRoot: root, cgroupRoot: nil, busyInterval: .milliseconds(1),
                                                        idleInterval: .milliseconds(2)),
-                                  sleep: { duration in
+                                  sleeper: ScriptedSleeper { duration in
                                       requested.withLock { $0.append(duration) }
                                       try await Task.sleep(for: .milliseconds(1))
                                   })
@@ -201,4 +201,13 @@ struct FixedClock: LullClock {
     let date: Date
     init(_ date: Date) { self.date = date }
     func now() -> Date { date }
+}
+
+/// A sleeper that runs the test's script instead of (or around) waiting.
+struct ScriptedSleeper: Sleeper {
+    let script: @Sendable (Duration) async throws -> Void
+
+    func sleep(for duration: Duration) async throws {
+        try await script(duration)
+    }
 }

@@ -34,7 +34,7 @@ final class WorldMonitor: Sendable {
         // looking for it every second would cost more than the sample.
         let cgroupV2 = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/cgroup.controllers")
         let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot, cgroupRoot: cgroupV2 ? "/sys/fs/cgroup" : nil),
-            sleep: { try await sleeper.sleep(for: $0) })
+            sleeper: sleeper)
         return WorldMonitor(power: power, network: network, sampler: sampler, logger: logger)
     }
 

@@ -88,7 +88,7 @@ public actor Sampler {
 
     public nonisolated let configuration: Configuration
     private let clock: any LullClock
-    private let sleep: @Sendable (Duration) async throws -> Void
+    private let sleeper: any Sleeper
     private var demands: [Int: Purpose] = [:]
     private var nextDemandID = 0
     private var loop: Task<Void, Never>?
@@ -100,13 +100,13 @@ public actor Sampler {
     private nonisolated let pressureBroadcaster = StateBroadcaster(PressureState.unknown)
     private nonisolated let sampleBroadcaster: StateBroadcaster<Sample?> = StateBroadcaster(nil)
 
-    /// - Parameter sleep: how the loop waits between samples (tests may substitute a faster or
-    ///   scripted one); defaults to `Task.sleep`. The daemon passes its event-loop `Sleeper`.
+    /// - Parameter sleeper: how the loop waits between samples (tests may substitute a faster or
+    ///   scripted one). The daemon passes its event-loop sleeper.
     public init(configuration: Configuration = .init(), clock: any LullClock = SystemClock(),
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+                sleeper: any Sleeper = TaskSleeper()) {
         self.configuration = configuration
         self.clock = clock
-        self.sleep = sleep
+        self.sleeper = sleeper
         self.history = RingBuffer(capacity: configuration.historyCapacity)
     }
 
@@ -248,7 +248,7 @@ public actor Sampler {
             tick()
             let interval = nextInterval()
             loopInterval = interval
-            do { try await sleep(interval) } catch { return }
+            do { try await sleeper.sleep(for: interval) } catch { return }
         }
     }
 }
