@@ -16,13 +16,19 @@ public final class SQLiteJobStore: JobStore {
         var configuration = Configuration()
         configuration.label = "lull.store"
         configuration.maximumReaderCount = 4
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         self.path = path
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Set here, not in `prepareDatabase`: the pool switches its writer to WAL after that hook
+        // and sets `synchronous = NORMAL` as it does, which would leave commits unsynced.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try StoreSchema.migrator.migrate(pool)
         committer = GroupCommitter(writer: pool, didCommit: didCommit)
+    }
+
+    /// The writer connection's `PRAGMA synchronous` level: 2 (FULL) means every commit is synced
+    /// to disk before it returns.
+    public var synchronousLevel: Int {
+        get throws { try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 } }
     }
 
     /// How many transactions have been committed through the group committer (for tests and status).

@@ -77,6 +77,16 @@ import Testing
         #expect(try await store.countsByOwner(in: [.queued, .paused]) == [OwnerID(2000): 3, OwnerID(2001): 2, OwnerID(2002): 2])
     }
 
+    /// An acknowledged submission must survive power loss, so the writer syncs every commit.
+    /// GRDB's pool turns its writer to `synchronous = NORMAL` when it enables WAL; this fails if
+    /// that setting wins again.
+    @Test func everyCommitIsSyncedToDisk() async throws {
+        let store = try SQLiteJobStore(path: path)
+        _ = try await store.insert([fetch(0)])
+        #expect(try store.synchronousLevel == 2, "the writer must run with PRAGMA synchronous = FULL (2)")
+        #expect(try SQLiteJobStore(path: path).synchronousLevel == 2, "reopening an existing store keeps FULL")
+    }
+
     @Test func concurrentInsertsShareCommits() async throws {
         let store = try SQLiteJobStore(path: path)
         let ids = try await withThrowingTaskGroup(of: JobID.self) { group in
