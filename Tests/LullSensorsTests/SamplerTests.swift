@@ -138,7 +138,11 @@ struct SamplerTests {
             let sampler = Sampler(configuration: .init(procRoot: root, cgroupRoot: nil, busyInterval: .milliseconds(5),
                                                        idleInterval: .milliseconds(5), historyCapacity: 8),
                                   sleeper: ScriptedSleeper { duration in
-                                      sleeps.withLock { $0 += 1 }
+                                      // Counts timers armed by a live loop. A call that reaches
+                                      // here after `release` comes from the cancelled loop and
+                                      // ends at once; checking under the lock orders it against
+                                      // the snapshot below, so the count cannot race it.
+                                      sleeps.withLock { if !Task.isCancelled { $0 += 1 } }
                                       try await Task.sleep(for: duration)
                                   })
             // Nobody needs it: nothing runs, however long we look.
