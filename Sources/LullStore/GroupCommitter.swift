@@ -1,10 +1,17 @@
+import Foundation
 import GRDB
 import LullCore
+import Synchronization
 
-/// Serialises every write and folds whatever arrives while a commit is in flight into the next
-/// one: concurrent submissions share an fsync, so durability does not cap throughput.
-/// Each write runs in its own savepoint, so one failing write does not fail its batch-mates.
-actor GroupCommitter {
+/// Serialises every write on a thread of its own and folds whatever arrives while a commit is in
+/// flight into the next one: concurrent submissions share an fsync, so durability does not cap
+/// throughput.
+///
+/// The thread owns the pool's writer connection and blocks in SQLite's fsync, which no event
+/// loop may do. A write costs one wake-up of that thread (none while it is busy) and one resume
+/// of the waiting task: no actor hop, no dispatch queue, no task per commit. When writes share
+/// a commit each runs in its own savepoint, so one failing write does not fail its batch-mates.
+final class GroupCommitter: Sendable {
     typealias Work = @Sendable (Database, inout [JobEvent]) throws -> any Sendable
 
     private struct Pending {
@@ -12,50 +19,104 @@ actor GroupCommitter {
         let continuation: CheckedContinuation<any Sendable, any Error>
     }
 
-    private let writer: any DatabaseWriter
-    private let didCommit: @Sendable ([JobEvent]) -> Void
-    private var pending: [Pending] = []
-    private var draining = false
-    private(set) var commits = 0
+    /// What the submitting tasks and the committer thread share, guarded by `condition`.
+    private final class Inbox: @unchecked Sendable {
+        let condition = NSCondition()
+        var pending: [Pending] = []
+        var stopping = false
+        /// Cleared by the thread as it ends, so the database closes with the store, not later.
+        var writer: (any DatabaseWriter)?
+        var finished = false
+        var thread: pthread_t?
+        let commits = Atomic<Int>(0)
 
-    init(writer: any DatabaseWriter, didCommit: @escaping @Sendable ([JobEvent]) -> Void) {
-        self.writer = writer
-        self.didCommit = didCommit
+        init(writer: any DatabaseWriter) { self.writer = writer }
     }
+
+    private let inbox: Inbox
+
+    /// Starts the committer thread. `didCommit` runs on it, in commit order, right after each
+    /// commit is durable.
+    init(writer: any DatabaseWriter, didCommit: @escaping @Sendable ([JobEvent]) -> Void) {
+        let inbox = Inbox(writer: writer)
+        self.inbox = inbox
+        let thread = Thread {
+            inbox.condition.lock()
+            inbox.thread = pthread_self()
+            inbox.condition.unlock()
+            while let (batch, writer) = Self.nextBatch(from: inbox) {
+                Self.commit(batch, writer: writer, didCommit: didCommit)
+                inbox.commits.add(1, ordering: .relaxed)
+            }
+        }
+        thread.name = "lull-store-writer"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Stops the thread and waits for it. Nothing is pending by then (every writer holds the
+    /// store until it is answered), so the wait is one wake-up; a store reopened on the same
+    /// file right after finds the database closed.
+    deinit {
+        inbox.condition.lock()
+        inbox.stopping = true
+        inbox.condition.broadcast()
+        // Never on the thread itself (the last reference dropped by a commit): it would wait for itself.
+        let onThread = inbox.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        while !inbox.finished && !onThread { inbox.condition.wait() }
+        inbox.condition.unlock()
+    }
+
+    /// How many transactions have been committed.
+    var commits: Int { inbox.commits.load(ordering: .relaxed) }
 
     func perform<T: Sendable>(_ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T) async throws -> T {
         let value = try await withCheckedThrowingContinuation { continuation in
-            pending.append(Pending(work: { db, events in try work(db, &events) }, continuation: continuation))
-            if !draining {
-                draining = true
-                Task { await self.drain() }
-            }
+            inbox.condition.lock()
+            inbox.pending.append(Pending(work: { db, events in try work(db, &events) }, continuation: continuation))
+            inbox.condition.signal()
+            inbox.condition.unlock()
         }
         return value as! T
     }
 
-    private func drain() async {
-        while !pending.isEmpty {
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
-            await commit(batch)
+    /// Waits for work; nil once the committer is stopping and nothing is left.
+    private static func nextBatch(from inbox: Inbox) -> ([Pending], any DatabaseWriter)? {
+        inbox.condition.lock()
+        defer { inbox.condition.unlock() }
+        while inbox.pending.isEmpty {
+            if inbox.stopping {
+                inbox.writer = nil
+                inbox.finished = true
+                inbox.condition.broadcast()
+                return nil
+            }
+            inbox.condition.wait()
         }
-        draining = false
+        defer { inbox.pending.removeAll(keepingCapacity: true) }
+        return (inbox.pending, inbox.writer!)
     }
 
-    private func commit(_ batch: [Pending]) async {
-        let works = batch.map(\.work)
+    private static func commit(
+        _ batch: [Pending], writer: any DatabaseWriter, didCommit: @Sendable ([JobEvent]) -> Void
+    ) {
         do {
-            let (outcomes, events) = try await writer.write { db in
+            let (outcomes, events) = try writer.write { db in
                 var events: [JobEvent] = []
+                // Alone in its commit, a write needs no savepoint: if it fails, the whole
+                // transaction rolls back and its error is the commit's.
+                if batch.count == 1 {
+                    let value = try batch[0].work(db, &events)
+                    return ([Result<any Sendable, any Error>.success(value)], events)
+                }
                 var outcomes: [Result<any Sendable, any Error>] = []
-                outcomes.reserveCapacity(works.count)
-                for work in works {
+                outcomes.reserveCapacity(batch.count)
+                for item in batch {
                     let mark = events.count
                     do {
                         var produced: (any Sendable)?
                         try db.inSavepoint {
-                            produced = try work(db, &events)
+                            produced = try item.work(db, &events)
                             return .commit
                         }
                         outcomes.append(.success(produced!))
@@ -66,7 +127,6 @@ actor GroupCommitter {
                 }
                 return (outcomes, events)
             }
-            commits += 1
             didCommit(events)
             for (item, outcome) in zip(batch, outcomes) {
                 item.continuation.resume(with: outcome)

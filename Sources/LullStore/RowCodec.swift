@@ -6,25 +6,15 @@ import LullCore
 /// (no key conversion: header names inside a spec must survive untouched).
 /// The push payload lives in its own BLOB column so the spec stays small, readable JSON.
 struct RowCodec: Sendable {
-    func insert(_ new: NewJob, into db: Database) throws -> Job {
-        var spec = new.spec
-        let payload = spec.body
-        spec.body = nil
+    func insert(_ row: JobRow, into db: Database) throws -> Job {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at,
                 host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up,
                 on_complete_unit)
             VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        let time = new.createdAt.timeIntervalSince1970
-        let constraints = spec.constraints ?? .none
-        try statement.execute(arguments: [
-            Int64(new.owner.rawValue), spec.kind.rawValue, spec.jobClass, spec.label,
-            try encode(spec), payload.map { Data($0) }, time, time,
-            spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
-            constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
-            spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp, spec.onCompleteUnit,
-        ])
+        try statement.execute(arguments: row.arguments)
+        let new = row.new
         return Job(id: JobID(db.lastInsertedRowID), owner: new.owner, spec: new.spec, createdAt: new.createdAt)
     }
 
@@ -144,13 +134,39 @@ struct RowCodec: Sendable {
     }
 
     private func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try Self.json(value)
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
         let decoder = JSONDecoder()
         return try decoder.decode(type, from: Data(json.utf8))
+    }
+}
+
+/// A new job's `jobs` row, encoded ahead of its commit: the spec's JSON and the host are
+/// computed by the submitting task, so the committer thread holds the write lock only for SQL.
+struct JobRow: Sendable {
+    let new: NewJob
+    let arguments: StatementArguments
+
+    init(_ new: NewJob) throws {
+        self.new = new
+        var spec = new.spec
+        let payload = spec.body
+        spec.body = nil
+        let time = new.createdAt.timeIntervalSince1970
+        let constraints = spec.constraints ?? .none
+        arguments = [
+            Int64(new.owner.rawValue), spec.kind.rawValue, spec.jobClass, spec.label,
+            try RowCodec.json(spec), payload.map { Data($0) }, time, time,
+            spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
+            constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
+            spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp, spec.onCompleteUnit,
+        ]
     }
 }
 

@@ -32,17 +32,17 @@ public final class SQLiteJobStore: JobStore {
     }
 
     /// How many transactions have been committed through the group committer (for tests and status).
-    public var commitCount: Int {
-        get async { await committer.commits }
-    }
+    public var commitCount: Int { committer.commits }
 
     public func insert(_ jobs: [NewJob]) async throws -> [Job] {
         let codec = self.codec
+        // Encoded before the commit, so the writer thread only runs SQL.
+        let rows = try jobs.map(JobRow.init)
         return try await write { db, events in
-            try jobs.map { new in
-                let job = try codec.insert(new, into: db)
+            try rows.map { row in
+                let job = try codec.insert(row, into: db)
                 events.append(try codec.appendEvent(
-                    for: job, type: .submitted, time: new.createdAt, detail: nil, into: db))
+                    for: job, type: .submitted, time: row.new.createdAt, detail: nil, into: db))
                 return job
             }
         }
@@ -50,11 +50,13 @@ public final class SQLiteJobStore: JobStore {
 
     public func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?) {
         let codec = self.codec
+        let successorRow = try successor.map(JobRow.init)
         return try await write { db, events in
             let outcome = try Self.apply(update, codec: codec, db: db, events: &events)
-            guard case .applied = outcome, let successor else { return (outcome, nil) }
-            let created = try codec.insert(successor, into: db)
-            events.append(try codec.appendEvent(for: created, type: .submitted, time: successor.createdAt, detail: nil, into: db))
+            guard case .applied = outcome, let successorRow else { return (outcome, nil) }
+            let created = try codec.insert(successorRow, into: db)
+            events.append(try codec.appendEvent(
+                for: created, type: .submitted, time: successorRow.new.createdAt, detail: nil, into: db))
             return (outcome, created)
         }
     }

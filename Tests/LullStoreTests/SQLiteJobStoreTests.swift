@@ -94,7 +94,7 @@ import Testing
             return try await group.reduce(into: [JobID]()) { $0.append($1) }
         }
         #expect(Set(ids).count == 400)
-        let commits = await store.commitCount
+        let commits = store.commitCount
         #expect(commits < 400, "expected group commit to fold concurrent inserts, got \(commits) commits for 400 inserts")
         #expect(try await store.countsByState(owner: nil)[.queued] == 400)
     }

@@ -52,7 +52,9 @@ struct ControlServer: Sendable {
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {
                     guard let (connection, peer) = accepted else { continue }
-                    group.addTask { await self.handle(connection, peer: peer) }
+                    group.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
+                        await self.handle(connection, peer: peer)
+                    }
                 }
             }
         }
