@@ -41,6 +41,8 @@ final class GroupCommitter: Sendable {
         let inbox = Inbox(writer: writer)
         self.inbox = inbox
         let thread = Thread {
+            // Named from inside: set before `start()`, the name does not reach the kernel on Linux.
+            Thread.current.name = "lull-store-wr"
             inbox.condition.lock()
             inbox.thread = pthread_self()
             inbox.condition.unlock()
@@ -49,7 +51,6 @@ final class GroupCommitter: Sendable {
                 inbox.commits.add(1, ordering: .relaxed)
             }
         }
-        thread.name = "lull-store-writer"
         thread.stackSize = 1 << 20
         thread.start()
     }
