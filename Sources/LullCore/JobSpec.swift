@@ -109,7 +109,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
 
     /// The host part of the URL, lowercased (per-host limits, proxy decisions).
     public var host: String? {
-        guard let start = url.range(of: "://") else { return nil }
+        // The standard library's search, not Foundation's `range(of:)`, which goes through
+        // CFString: this runs several times per submission.
+        guard let start = url.firstRange(of: "://") else { return nil }
         let rest = url[start.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostPort = authority.split(separator: "@").last ?? ""

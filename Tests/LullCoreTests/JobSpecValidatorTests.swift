@@ -24,6 +24,15 @@ import Testing
         #expect(failure?.code == .invalidValue)
     }
 
+    /// The host keys per-host limits and proxy decisions: lowercased, without user info or port.
+    @Test(arguments: [
+        ("https://Example.ORG/a", "example.org"), ("http://user:pw@Host.example:8080/x?q=1", "host.example"),
+        ("http://[::1]:9/a", "::1"), ("http://h?x", "h"), ("http://h#f", "h"), ("example.org/a", nil),
+    ] as [(String, String?)])
+    func hostOfTheURL(url: String, host: String?) {
+        #expect(JobSpec(kind: .fetch, url: url, destination: "/tmp/a").host == host)
+    }
+
     @Test func refusesRelativeAndDirectoryDestinations() {
         #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "tmp/a"))?.field == "destination")
         #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/"))?.field == "destination")

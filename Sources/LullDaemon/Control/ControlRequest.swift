@@ -16,11 +16,24 @@ struct ControlRequest: Sendable {
         headers = head.headers
         self.body = body
         self.peer = peer
+        // Most requests are a bare origin-form path; only parse what needs parsing.
+        if Self.isPlainPath(head.uri) {
+            path = head.uri
+            query = [:]
+            return
+        }
         let components = URLComponents(string: head.uri)
         path = components?.percentEncodedPath ?? head.uri
         var query: [String: String] = [:]
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
         self.query = query
+    }
+
+    /// "/v1/jobs": starts with one slash, no query, no fragment — URLComponents would return it as is.
+    private static func isPlainPath(_ uri: String) -> Bool {
+        let bytes = uri.utf8
+        guard bytes.first == UInt8(ascii: "/"), !bytes.dropFirst().starts(with: [UInt8(ascii: "/")]) else { return false }
+        return !bytes.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
     }
 
     var wantsEventStream: Bool {
