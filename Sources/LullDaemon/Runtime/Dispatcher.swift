@@ -202,7 +202,6 @@ actor Dispatcher {
         unfinishedByOwner[owner] = left > 0 ? left : nil
     }
 
-    /// Newly stored jobs join the queue.
     /// Newly stored jobs join the queue. Returns why each still waits (empty: it starts now), so
     /// the submission's answer costs no second visit to the dispatcher.
     @discardableResult
