@@ -91,11 +91,12 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // Client library over the Unix socket, used by lullctl.
+        // Client library over the Unix socket, used by lullctl; also the parsing of the values
+        // lullctl's flags take (times, durations, percentages), where tests can reach it.
         .target(
             name: "LullClient",
             dependencies: [
-                "LullAPI",
+                "LullAPI", "LullCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

@@ -209,9 +209,9 @@ _lullctl_submit() {
 
 _lullctl_submit_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-o --output --label --class --socket)
+    non_repeating_options=(-o --output --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -228,6 +228,38 @@ _lullctl_submit_fetch() {
     '-H'|'--header')
         return
         ;;
+    '--network')
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        return
+        ;;
+    '--min-battery')
+        return
+        ;;
+    '--not-before')
+        return
+        ;;
+    '--deadline')
+        return
+        ;;
+    '--on-deadline')
+        __lullctl_add_completions -W 'run'$'\n''expire'
+        return
+        ;;
+    '--every')
+        return
+        ;;
+    '--flex')
+        return
+        ;;
+    '--jitter')
+        return
+        ;;
+    '--max-every')
+        return
+        ;;
+    '--on-complete-unit')
+        return
+        ;;
     '--socket')
         return
         ;;
@@ -236,9 +268,9 @@ _lullctl_submit_fetch() {
 
 _lullctl_submit_push() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-d --data --data-file -X --method --content-type --label --class --socket)
+    non_repeating_options=(-d --data --data-file -X --method --content-type --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -264,6 +296,38 @@ _lullctl_submit_push() {
     '-H'|'--header')
         return
         ;;
+    '--network')
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        return
+        ;;
+    '--min-battery')
+        return
+        ;;
+    '--not-before')
+        return
+        ;;
+    '--deadline')
+        return
+        ;;
+    '--on-deadline')
+        __lullctl_add_completions -W 'run'$'\n''expire'
+        return
+        ;;
+    '--every')
+        return
+        ;;
+    '--flex')
+        return
+        ;;
+    '--jitter')
+        return
+        ;;
+    '--max-every')
+        return
+        ;;
+    '--on-complete-unit')
+        return
+        ;;
     '--socket')
         return
         ;;
@@ -272,9 +336,9 @@ _lullctl_submit_push() {
 
 _lullctl_submit_upload() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-f --file -X --method --label --class --socket)
+    non_repeating_options=(-f --file -X --method --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -292,6 +356,38 @@ _lullctl_submit_upload() {
         return
         ;;
     '-H'|'--header')
+        return
+        ;;
+    '--network')
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        return
+        ;;
+    '--min-battery')
+        return
+        ;;
+    '--not-before')
+        return
+        ;;
+    '--deadline')
+        return
+        ;;
+    '--on-deadline')
+        __lullctl_add_completions -W 'run'$'\n''expire'
+        return
+        ;;
+    '--every')
+        return
+        ;;
+    '--flex')
+        return
+        ;;
+    '--jitter')
+        return
+        ;;
+    '--max-every')
+        return
+        ;;
+    '--on-complete-unit')
         return
         ;;
     '--socket')

@@ -78,7 +78,7 @@ public struct JobSpecValidator: Sendable {
 
     private func validatePeriodic(_ periodic: PeriodicSchedule, _ spec: JobSpec) throws(ValidationError) {
         let least = PeriodicSchedule.minimumEvery
-        let year = 366.0 * 86_400
+        let year = PeriodicSchedule.maximumEvery
         guard periodic.every >= least, periodic.every <= year else {
             throw ValidationError(
                 .invalidValue, field: "periodic.every_seconds",

@@ -10,6 +10,8 @@ import Foundation
 public struct PeriodicSchedule: Sendable, Hashable, Codable {
     /// Least period accepted (Android's 15 minutes).
     public static let minimumEvery: TimeInterval = 15 * 60
+    /// Longest period accepted (366 days).
+    public static let maximumEvery: TimeInterval = 366 * 86_400
 
     public var every: TimeInterval
     public var flex: TimeInterval

@@ -20,6 +20,8 @@ struct JobOptions: ParsableArguments {
     @Option(name: [.customShort("H"), .long], help: ArgumentHelp("An extra request header, 'Name: value'.", valueName: "header"))
     var header: [String] = []
 
+    @OptionGroup(title: "Scheduling") var scheduling: SchedulingOptions
+
     func headers() throws -> [String: String]? {
         guard !header.isEmpty else { return nil }
         var result: [String: String] = [:]
@@ -63,9 +65,10 @@ struct SubmitFetch: AsyncParsableCommand {
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
-        let submission = JobSubmission(
+        var submission = JobSubmission(
             kind: .fetch, url: url, destination: absolutePath(output), headers: try job.headers(),
             label: job.label, jobClass: job.jobClass)
+        try job.scheduling.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
 }
@@ -100,9 +103,10 @@ struct SubmitPush: AsyncParsableCommand {
             }
             bodyBase64 = contents.base64EncodedString()
         }
-        let submission = JobSubmission(
+        var submission = JobSubmission(
             kind: .push, url: url, method: method, headers: try job.headers(), contentType: contentType,
             body: data, bodyBase64: bodyBase64, label: job.label, jobClass: job.jobClass)
+        try job.scheduling.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
 }
@@ -124,9 +128,10 @@ struct SubmitUpload: AsyncParsableCommand {
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
-        let submission = JobSubmission(
+        var submission = JobSubmission(
             kind: .upload, url: url, source: absolutePath(file), method: method, headers: try job.headers(),
             label: job.label, jobClass: job.jobClass)
+        try job.scheduling.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
 }

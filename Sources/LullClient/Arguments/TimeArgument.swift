@@ -1,0 +1,54 @@
+import Foundation
+
+/// A point in time as a person types it: an ISO-8601 time with a zone, or a duration counted
+/// from now (`30m`: half an hour from the moment the command runs).
+public enum TimeArgument: Sendable, Hashable {
+    case at(Date)
+    case fromNow(DurationArgument)
+
+    /// The accepted forms, for help texts and error messages.
+    public static let forms =
+        "an ISO-8601 time with a zone, such as 2026-11-21T18:00:00Z or 2026-11-21T19:00:00+01:00, or a duration from now, such as 90s, 30m, 2h or 1d"
+
+    public init(parsing text: String) throws(ArgumentValueError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let date = Self.isoDate(trimmed) {
+            self = .at(date)
+        } else if let duration = try? DurationArgument(parsing: trimmed) {
+            self = .fromNow(duration)
+        } else if Self.isoDateWithoutZone(trimmed) {
+            throw ArgumentValueError(
+                "\"\(text)\" has no time zone; add Z for UTC or an offset such as +01:00 (\(Self.inUTC(trimmed))), or give a duration from now such as 2h")
+        } else {
+            throw ArgumentValueError("\"\(text)\" is not a time; give \(Self.forms)")
+        }
+    }
+
+    /// The time this stands for when the command runs at `now`.
+    public func resolved(now: Date) -> Date {
+        switch self {
+        case .at(let date): date
+        case .fromNow(let duration): now.addingTimeInterval(duration.timeInterval)
+        }
+    }
+
+    /// As the API takes it: with a zone, with or without fractional seconds.
+    static func isoDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    /// A time without a zone read as UTC, in the form `isoDate` takes: `2026-11-21 18:00` → `2026-11-21T18:00:00Z`.
+    static func inUTC(_ text: String) -> String {
+        var time = text.replacingOccurrences(of: " ", with: "T")
+        if time.count == 16 { time += ":00" }
+        return time + "Z"
+    }
+
+    /// `2026-11-21T18:00:00` or `2026-11-21T18:00`: a local time the daemon would not know how to place.
+    static func isoDateWithoutZone(_ text: String) -> Bool {
+        text.wholeMatch(of: /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?/) != nil
+    }
+}
