@@ -9,7 +9,7 @@ struct Lullctl: AsyncParsableCommand {
             The daemon's socket is --socket, else $LULL_SOCKET, else the user instance's \
             ($XDG_RUNTIME_DIR/lull/lull.sock). Every read command takes --json.
 
-            Exit codes: 0 success; 1 the daemon refused or failed the request; 2 bad usage; \
+            Exit codes: 0 success; 1 the daemon refused or failed the request; 64 bad usage (a flag or value the command does not take); \
             3 the daemon is not reachable; 4 no such job; 5 the job is not in a state that \
             allows the command; 6 the daemon rejected the request as invalid; 7 a quota \
             (limits.max_queued_per_owner) is full; 8 (watch) a watched job failed, was cancelled or \
