@@ -52,7 +52,10 @@ struct ControlServer: Sendable {
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {
                     guard let (connection, peer) = accepted else { continue }
-                    group.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
+                    let executor = EventLoopTaskExecutor(connection.channel.eventLoop)
+                    group.addTask(executorPreference: executor) {
+                        // Held for the task's life: its jobs refer to it by an unowned reference.
+                        defer { withExtendedLifetime(executor) {} }
                         await self.handle(connection, peer: peer)
                     }
                 }
