@@ -42,6 +42,10 @@ import Testing
             #expect(notBefore >= before.addingTimeInterval(3_600 - 1) && notBefore <= after.addingTimeInterval(3_600), "\(notBefore)")
             #expect(deadline >= before.addingTimeInterval(7_200 - 1) && deadline <= after.addingTimeInterval(7_200), "\(deadline)")
             #expect(job.waitingFor?.contains { $0.code == "not_before" && $0.fromJob } == true, "\(String(describing: job.waitingFor))")
+            let text = try lullctl(["show", String(id)], daemon)
+            for field in ["not before ", "deadline ", "on complete  starts lull-e2e-done.service"] {
+                #expect(text.stdout.contains(field), "show prints \(field): \(text.stdout)")
+            }
 
             // The job object does not show network, requires_ac and min_battery (docs/api.md); the
             // scheduler does: on battery at 10% on a metered link, each holds the job as its own rule.
@@ -73,6 +77,11 @@ import Testing
             let job = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8))
             #expect(job.periodic == PeriodicSchedule(every: 3_600, flex: 600, jitter: 120, maxEvery: 14_400))
             #expect(job.periodSeconds == 3_600)
+            // The text view says it too, not only --json.
+            let shown = try lullctl(["show", String(job.id)], daemon)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            let every = shown.stdout.split(separator: "\n").first { $0.hasPrefix("every ") }
+            #expect(every?.hasSuffix("  1 h (flex 10 min, jitter 2 min, at most 4 h)") == true, "\(shown.stdout)")
         }
     }
 

@@ -40,6 +40,10 @@ func describe(_ job: JobView) -> String {
         if let bytes = result.bytes { lines.append(("bytes", "\(Format.bytes(bytes)) (\(bytes))")) }
         if let sha = result.sha256 { lines.append(("sha256", sha)) }
     }
+    if let notBefore = job.notBefore { lines.append(("not before", Format.time(notBefore))) }
+    if let deadline = job.deadline { lines.append(("deadline", Format.time(deadline))) }
+    if let periodic = job.periodic { lines.append(("every", Format.schedule(periodic))) }
+    if let unit = job.onCompleteUnit { lines.append(("on complete", "starts \(unit)")) }
     if let retryAt = job.retryAt { lines.append(("retry at", Format.time(retryAt))) }
     for reason in job.waitingFor ?? [] { lines.append(("waiting for", reason.text)) }
     if let progress = job.progress, job.state == .running { lines.append(("transfer", Format.transfer(progress))) }

@@ -1,5 +1,6 @@
 import Foundation
 import LullAPI
+import LullCore
 
 /// Human forms of sizes, rates and times; `--json` keeps the raw values.
 enum Format {
@@ -31,6 +32,15 @@ enum Format {
             return minutes > 0 ? "\(hours) h \(minutes) min" : "\(hours) h"
         default: return "\(total / 86400) d"
         }
+    }
+
+    /// "1 h (flex 10 min, jitter 2 min, at most 4 h)": a periodic job's schedule.
+    static func schedule(_ periodic: PeriodicSchedule) -> String {
+        var details: [String] = []
+        if periodic.flex > 0 { details.append("flex \(duration(periodic.flex))") }
+        if periodic.jitter > 0 { details.append("jitter \(duration(periodic.jitter))") }
+        if let maxEvery = periodic.maxEvery { details.append("at most \(duration(maxEvery))") }
+        return duration(periodic.every) + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
     }
 
     /// "3 min ago" / "in 2 h", for a moment relative to now.
