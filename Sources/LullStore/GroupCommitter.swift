@@ -47,8 +47,9 @@ final class GroupCommitter: Sendable {
             inbox.thread = pthread_self()
             inbox.condition.unlock()
             while let (batch, writer) = Self.nextBatch(from: inbox) {
-                Self.commit(batch, writer: writer, didCommit: didCommit)
-                inbox.commits.add(1, ordering: .relaxed)
+                if Self.commit(batch, writer: writer, didCommit: didCommit) {
+                    inbox.commits.add(1, ordering: .relaxed)
+                }
             }
         }
         thread.stackSize = 1 << 20
@@ -98,9 +99,10 @@ final class GroupCommitter: Sendable {
         return (inbox.pending, inbox.writer!)
     }
 
+    /// Runs one transaction for the batch and answers every write in it; true if it committed.
     private static func commit(
         _ batch: [Pending], writer: any DatabaseWriter, didCommit: @Sendable ([JobEvent]) -> Void
-    ) {
+    ) -> Bool {
         do {
             let (outcomes, events) = try writer.write { db in
                 var events: [JobEvent] = []
@@ -132,8 +134,10 @@ final class GroupCommitter: Sendable {
             for (item, outcome) in zip(batch, outcomes) {
                 item.continuation.resume(with: outcome)
             }
+            return true
         } catch {
             for item in batch { item.continuation.resume(throwing: error) }
+            return false
         }
     }
 }

@@ -26,7 +26,7 @@ struct RowCodec: Sendable {
         try statement.execute(arguments: [
             job.state.rawValue, job.updatedAt.timeIntervalSince1970, job.attempts,
             job.progress?.bytesDone, job.progress?.bytesTotal,
-            try job.result.map(encode), try job.failure.map(encode), try job.resume.map(encode),
+            try job.result.map(Self.json), try job.failure.map(Self.json), try job.resume.map(Self.json),
             job.retryAt?.timeIntervalSince1970, job.id.rawValue,
         ])
     }
@@ -109,7 +109,7 @@ struct RowCodec: Sendable {
             """)
         try statement.execute(arguments: [
             job.id.rawValue, Int64(job.owner.rawValue), time.timeIntervalSince1970, type.rawValue,
-            job.state.rawValue, try detail.map(encode),
+            job.state.rawValue, try detail.map(Self.json),
         ])
         return JobEvent(
             seq: db.lastInsertedRowID, jobID: job.id, owner: job.owner, time: time, type: type,
@@ -133,10 +133,7 @@ struct RowCodec: Sendable {
         return state
     }
 
-    private func encode<T: Encodable>(_ value: T) throws -> String {
-        try Self.json(value)
-    }
-
+    /// The JSON text of a column (also used by `JobRow`, ahead of the commit).
     static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
