@@ -106,9 +106,10 @@ public final class LullClient: Sendable {
                         do {
                             try await self.streamEvents(after: cursor) { event in
                                 cursor = event.seq
-                                unreachableSince = nil
                                 continuation.yield(event)
                             }
+                            // It was connected: the next outage gets its own grace period.
+                            unreachableSince = nil
                         } catch LullClientError.unreachable(let path, let reason) {
                             let since = unreachableSince ?? ContinuousClock.now
                             unreachableSince = since
@@ -118,7 +119,9 @@ public final class LullClient: Sendable {
                         } catch let error as LullClientError {
                             throw error
                         } catch where !Task.isCancelled {
-                            // The stream broke mid-way; the cursor says where to pick up.
+                            // The stream broke mid-way (it was connected, so the outage clock
+                            // starts again); the cursor says where to pick up.
+                            unreachableSince = nil
                         }
                         // A short pause before reconnecting, so a daemon that is restarting is not hammered.
                         try await Task.sleep(for: .milliseconds(100))

@@ -229,7 +229,7 @@ public final class SQLiteJobStore: JobStore {
     }
 
     public func completionHookRan(_ id: JobID, at time: Date) async throws {
-        try await committer.perform { db, _ in
+        try await write { db, _ in
             try db.execute(
                 sql: "UPDATE jobs SET hook_ran_at = ? WHERE id = ?", arguments: [time.timeIntervalSince1970, id.rawValue])
         }

@@ -116,20 +116,23 @@ public struct FetchTransfer: TransferEngine {
                     // a cancel command the record is refused by the store and the staging file
                     // removed.) A cancelled task can no longer use the thread pool, so the tail
                     // is saved from a task of its own (it does not inherit the cancellation).
-                    let saved = await Task { [writer, staging] () -> Bool in
-                        var writer = writer
-                        do {
-                            try await writer.finish()
-                            try await staging.flush()
-                            return true
-                        } catch {
-                            return false
+                    // Without a validator the next attempt starts over: nothing to save.
+                    if validator != nil {
+                        let saved = await Task { [writer, staging] () -> Bool in
+                            var writer = writer
+                            do {
+                                try await writer.finish()
+                                try await staging.flush()
+                                return true
+                            } catch {
+                                return false
+                            }
+                        }.value
+                        if saved {
+                            resume.offset = received
+                            resume.transferredBytes = transferred
+                            await context.checkpoint(resume)
                         }
-                    }.value
-                    if validator != nil, saved {
-                        resume.offset = received
-                        resume.transferredBytes = transferred
-                        await context.checkpoint(resume)
                     }
                     throw error
                 }

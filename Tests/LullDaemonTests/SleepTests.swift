@@ -23,7 +23,7 @@ struct SleepTests {
         server.route("/big", .init(body: content, etag: "\"s1\"", faults: [.stallAfter(1 << 20)]))
         let config = "[sensors]\nbus = \"\(bus.address)\"\n[transfers]\ncheckpoint_interval = 0.2\n"
         try await withDaemon(config: config) { daemon, client in
-            try waitFor("lulld's delay inhibitor") { try inhibitors(bus).contains("sleep lulld delay") }
+            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) { try inhibitors(bus).contains("sleep lulld delay") }
 
             let destination = daemon.directory.appendingPathComponent("big.bin").path
             let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
@@ -36,11 +36,11 @@ struct SleepTests {
                 $0.jobId == job.id && $0.type == .requeued
             }
             #expect(requeued.message?.contains("sleep") == true, "\(requeued.message ?? "")")
-            try waitFor("the inhibitor to be released") { try !inhibitors(bus).contains("lulld") }
+            try await waitUntil("the inhibitor to be released", timeout: .seconds(15)) { try !inhibitors(bus).contains("lulld") }
             #expect(try await client.job(job.id).state == .queued, "nothing starts while the machine sleeps")
 
             try prepareForSleep(bus, false)
-            try waitFor("the inhibitor to be taken again") { try inhibitors(bus).contains("sleep lulld delay") }
+            try await waitUntil("the inhibitor to be taken again", timeout: .seconds(15)) { try inhibitors(bus).contains("sleep lulld delay") }
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             let range = server.requests.last { $0.uri == "/big" }?.header("range")
@@ -66,13 +66,5 @@ struct SleepTests {
                                dbus_interface='org.freedesktop.DBus.Mock')
             """)
         guard result.status == 0 else { throw TimedOut(description: "EmitSignal failed: \(result.stderr)") }
-    }
-
-    private func waitFor(_ what: String, timeout: Duration = .seconds(15), _ condition: () throws -> Bool) throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut(description: "timed out waiting for \(what)") }
-            usleep(50_000)
-        }
     }
 }

@@ -24,27 +24,36 @@ import Testing
     }
 
     @Test func statusLinesAreCoalescedToOnePerInterval() async throws {
-        let sent = Mutex<[String]>([])
-        let counter = Mutex(0)
+        let sent = Mutex<[(line: String, at: ContinuousClock.Instant)]>([])
+        let counter = Mutex(1)
+        let computed = Mutex(0)
         let status = ServiceStatus(
             interval: .milliseconds(300), sleeper: TaskSleeper(),
-            line: { "state \(counter.withLock { $0 })" },
-            send: { line in sent.withLock { $0.append(line) } })
-        for value in 1...50 {
+            line: {
+                computed.withLock { $0 += 1 }
+                return "state \(counter.withLock { $0 })"
+            },
+            send: { line in sent.withLock { $0.append((line, .now)) } })
+        func lines() -> [String] { sent.withLock { $0.map(\.line) } }
+        // Nothing was sent for a long time: the first change goes out at once.
+        status.changed()
+        try await waitUntil("the first line") { lines().count == 1 }
+        // Fifty changes inside the next interval make one line, with the latest state.
+        for value in 2...51 {
             counter.withLock { $0 = value }
             status.changed()
         }
-        try await waitUntil { sent.withLock { $0.count } == 1 }
-        #expect(sent.withLock { $0 } == ["state 50"], "fifty changes, one line, with the latest state")
-        counter.withLock { $0 = 51 }
+        try await waitUntil("the second line") { lines().count == 2 }
+        #expect(lines() == ["state 1", "state 51"], "fifty changes, one line, with the latest state")
+        let gap = sent.withLock { $0[1].at - $0[0].at }
+        #expect(gap >= .milliseconds(290), "the second line waits out the interval (\(gap))")
+        // An unchanged line is computed but not sent; the next real change is.
         status.changed()
-        let start = ContinuousClock.now
-        try await waitUntil { sent.withLock { $0.count } == 2 }
-        #expect(ContinuousClock.now - start >= .milliseconds(250), "the second line waits out the interval")
-        #expect(sent.withLock { $0.last } == "state 51")
+        try await waitUntil("the unchanged line to be computed") { computed.withLock { $0 } == 3 }
+        counter.withLock { $0 = 52 }
         status.changed()
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(sent.withLock { $0.count } == 2, "an unchanged line is not sent again")
+        try await waitUntil("the third line") { lines().count >= 3 }
+        #expect(lines() == ["state 1", "state 51", "state 52"], "an unchanged line is not sent again")
     }
 
     @Test func unitNamesAndTemplateInstances() throws {
@@ -91,13 +100,6 @@ import Testing
         #expect(throws: ValidationError.self) { try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: user).validate(bad) }
     }
 
-    private func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut(description: "condition not met in \(timeout)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 }
 
 /// Completion hooks through a real daemon: StartUnit reaches python-dbusmock's systemd

@@ -13,8 +13,6 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
-    /// The request is read and its answer has not ended.
-    private var answering = false
     private var deadline: Scheduled<Void>?
 
     init(timeout: TimeAmount) {
@@ -41,7 +39,6 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .end = unwrapInboundIn(data) {
-            answering = true
             disarm()
         }
         context.fireChannelRead(data)
@@ -50,7 +47,6 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
             // Answered: the client has `timeout` for its next request on this connection.
-            answering = false
             arm(context)
         }
         context.write(data, promise: promise)

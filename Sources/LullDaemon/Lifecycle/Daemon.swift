@@ -163,7 +163,15 @@ public enum Daemon {
         notifier: SystemdNotifier, logger: Logger
     ) async {
         notifier.reloading()
-        defer { notifier.ready(status: "policy reloaded") }
+        await swapPolicy(settings, manager: manager, dispatcher: dispatcher, validators: validators, logger: logger)
+        // The queue summary, as at start-up: a fixed "reloaded" text would stay in
+        // `systemctl status` until the summary changed, since equal lines are not sent again.
+        notifier.ready(status: await dispatcher.statusLine())
+    }
+
+    private static func swapPolicy(
+        _ settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder, logger: Logger
+    ) async {
         guard let file = settings.configFile else {
             logger.notice("reload requested, but the daemon runs on embedded defaults; nothing to read")
             return

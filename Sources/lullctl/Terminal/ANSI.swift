@@ -13,14 +13,7 @@ enum ANSI {
     /// The alternate screen: a full-screen view leaves the user's scrollback as it was.
     static let enterAlternateScreen = escape + "?1049h"
     static let leaveAlternateScreen = escape + "?1049l"
-    static let bold = escape + "1m"
-    static let dim = escape + "2m"
-    static let reverse = escape + "7m"
     static let reset = escape + "0m"
-    static let red = escape + "31m"
-    static let green = escape + "32m"
-    static let yellow = escape + "33m"
-    static let cyan = escape + "36m"
 
     /// Cursor up `lines` lines, to the first column.
     static func up(_ lines: Int) -> String {
