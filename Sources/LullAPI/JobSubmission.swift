@@ -137,10 +137,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     /// An ISO-8601 time (fractional seconds allowed).
     private static func date(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
+        if let date = WireJSON.date(fromISO8601: text) { return date }
         throw DecodingError.dataCorruptedError(
             forKey: key, in: container, debugDescription: "\(key.rawValue) must be an ISO-8601 time such as 2026-01-31T22:00:00Z")
     }

@@ -9,6 +9,14 @@ public enum WireJSON {
         return encoder
     }
 
+    /// A time as the API takes it: ISO-8601 with a zone, with or without fractional seconds.
+    public static func date(fromISO8601 text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

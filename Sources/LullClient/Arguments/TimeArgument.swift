@@ -1,4 +1,5 @@
 import Foundation
+import LullAPI
 
 /// A point in time as a person types it: an ISO-8601 time with a zone, or a duration counted
 /// from now (`30m`: half an hour from the moment the command runs).
@@ -12,7 +13,7 @@ public enum TimeArgument: Sendable, Hashable {
 
     public init(parsing text: String) throws(ArgumentValueError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let date = Self.isoDate(trimmed) {
+        if let date = WireJSON.date(fromISO8601: trimmed) {
             self = .at(date)
         } else if let duration = try? DurationArgument(parsing: trimmed) {
             self = .fromNow(duration)
@@ -32,15 +33,7 @@ public enum TimeArgument: Sendable, Hashable {
         }
     }
 
-    /// As the API takes it: with a zone, with or without fractional seconds.
-    static func isoDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
-
-    /// A time without a zone read as UTC, in the form `isoDate` takes: `2026-11-21 18:00` → `2026-11-21T18:00:00Z`.
+    /// A time without a zone read as UTC, in the form the API takes: `2026-11-21 18:00` → `2026-11-21T18:00:00Z`.
     static func inUTC(_ text: String) -> String {
         var time = text.replacingOccurrences(of: " ", with: "T")
         if time.count == 16 { time += ":00" }
