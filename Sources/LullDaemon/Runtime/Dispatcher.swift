@@ -42,6 +42,9 @@ actor Dispatcher {
     /// Whether new jobs start, and why not.
     private enum Mode {
         case accepting
+        /// The queue is being read back from the store: a sensor change must not start jobs
+        /// while only part of it is loaded (lower-priority ones could go ahead of unread ones).
+        case restoring
         /// The machine is about to sleep: running transfers were checkpointed and wait in the queue.
         case sleeping
         /// The daemon is stopping.
@@ -86,6 +89,9 @@ actor Dispatcher {
     /// Loads what a previous run left behind: interrupted jobs go back to the queue.
     /// - Parameter pageSize: queued jobs read from the store at a time.
     func restore(pageSize: Int = 50_000) async throws {
+        mode = .restoring
+        // A stop that came in meanwhile keeps its mode; otherwise start accepting, even on an error.
+        defer { if mode == .restoring { mode = .accepting } }
         let requeued = try await store.requeueInterrupted(at: clock.now())
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
@@ -112,6 +118,7 @@ actor Dispatcher {
             page = try await next?.value ?? []
         }
         unfinishedByOwner = unfinished
+        mode = mode == .restoring ? .accepting : mode
         pump()
         if let hooks, !pendingHooks.isEmpty {
             Task { for job in pendingHooks { await hooks.run(for: job) } }
@@ -147,6 +154,7 @@ actor Dispatcher {
         var line = "\(running.count) running, \(scheduler.queuedCount) queued"
         switch mode {
         case .accepting: break
+        case .restoring: return line + "; loading the queue"
         case .sleeping: return line + "; transfers checkpointed for sleep"
         case .stopping: return line + "; stopping"
         }
@@ -548,7 +556,7 @@ actor Dispatcher {
     private func interrupted(_ job: Job) async {
         let message: String
         switch mode {
-        case .accepting: return
+        case .accepting, .restoring: return
         case .sleeping: message = "the machine is going to sleep; the job resumes after it wakes up"
         case .stopping: message = "the daemon is stopping; the job resumes when it starts again"
         }
