@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "LullDaemonTests",
             dependencies: [
-                "LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore", "LullStore",
+                "LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore", "LullStore", "LullTransfer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
             ]

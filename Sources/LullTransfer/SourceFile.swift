@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import LullCore
 import NIOCore
+import Synchronization
 
 /// An upload's source, opened once with the owner's rights. Its size and modification time are
 /// taken at the start; a file that changes while it is being sent fails the job.
@@ -13,6 +14,15 @@ final class SourceFile: Sendable {
     let modified: Double
     private let descriptor: CInt
     private let files: FileAccess
+    /// Reads started ahead of their reader. An upload that fails or is cancelled leaves one
+    /// behind; `close` waits for them so none preads a descriptor that is closed or reused.
+    private let readsAhead = Mutex(ReadsAhead())
+
+    private struct ReadsAhead {
+        var nextID = 0
+        var tasks: [Int: Task<ByteBuffer, any Error>] = [:]
+        var closed = false
+    }
 
     static func open(_ path: String, owner: OwnerID, files: FileAccess) async throws -> SourceFile {
         let (fd, size, modified) = try await files.run(as: owner) { () -> (CInt, Int64, Double) in
@@ -75,7 +85,32 @@ final class SourceFile: Sendable {
         FileChunks(file: self, start: offset, chunkSize: chunkSize, onChunk: onChunk)
     }
 
+    /// Starts reading `count` bytes at `offset` now, for the caller to await later.
+    func readAhead(at offset: Int64, count: Int) -> Task<ByteBuffer, any Error> {
+        readsAhead.withLock { state in
+            guard !state.closed else {
+                return Task { throw FileFailure(operation: "read (file closed)", path: path, errno: EBADF) }
+            }
+            let id = state.nextID
+            state.nextID += 1
+            let task = Task {
+                defer { self.readsAhead.withLock { _ = $0.tasks.removeValue(forKey: id) } }
+                return try await self.read(at: offset, count: count)
+            }
+            state.tasks[id] = task
+            return task
+        }
+    }
+
+    /// Reads started ahead and not finished yet.
+    var pendingReads: Int { readsAhead.withLock { $0.tasks.count } }
+
     func close() async {
+        let pending = readsAhead.withLock { state in
+            state.closed = true
+            return Array(state.tasks.values)
+        }
+        for read in pending { _ = try? await read.value }
         let fd = descriptor
         _ = try? await files.pool.runIfActive { Glibc.close(fd) }
     }
@@ -115,9 +150,7 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 
     private func read(at offset: Int64) -> Task<ByteBuffer, any Error> {
-        let count = Int(Swift.min(Int64(chunkSize), file.size - offset))
-        let file = self.file
-        return Task { try await file.read(at: offset, count: count) }
+        file.readAhead(at: offset, count: Int(Swift.min(Int64(chunkSize), file.size - offset)))
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self, position: start) }

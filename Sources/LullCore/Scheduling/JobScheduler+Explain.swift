@@ -148,6 +148,31 @@ extension JobScheduler {
         return reasons
     }
 
+    /// How many queued jobs each world condition holds, each job counted once under the first
+    /// condition its group fails (in the order `groupReasons` explains them); jobs paused one by
+    /// one count as `.paused`. Jobs held only by limits, backoff or `not_before` are not counted.
+    /// O(groups), so the service manager's status line can ask every second of a million-job queue.
+    public func heldByCondition(world: WorldSnapshot, now date: Date) -> [WaitingReason.Code: Int] {
+        let now = date.timeIntervalSinceReferenceDate
+        var held: [WaitingReason.Code: Int] = [:]
+        var live = 0
+        for g in groups.indices where groups[g].live > 0 {
+            live += groups[g].live
+            let failing = conditions(ofGroup: g, world: world, now: now)
+            if let first = Self.explanationOrder.first(where: { failing.contains($0.condition) }) {
+                held[first.code, default: 0] += groups[g].live
+            }
+        }
+        if slotOf.count > live { held[.paused, default: 0] += slotOf.count - live }
+        return held
+    }
+
+    private static let explanationOrder: [(condition: ConditionSet, code: WaitingReason.Code)] = [
+        (.paused, .paused), (.offline, .offline), (.onBattery, .onBattery), (.batteryBelow, .batteryBelow),
+        (.metered, .metered), (.cellular, .cellular), (.cpuPressure, .cpuPressure), (.memoryPressure, .memoryPressure),
+        (.outsideWindow, .outsideWindow), (.quota, .quota),
+    ]
+
     /// 18 → "18", 17.5 → "17.5".
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.1f", value)

@@ -148,9 +148,9 @@ actor Dispatcher {
         beat()
     }
 
-    /// One line for the service manager: "3 running, 41 queued; holding 12: on battery (12)".
-    /// The reasons come from the lowest `sample` queued ids; "+" marks a partial count.
-    func statusLine(sample: Int = 64) -> String {
+    /// One line for the service manager: "3 running, 41 queued; holding 12: on battery (12)",
+    /// naming the two conditions that hold the most jobs.
+    func statusLine() -> String {
         var line = "\(running.count) running, \(scheduler.queuedCount) queued"
         switch mode {
         case .accepting: break
@@ -159,18 +159,11 @@ actor Dispatcher {
         case .stopping: return line + "; stopping"
         }
         guard scheduler.queuedCount > 0 else { return line }
-        let simulation = scheduler.simulate(world: world, now: timeline.now(), explainLimit: sample)
-        var counts: [WaitingReason.Code: Int] = [:]
-        var held = 0
-        for job in simulation.waiting {
-            guard let first = job.reasons.first else { continue }
-            held += 1
-            counts[first.code, default: 0] += 1
-        }
+        let counts = scheduler.heldByCondition(world: world, now: timeline.now())
+        let held = counts.values.reduce(0, +)
         guard held > 0 else { return line }
-        let partial = simulation.waitingCount > simulation.waiting.count ? "+" : ""
         let top = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }.prefix(2)
-        line += "; holding \(held)\(partial): " + top.map { "\(Self.words($0.key)) (\($0.value))" }.joined(separator: ", ")
+        line += "; holding \(held): " + top.map { "\(Self.words($0.key)) (\($0.value))" }.joined(separator: ", ")
         return line
     }
 

@@ -37,6 +37,28 @@ import Testing
         #expect(scheduler.queuedCount == 0 && scheduler.runningCount == 3)
     }
 
+    @Test func heldByConditionCountsEachJobUnderTheFirstConditionItsGroupFails() {
+        var scheduler = JobScheduler(policy: Self.policy)
+        let now = at(hours(12))  // outside maintenance's window as well as on battery
+        for id: Int64 in 1...3 { scheduler.enqueue(job(id, "background"), now: now) }
+        for id: Int64 in 4...5 { scheduler.enqueue(job(id, "maintenance"), now: now) }
+        scheduler.enqueue(job(6, "interactive"), now: now)
+        scheduler.enqueue(job(7, "background"), now: now)
+        scheduler.pause(JobID(7))
+        let onBattery = Worlds.battery(18)
+        #expect(scheduler.decide(world: onBattery, now: now).startedIDs == [6])
+
+        let held = scheduler.heldByCondition(world: onBattery, now: now)
+        #expect(held == [.batteryBelow: 3, .onBattery: 2, .paused: 1])
+        // The same tally, job by job, from the reasons `lullctl explain` shows.
+        var tally: [WaitingReason.Code: Int] = [:]
+        for id: Int64 in 1...7 {
+            if let first = scheduler.waitingReasons(for: JobID(id), world: onBattery, now: now).first { tally[first.code, default: 0] += 1 }
+        }
+        #expect(tally == held)
+        #expect(scheduler.heldByCondition(world: Worlds.pluggedIn, now: now) == [.paused: 1, .outsideWindow: 2])
+    }
+
     @Test func enoughBatteryLetsBackgroundRunButNotMaintenance() {
         var scheduler = JobScheduler(policy: Self.policy)
         let now = at(hours(2))
