@@ -39,5 +39,11 @@ import Testing
             return
         }
         #expect(exceeded.unfinished == 100)
+
+        // The service manager's status line names conditions of the world that hold jobs; a
+        // limit such as max_concurrent = 0 is not one.
+        #expect(await dispatcher.statusLine() == "0 running, 220 queued")
+        await dispatcher.update(network: NetworkState(connectivity: .offline, source: "test"))
+        #expect(await dispatcher.statusLine() == "0 running, 220 queued; holding 220: offline (220)")
     }
 }
