@@ -55,4 +55,20 @@ import Testing
             _ = try await client.cancel(job.id)
         }
     }
+
+    /// `status.last_event_seq` is where the log ends, also right after a restart (it read 0
+    /// until the next event, so a client following from there replayed the whole history).
+    @Test func theEventCursorSurvivesARestart() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            for n in 0..<3 {
+                _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-seq/\(n)"))
+            }
+            let before = try #require(try await client.status().lastEventSeq)
+            #expect(before >= 3)
+            #expect(daemon.stop() == 0)
+            try daemon.start()
+            #expect(try await client.status().lastEventSeq == before)
+            #expect(try await client.events(after: before).events.isEmpty)
+        }
+    }
 }
