@@ -26,13 +26,7 @@ import Testing
             #expect(acknowledged.count == 1000)
             daemon.kill()
             try daemon.start()
-            var stored: [Int64] = []
-            var after: Int64?
-            repeat {
-                let page = try await client.list(label: "kill9", limit: 1000, after: after)
-                stored += page.jobs.map(\.id)
-                after = page.nextAfter
-            } while after != nil
+            let stored = try await client.allJobs(label: "kill9").map(\.id)
             #expect(stored.count == 1000)
             #expect(Set(stored) == Set(acknowledged))
         }

@@ -140,10 +140,15 @@ struct TopScreen {
 
     private func failures(_ snapshot: TopSnapshot) -> [String] {
         var lines = ["RECENT FAILURES"]
-        if snapshot.failures.isEmpty { lines.append("  none") }
+        let failed = snapshot.status.jobs["failed"] ?? 0
+        if failed == 0 { lines.append("  none") }
         for job in snapshot.failures {
             let error = job.error.map { "\($0.code): \($0.message)" } ?? "failed"
             lines.append("  \(job.id)  \(Format.time(job.updatedAt, now: snapshot.takenAt))  \(error)  \(job.url)")
+        }
+        // The search for recent failures stops after a while (`TopSnapshot.recentFailures`).
+        if snapshot.failures.count < min(TopSnapshot.failuresShown, failed) {
+            lines.append("  (\(failed) failed in all, the others longer ago; lullctl list --state failed lists them)")
         }
         return lines
     }
