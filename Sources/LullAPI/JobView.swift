@@ -119,6 +119,13 @@ public struct ProgressView: Codable, Sendable, Equatable {
         bytesPerSecond = progress.bytesPerSecond.map { $0.rounded() }
         etaSeconds = progress.secondsRemaining.map { $0.rounded() }
     }
+
+    /// How much is done, from 0 to 1; nil while the total is unknown. More bytes than the
+    /// announced total (a server that sends more than it said) reads as done, not past it.
+    public var fraction: Double? {
+        guard let total = bytesTotal, total > 0 else { return nil }
+        return min(1, max(0, Double(bytesDone) / Double(total)))
+    }
 }
 
 public struct ResultView: Codable, Sendable, Equatable {

@@ -106,7 +106,7 @@ struct TopScreen {
         for job in snapshot.running {
             let watched = WatchedJob(job)
             let id = String(repeating: " ", count: idWidth - String(job.id).count) + String(job.id)
-            let percent = watched.fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "   ?"
+            let percent = Format.percentColumn(watched.fraction)
             var line = "  \(id)  \(TextLayout.pad(job.jobClass, 11)) [\(ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction))] \(percent)  "
             line += watched.detail(now: snapshot.takenAt)
             let room = width - line.count - 2
