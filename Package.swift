@@ -121,15 +121,17 @@ let package = Package(
         .executableTarget(
             name: "lull-bench",
             dependencies: [
-                "LullTestSupport", "LullCore", "LullStore",
+                "LullTestSupport", "LullClient", "LullCore", "LullStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Real servers and process helpers for tests: a loopback HTTP file server, daemon launcher.
+        // LullClient lends its raw Unix-socket stream and HTTP framing (package access).
         .target(
             name: "LullTestSupport",
             dependencies: [
+                "LullClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

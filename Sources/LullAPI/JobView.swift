@@ -26,8 +26,15 @@ public struct JobView: Codable, Sendable, Equatable {
     public var retryAt: Date?
     /// For a queued job: every condition that holds it now (empty when it is about to start).
     public var waitingFor: [WaitingReasonView]?
+    /// The job's own conditions, stricter than its class's: only those it set (`network` other
+    /// than `any`, `requires_ac` when true), so an absent key means "as the class allows".
+    public var network: JobConstraints.Network?
+    public var requiresAC: Bool?
+    public var minBattery: Double?
     public var notBefore: Date?
     public var deadline: Date?
+    /// With a deadline only: what happens then (`run` when the submission did not say).
+    public var onDeadline: DeadlineAction?
     /// A recurring job's schedule, and the period this occurrence was scheduled with.
     public var periodic: PeriodicSchedule?
     public var periodSeconds: Double?
@@ -46,8 +53,12 @@ public struct JobView: Codable, Sendable, Equatable {
         case uploadProtocol = "protocol"
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
+        case network
+        case requiresAC = "requires_ac"
+        case minBattery = "min_battery"
         case notBefore = "not_before"
         case deadline
+        case onDeadline = "on_deadline"
         case periodic
         case periodSeconds = "period_seconds"
         case onCompleteUnit = "on_complete_unit"
@@ -75,8 +86,14 @@ public struct JobView: Codable, Sendable, Equatable {
         expectedBytes = job.spec.expectedBytes
         uploadProtocol = job.spec.uploadProtocol
         retryAt = job.state == .queued ? job.retryAt : nil
+        let constraints = job.spec.constraints ?? .none
+        network = constraints.network == .any ? nil : constraints.network
+        requiresAC = constraints.requiresAC ? true : nil
+        minBattery = constraints.minBattery
         notBefore = job.spec.notBefore
         deadline = job.spec.deadline
+        // The scheduler's own default (`QueuedJob.init`), so the view says what will happen.
+        onDeadline = job.spec.deadline == nil ? nil : job.spec.onDeadline ?? .run
         periodic = job.spec.periodic
         periodSeconds = job.spec.periodic.map { job.spec.periodInterval ?? $0.every }
         onCompleteUnit = job.spec.onCompleteUnit
@@ -101,6 +118,13 @@ public struct ProgressView: Codable, Sendable, Equatable {
         bytesTotal = progress.bytesTotal
         bytesPerSecond = progress.bytesPerSecond.map { $0.rounded() }
         etaSeconds = progress.secondsRemaining.map { $0.rounded() }
+    }
+
+    /// How much is done, from 0 to 1; nil while the total is unknown. More bytes than the
+    /// announced total (a server that sends more than it said) reads as done, not past it.
+    public var fraction: Double? {
+        guard let total = bytesTotal, total > 0 else { return nil }
+        return min(1, max(0, Double(bytesDone) / Double(total)))
     }
 }
 

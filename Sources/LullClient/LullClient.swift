@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LullAPI
+import LullCore
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -50,6 +51,22 @@ public final class LullClient: Sendable {
         if let limit { query.append(("limit", String(limit))) }
         if let after { query.append(("after", String(after))) }
         return try await call(.GET, "/v1/jobs", query: query)
+    }
+
+    /// Every job a listing matches, in id order: page after page of `pageSize` jobs, from
+    /// `after` to the end.
+    public func allJobs(
+        state: String? = nil, label: String? = nil, jobClass: String? = nil, after: Int64? = nil,
+        pageSize: Int = JobFilter.maxLimit
+    ) async throws -> [JobView] {
+        var jobs: [JobView] = []
+        var cursor = after
+        repeat {
+            let page = try await list(state: state, label: label, jobClass: jobClass, limit: pageSize, after: cursor)
+            jobs += page.jobs
+            cursor = page.nextAfter
+        } while cursor != nil
+        return jobs
     }
 
     public func job(_ id: Int64) async throws -> JobView {

@@ -76,34 +76,6 @@ public struct JobSpecValidator: Sendable {
         }
     }
 
-    private func validatePeriodic(_ periodic: PeriodicSchedule, _ spec: JobSpec) throws(ValidationError) {
-        let least = PeriodicSchedule.minimumEvery
-        let year = PeriodicSchedule.maximumEvery
-        guard periodic.every >= least, periodic.every <= year else {
-            throw ValidationError(
-                .invalidValue, field: "periodic.every_seconds",
-                "periodic.every_seconds must be from \(Int(least)) (15 minutes) to \(Int(year)) (a year)")
-        }
-        guard periodic.flex >= 0, periodic.flex <= periodic.every else {
-            throw ValidationError(
-                .invalidValue, field: "periodic.flex_seconds", "periodic.flex_seconds must be from 0 to every_seconds")
-        }
-        guard periodic.jitter >= 0, periodic.jitter <= periodic.every else {
-            throw ValidationError(
-                .invalidValue, field: "periodic.jitter_seconds", "periodic.jitter_seconds must be from 0 to every_seconds")
-        }
-        if let most = periodic.maxEvery, most < periodic.every || most > year {
-            throw ValidationError(
-                .invalidValue, field: "periodic.max_every_seconds",
-                "periodic.max_every_seconds must be from every_seconds to \(Int(year)) (a year)")
-        }
-        if spec.deadline != nil || spec.onDeadline != nil {
-            throw ValidationError(
-                .invalidValue, field: "deadline",
-                "a periodic job takes its deadline from each period (the end of its flex window); leave deadline out")
-        }
-    }
-
     private func validateCommon(_ spec: JobSpec) throws(ValidationError) {
         if let sha = spec.sha256, sha.count != 64 || !sha.allSatisfy({ $0.isHexDigit }) {
             throw ValidationError(.invalidValue, field: "sha256", "sha256 must be 64 hexadecimal characters")
@@ -133,13 +105,11 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(.invalidValue, field: "min_battery", "min_battery must be a percentage from 0 to 100")
         }
         if let unit = spec.onCompleteUnit { try validateUnit(unit) }
-        if spec.onDeadline != nil, spec.deadline == nil {
-            throw ValidationError(.invalidValue, field: "on_deadline", "on_deadline needs a deadline")
+        if let broken = TimingRule.firstBroken(
+            notBefore: spec.notBefore, deadline: spec.deadline, onDeadline: spec.onDeadline, periodic: spec.periodic)
+        {
+            throw broken.validationError
         }
-        if let deadline = spec.deadline, let notBefore = spec.notBefore, deadline < notBefore {
-            throw ValidationError(.invalidValue, field: "deadline", "deadline is before not_before")
-        }
-        if let periodic = spec.periodic { try validatePeriodic(periodic, spec) }
         if let timeouts = spec.timeouts {
             for (field, value) in [
                 ("timeouts.connect_seconds", timeouts.connectSeconds), ("timeouts.idle_seconds", timeouts.idleSeconds),

@@ -162,6 +162,11 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    /// The newest event's sequence number, 0 while the log is empty.
+    public func latestEventSeq() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }
+    }
+
     public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
         let codec = self.codec
         return try await pool.read { db in

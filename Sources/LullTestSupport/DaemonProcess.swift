@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LullClient
 
 /// A real `lulld` process for tests: its own state directory and socket, readiness taken from
 /// the sd_notify protocol (a datagram socket in `NOTIFY_SOCKET`), never from sleeping.
@@ -170,7 +171,7 @@ final class NotifySocket {
         self.path = path
         unlink(path)
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = unixAddress(path)
+        var address = try UnixSocketStream.address(path)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

@@ -34,13 +34,3 @@ enum ServerLaunch {
         process.waitUntilExit()
     }
 }
-
-/// A `sockaddr_un` for `path` (truncated to what fits), for the raw Unix-socket helpers.
-func unixAddress(_ path: String) -> sockaddr_un {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        path.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count - 1))) }
-    }
-    return address
-}

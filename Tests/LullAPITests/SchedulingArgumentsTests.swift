@@ -132,4 +132,66 @@ import Testing
         #expect(refusal(SchedulingArguments(
             notBefore: try TimeArgument(parsing: "30m"), deadline: try TimeArgument(parsing: "2026-11-21T18:40:00Z"))) == nil)
     }
+
+    /// The flags refuse exactly what the daemon would: every combination below goes both through
+    /// `SchedulingArguments` and, unchecked, through the daemon's validator, and a refusal by the
+    /// flags names the flag behind the field the daemon names.
+    @Test func theFlagsRefuseWhatTheDaemonRefuses() throws {
+        let flags = [
+            "on_deadline": "--on-deadline", "deadline": "--deadline", "periodic.every_seconds": "--every",
+            "periodic.flex_seconds": "--flex", "periodic.jitter_seconds": "--jitter", "periodic.max_every_seconds": "--max-every",
+        ]
+        func duration(_ text: String?) throws -> DurationArgument? { try text.map { try DurationArgument(parsing: $0) } }
+        func time(_ text: String?) throws -> TimeArgument? { try text.map { try TimeArgument(parsing: $0) } }
+        var refused = Set<String>()
+        for every in [nil, "5m", "1h", "367d"] {
+            // Without --every the companions have no wire form (they live inside `periodic`).
+            let companions: [String?] = every == nil ? [nil] : [nil, "10m", "2h"]
+            for flex in companions {
+                for jitter in companions {
+                    for maxEvery in every == nil ? [nil] : [nil, "30m", "4h"] {
+                        for notBefore in [nil, "90m"] {
+                            for deadline in [nil, "1h", "2h"] {
+                                for onDeadline in [nil, DeadlineAction.expire] {
+                                    let arguments = SchedulingArguments(
+                                        notBefore: try time(notBefore), deadline: try time(deadline), onDeadline: onDeadline,
+                                        every: try duration(every), flex: try duration(flex), jitter: try duration(jitter),
+                                        maxEvery: try duration(maxEvery))
+                                    var sent = JobSubmission(kind: .fetch, url: "http://example.org/f", destination: "/tmp/f")
+                                    sent.notBefore = try time(notBefore)?.resolved(now: Self.now)
+                                    sent.deadline = try time(deadline)?.resolved(now: Self.now)
+                                    sent.onDeadline = onDeadline
+                                    if let every {
+                                        // As the wire gives it: a short period is not raised to the least.
+                                        var periodic = PeriodicSchedule(every: 0, flex: try duration(flex)?.timeInterval ?? 0)
+                                        periodic.every = try #require(try duration(every)).timeInterval
+                                        periodic.jitter = try duration(jitter)?.timeInterval ?? 0
+                                        periodic.maxEvery = try duration(maxEvery)?.timeInterval
+                                        sent.periodic = periodic
+                                    }
+                                    let daemonSays: ValidationError?
+                                    do throws(ValidationError) {
+                                        try JobSpecValidator(limits: SubmissionLimits()).validate(try sent.spec())
+                                        daemonSays = nil
+                                    } catch {
+                                        daemonSays = error
+                                    }
+                                    let flagsSay = refusal(arguments)
+                                    let given = "\(arguments)"
+                                    #expect((flagsSay == nil) == (daemonSays == nil), "\(given): flags \(flagsSay ?? "accept"), daemon \(daemonSays?.message ?? "accepts")")
+                                    if let field = daemonSays?.field, let flagsSay {
+                                        let flag = try #require(flags[field], "a flag for \(field)")
+                                        #expect(flagsSay.contains(flag), "\(given): \(flagsSay) names \(flag)")
+                                        refused.insert(field)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Every rule was broken somewhere above, or the comparison proves less than it seems.
+        #expect(refused == Set(flags.keys), "\(refused)")
+    }
 }

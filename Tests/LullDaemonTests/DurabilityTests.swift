@@ -26,13 +26,7 @@ import Testing
             #expect(acknowledged.count == 1000)
             daemon.kill()
             try daemon.start()
-            var stored: [Int64] = []
-            var after: Int64?
-            repeat {
-                let page = try await client.list(label: "kill9", limit: 1000, after: after)
-                stored += page.jobs.map(\.id)
-                after = page.nextAfter
-            } while after != nil
+            let stored = try await client.allJobs(label: "kill9").map(\.id)
             #expect(stored.count == 1000)
             #expect(Set(stored) == Set(acknowledged))
         }
@@ -53,6 +47,22 @@ import Testing
             let types = try await client.events(after: 0).events.filter { $0.jobId == job.id }.map(\.type)
             #expect(types.contains(.requeued))
             _ = try await client.cancel(job.id)
+        }
+    }
+
+    /// `status.last_event_seq` is where the log ends, also right after a restart (it read 0
+    /// until the next event, so a client following from there replayed the whole history).
+    @Test func theEventCursorSurvivesARestart() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            for n in 0..<3 {
+                _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-seq/\(n)"))
+            }
+            let before = try #require(try await client.status().lastEventSeq)
+            #expect(before >= 3)
+            #expect(daemon.stop() == 0)
+            try daemon.start()
+            #expect(try await client.status().lastEventSeq == before)
+            #expect(try await client.events(after: before).events.isEmpty)
         }
     }
 }

@@ -6,10 +6,11 @@ import LullTestSupport
 import Testing
 
 /// Runs `body` against a fresh real lulld and a client on its socket; always cleans up.
+/// `environment` is added to the daemon's (e.g. `HTTP_PROXY`).
 func withDaemon(
-    config: String? = nil, _ body: (DaemonProcess, LullClient) async throws -> Void
+    config: String? = nil, environment: [String: String] = [:], _ body: (DaemonProcess, LullClient) async throws -> Void
 ) async throws {
-    let daemon = try DaemonProcess(config: config)
+    let daemon = try DaemonProcess(config: config, environment: environment)
     defer { daemon.remove() }
     try daemon.start()
     let client = LullClient(socketPath: daemon.socketPath)

@@ -40,12 +40,7 @@ import Testing
         }
         let port = try #require(proxyPort, "the proxy did not start")
 
-        let daemon = try DaemonProcess(environment: ["HTTP_PROXY": "http://127.0.0.1:\(port)", "NO_PROXY": "127.0.0.1,localhost"])
-        defer { daemon.remove() }
-        try daemon.start()
-        let client = LullClient(socketPath: daemon.socketPath)
-        defer { Task { await client.shutdown() } }
-        do {
+        try await withDaemon(environment: ["HTTP_PROXY": "http://127.0.0.1:\(port)", "NO_PROXY": "127.0.0.1,localhost"]) { daemon, client in
             // A name that resolves nowhere: only the proxy can have reached it.
             let proxied = try await client.submit(JobSubmission(
                 kind: .fetch, url: "http://files.lull-proxy-test.invalid/proxied",
@@ -63,9 +58,6 @@ import Testing
             #expect(origin.requests.map(\.uri).sorted() == ["/direct", "/proxied"])
             #expect(origin.requests.first { $0.uri == "/proxied" }?.header("authorization") == "Bearer do-not-log")
             #expect(!daemon.log().contains("do-not-log"), "credentials never reach the log")
-        } catch {
-            print("lulld log:\n\(daemon.log())")
-            throw error
         }
     }
 }

@@ -14,6 +14,11 @@ import Testing
         try CommandRunner.run(Self.lullctl, arguments + ["--socket", daemon.socketPath])
     }
 
+    /// `show`'s text lines with the padding between key and value squeezed to one space.
+    static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    }
+
     @Test func constraintsAndTimesArriveAsGiven() async throws {
         // The test daemon talks to the system manager, which starts only the units listed.
         let config = holdEverything + "\n[hooks]\nallowed_units = [\"lull-e2e-done.service\"]\n"
@@ -36,6 +41,8 @@ import Testing
             #expect(job.state == .queued)
             #expect(job.label == "x")
             #expect(job.onCompleteUnit == "lull-e2e-done.service")
+            #expect(job.network == .unmetered && job.requiresAC == true && job.minBattery == 30, "\(job)")
+            #expect(job.onDeadline == .expire)
             // Now + 1 h and now + 2 h, as of the moment lullctl ran (the API keeps whole seconds).
             let notBefore = try #require(job.notBefore)
             let deadline = try #require(job.deadline)
@@ -43,12 +50,19 @@ import Testing
             #expect(deadline >= before.addingTimeInterval(7_200 - 1) && deadline <= after.addingTimeInterval(7_200), "\(deadline)")
             #expect(job.waitingFor?.contains { $0.code == "not_before" && $0.fromJob } == true, "\(String(describing: job.waitingFor))")
             let text = try lullctl(["show", String(id)], daemon)
-            for field in ["not before ", "deadline ", "on complete  starts lull-e2e-done.service"] {
-                #expect(text.stdout.contains(field), "show prints \(field): \(text.stdout)")
+            let shownLines = Self.lines(text.stdout)
+            for line in [
+                "network unmetered", "requires AC yes", "min battery 30%", "on deadline expire if it has not started by then",
+                "on complete starts lull-e2e-done.service",
+            ] {
+                #expect(shownLines.contains(line), "show prints \(line): \(text.stdout)")
+            }
+            for field in ["not before ", "deadline "] {
+                #expect(shownLines.contains { $0.hasPrefix(field) }, "show prints \(field): \(text.stdout)")
             }
 
-            // The job object does not show network, requires_ac and min_battery (docs/api.md); the
-            // scheduler does: on battery at 10% on a metered link, each holds the job as its own rule.
+            // The scheduler holds the job by each of them as its own rule: on battery at 10% on a
+            // metered link.
             let simulated = try lullctl(["simulate", "--on-battery", "--battery", "10", "--metered", "--json"], daemon)
             #expect(simulated.status == 0, "\(simulated.stderr)")
             let simulation = try WireJSON.decoder().decode(SimulationView.self, from: Data(simulated.stdout.utf8))
@@ -58,12 +72,39 @@ import Testing
             #expect(reason("battery_below")?.limit == "min_battery 30" && reason("battery_below")?.fromJob == true, "\(reasons)")
             #expect(reason("metered")?.limit == "network = unmetered" && reason("metered")?.fromJob == true, "\(reasons)")
 
-            // And exactly, in the store the daemon wrote (on_deadline is not shown anywhere else).
+            // And exactly, in the store the daemon wrote.
             #expect(daemon.stop() == 0)
             let stored = try #require(try await SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite").job(JobID(id)))
             #expect(stored.spec.constraints == JobConstraints(network: .unmetered, requiresAC: true, minBattery: 30))
             #expect(stored.spec.onDeadline == .expire)
             #expect(stored.spec.notBefore == job.notBefore && stored.spec.deadline == job.deadline)
+        }
+    }
+
+    /// Conditions left to the class are not in the job object, and a deadline without
+    /// `--on-deadline` says what the daemon will do then.
+    @Test func conditionsNotGivenAreLeftOutAndTheDeadlineActionIsSaid() async throws {
+        try await withDaemon(config: holdEverything) { daemon, _ in
+            let destination = daemon.directory.appendingPathComponent("z.bin").path
+            let submitted = try lullctl(
+                ["submit", "fetch", "http://127.0.0.1:9/z.bin", "-o", destination, "--network", "any", "--deadline", "2h", "--json"], daemon)
+            #expect(submitted.status == 0, "\(submitted.stderr)")
+            let id = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
+
+            let shown = try lullctl(["show", String(id), "--json"], daemon)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+            for key in ["network", "requires_ac", "min_battery"] {
+                #expect(object[key] == nil, "\(key) is left out when the job leaves it to its class: \(shown.stdout)")
+            }
+            #expect(object["on_deadline"] as? String == "run", "\(shown.stdout)")
+
+            let text = try lullctl(["show", String(id)], daemon)
+            let lines = Self.lines(text.stdout)
+            for key in ["network ", "requires AC ", "min battery "] {
+                #expect(!lines.contains { $0.hasPrefix(key) }, "\(text.stdout)")
+            }
+            #expect(lines.contains { $0.hasPrefix("on deadline start even if") }, "\(text.stdout)")
         }
     }
 

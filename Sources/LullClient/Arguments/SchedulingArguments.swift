@@ -3,8 +3,8 @@ import LullAPI
 import LullCore
 
 /// The scheduling flags of `lullctl submit`, parsed, and how they fill a `JobSubmission`.
-/// Rules that involve two flags are checked here, naming the flags, before the daemon sees
-/// anything; single values were checked when they were parsed.
+/// Rules that involve two flags are checked here, with the daemon's own `TimingRule` but naming
+/// the flags, before the daemon sees anything; single values were checked when they were parsed.
 public struct SchedulingArguments: Sendable, Equatable {
     public var network: JobConstraints.Network?
     public var requiresAC = false
@@ -57,22 +57,21 @@ public struct SchedulingArguments: Sendable, Equatable {
     }
 
     /// The times placed at `now` and the periodic schedule, once the flags agree with each other.
+    /// The rules between them are the daemon's own (`TimingRule`); only their wording is the flags'.
     func resolved(now: Date) throws(ArgumentValueError) -> (notBefore: Date?, deadline: Date?, periodic: PeriodicSchedule?) {
         let notBefore = notBefore?.resolved(now: now)
         let deadline = deadline?.resolved(now: now)
-        if onDeadline != nil, deadline == nil {
-            throw ArgumentValueError("--on-deadline needs --deadline; give both, e.g. --deadline 2h --on-deadline expire")
+        let periodic = try periodic()
+        if let broken = TimingRule.firstBroken(notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, periodic: periodic) {
+            throw refusal(broken, notBefore: notBefore, deadline: deadline)
         }
-        if let notBefore, let deadline, deadline < notBefore {
-            throw ArgumentValueError(
-                "--deadline \(Self.format(deadline)) is before --not-before \(Self.format(notBefore)); give a deadline after the job may start")
-        }
-        return (notBefore, deadline, try periodic(hasDeadline: deadline != nil))
+        return (notBefore, deadline, periodic)
     }
 
     /// The `periodic` object for `--every` and its companions, or nil without `--every`.
-    func periodic(hasDeadline: Bool) throws(ArgumentValueError) -> PeriodicSchedule? {
+    func periodic() throws(ArgumentValueError) -> PeriodicSchedule? {
         guard let every else {
+            // On the wire these live inside `periodic`, so only the flags can give them alone.
             for (flag, value) in [("--flex", flex), ("--jitter", jitter), ("--max-every", maxEvery)] {
                 if let value {
                     throw ArgumentValueError("\(flag) applies to periodic jobs only; give --every too, e.g. --every 1h \(flag) \(value)")
@@ -80,26 +79,38 @@ public struct SchedulingArguments: Sendable, Equatable {
             }
             return nil
         }
-        let least = DurationArgument(seconds: Int(PeriodicSchedule.minimumEvery))
-        let most = DurationArgument(seconds: Int(PeriodicSchedule.maximumEvery))
-        guard every.timeInterval >= PeriodicSchedule.minimumEvery, every.timeInterval <= PeriodicSchedule.maximumEvery else {
-            throw ArgumentValueError("--every \(every) is out of range; give a period from \(least) to \(most)")
-        }
-        if hasDeadline {
-            throw ArgumentValueError(
-                "a periodic job takes its deadline from each period (the end of its flex window); leave out --deadline and --on-deadline with --every")
-        }
-        for (flag, value) in [("--flex", flex), ("--jitter", jitter)] {
-            if let value, value.seconds > every.seconds {
-                throw ArgumentValueError("\(flag) \(value) is longer than --every \(every); give at most the period")
-            }
-        }
-        if let maxEvery, maxEvery.seconds < every.seconds || maxEvery.timeInterval > PeriodicSchedule.maximumEvery {
-            throw ArgumentValueError("--max-every \(maxEvery) is out of range; give from --every (\(every)) to \(most)")
-        }
-        return PeriodicSchedule(
+        var schedule = PeriodicSchedule(
             every: every.timeInterval, flex: flex?.timeInterval ?? 0, jitter: jitter?.timeInterval ?? 0,
             maxEvery: maxEvery?.timeInterval)
+        // The initialiser raises a short period to the least allowed: the rules must see the one typed.
+        schedule.every = every.timeInterval
+        return schedule
+    }
+
+    /// A broken rule in the words of the flags that broke it, saying what to type instead.
+    private func refusal(_ broken: TimingRule, notBefore: Date?, deadline: Date?) -> ArgumentValueError {
+        // A rule breaks only over values that were given, so the fallbacks are never printed.
+        func typed(_ value: (any CustomStringConvertible)?) -> String { value.map { "\($0)" } ?? "" }
+        let least = DurationArgument(seconds: Int(PeriodicSchedule.minimumEvery))
+        let most = DurationArgument(seconds: Int(PeriodicSchedule.maximumEvery))
+        return switch broken {
+        case .onDeadlineNeedsDeadline:
+            ArgumentValueError("--on-deadline needs --deadline; give both, e.g. --deadline 2h --on-deadline expire")
+        case .deadlineAfterNotBefore:
+            ArgumentValueError(
+                "--deadline \(typed(deadline.map(Self.format))) is before --not-before \(typed(notBefore.map(Self.format))); give a deadline after the job may start")
+        case .periodInRange:
+            ArgumentValueError("--every \(typed(every)) is out of range; give a period from \(least) to \(most)")
+        case .flexWithinPeriod:
+            ArgumentValueError("--flex \(typed(flex)) is longer than --every \(typed(every)); give at most the period")
+        case .jitterWithinPeriod:
+            ArgumentValueError("--jitter \(typed(jitter)) is longer than --every \(typed(every)); give at most the period")
+        case .maxEveryInRange:
+            ArgumentValueError("--max-every \(typed(maxEvery)) is out of range; give from --every (\(typed(every))) to \(most)")
+        case .periodicTakesNoDeadline:
+            ArgumentValueError(
+                "a periodic job takes its deadline from each period (the end of its flex window); leave out --deadline and --on-deadline with --every")
+        }
     }
 
     static func format(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

@@ -26,6 +26,9 @@ public enum Daemon {
         let store = try SQLiteJobStore(path: settings.storePath) { events in
             if let last = events.last { hub.published(upTo: last.seq) }
         }
+        // The log of earlier runs: without it `status.last_event_seq` read 0 after a restart until
+        // the next event, and a client that starts following there replays the whole history.
+        hub.published(upTo: try await store.latestEventSeq())
         let group = MultiThreadedEventLoopGroup.singleton
         let activated = SystemdNotifier.listenDescriptor(named: settings.config.socketName)
         let claimed = try await listen(settings, activated: activated, store: store, hub: hub, logger: logger)

@@ -27,16 +27,12 @@ struct List: AsyncParsableCommand {
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
-        let (jobs, next) = try await connection.withClient { client in
-            var jobs: [JobView] = []
-            var cursor = after
-            repeat {
-                let page = try await client.list(
-                    state: state, label: label, jobClass: jobClass, limit: limit, after: cursor)
-                jobs += page.jobs
-                cursor = page.nextAfter
-            } while all && cursor != nil
-            return (jobs, cursor)
+        let (jobs, next) = try await connection.withClient { client -> ([JobView], Int64?) in
+            if all {
+                return (try await client.allJobs(state: state, label: label, jobClass: jobClass, after: after, pageSize: limit), nil)
+            }
+            let page = try await client.list(state: state, label: label, jobClass: jobClass, limit: limit, after: after)
+            return (page.jobs, page.nextAfter)
         }
         if format.json {
             try printJSON(JobListView(jobs: jobs, nextAfter: next))

@@ -40,8 +40,16 @@ func describe(_ job: JobView) -> String {
         if let bytes = result.bytes { lines.append(("bytes", "\(Format.bytes(bytes)) (\(bytes))")) }
         if let sha = result.sha256 { lines.append(("sha256", sha)) }
     }
+    if let network = job.network { lines.append(("network", network.rawValue)) }
+    if job.requiresAC == true { lines.append(("requires AC", "yes")) }
+    if let minBattery = job.minBattery { lines.append(("min battery", String(format: "%g%%", minBattery))) }
     if let notBefore = job.notBefore { lines.append(("not before", Format.time(notBefore))) }
     if let deadline = job.deadline { lines.append(("deadline", Format.time(deadline))) }
+    switch job.onDeadline {
+    case .run: lines.append(("on deadline", "start even if power, a metered link, pressure or a window holds it"))
+    case .expire: lines.append(("on deadline", "expire if it has not started by then"))
+    case nil: break
+    }
     if let periodic = job.periodic { lines.append(("every", Format.schedule(periodic))) }
     if let unit = job.onCompleteUnit { lines.append(("on complete", "starts \(unit)")) }
     if let retryAt = job.retryAt { lines.append(("retry at", Format.time(retryAt))) }

@@ -60,14 +60,7 @@ struct Watch: AsyncParsableCommand {
 
     private func resolve(_ client: LullClient) async throws -> [JobView] {
         if let label {
-            var jobs: [JobView] = []
-            var cursor: Int64?
-            repeat {
-                let page = try await client.list(label: label, limit: 1000, after: cursor)
-                jobs += page.jobs.filter { !$0.state.isTerminal }
-                cursor = page.nextAfter
-            } while cursor != nil
-            return jobs
+            return try await client.allJobs(label: label).filter { !$0.state.isTerminal }
         }
         var jobs: [JobView] = []
         for id in ids where !jobs.contains(where: { $0.id == id }) { jobs.append(try await client.job(id)) }

@@ -63,17 +63,17 @@ enum Format {
         return formatter.string(from: date)
     }
 
-    static func percent(_ progress: ProgressView) -> Double? {
-        guard let total = progress.bytesTotal, total > 0 else { return nil }
-        return min(100, Double(progress.bytesDone) / Double(total) * 100)
-    }
-
     static func progress(_ job: JobView) -> String {
         guard let progress = job.progress else { return "-" }
-        if let percent = percent(progress), let total = progress.bytesTotal {
-            return String(format: "%.0f%% of %@", percent, bytes(total))
+        if let fraction = progress.fraction, let total = progress.bytesTotal {
+            return String(format: "%.0f%% of %@", fraction * 100, bytes(total))
         }
         return bytes(progress.bytesDone)
+    }
+
+    /// " 33%", four columns wide beside a progress bar; "   ?" when the size is unknown.
+    static func percentColumn(_ fraction: Double?) -> String {
+        fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "   ?"
     }
 
     /// "1.2 MiB of 4.0 MiB, 800.0 KiB/s, 4 s left": what a running transfer is doing.

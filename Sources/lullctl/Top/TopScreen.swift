@@ -106,7 +106,7 @@ struct TopScreen {
         for job in snapshot.running {
             let watched = WatchedJob(job)
             let id = String(repeating: " ", count: idWidth - String(job.id).count) + String(job.id)
-            let percent = watched.fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "   ?"
+            let percent = Format.percentColumn(watched.fraction)
             var line = "  \(id)  \(TextLayout.pad(job.jobClass, 11)) [\(ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction))] \(percent)  "
             line += watched.detail(now: snapshot.takenAt)
             let room = width - line.count - 2
@@ -140,10 +140,15 @@ struct TopScreen {
 
     private func failures(_ snapshot: TopSnapshot) -> [String] {
         var lines = ["RECENT FAILURES"]
-        if snapshot.failures.isEmpty { lines.append("  none") }
+        let failed = snapshot.status.jobs["failed"] ?? 0
+        if failed == 0 { lines.append("  none") }
         for job in snapshot.failures {
             let error = job.error.map { "\($0.code): \($0.message)" } ?? "failed"
             lines.append("  \(job.id)  \(Format.time(job.updatedAt, now: snapshot.takenAt))  \(error)  \(job.url)")
+        }
+        // The search for recent failures stops after a while (`TopSnapshot.recentFailures`).
+        if snapshot.failures.count < min(TopSnapshot.failuresShown, failed) {
+            lines.append("  (\(failed) failed in all, the others longer ago; lullctl list --state failed lists them)")
         }
         return lines
     }

@@ -23,7 +23,7 @@ struct TopSnapshot {
         let queued = try await client.list(state: "queued", limit: 1000).jobs
         var failures = previous?.failures ?? []
         if previous == nil || previous?.status.jobs["failed"] != status.jobs["failed"] {
-            failures = try await recentFailures(client)
+            failures = try await recentFailures(client, lastSeq: status.lastEventSeq, failed: status.jobs["failed"] ?? 0)
         }
         var samples: [SampleView]?
         if samplesAvailable {
@@ -38,17 +38,34 @@ struct TopSnapshot {
             status: status, running: running, queued: queued, failures: failures, samples: samples, takenAt: Date())
     }
 
-    /// The newest failures: jobs are listed oldest first, so read up to ten pages and keep the end.
-    private static func recentFailures(_ client: LullClient) async throws -> [JobView] {
-        var failed: [JobView] = []
-        var cursor: Int64?
-        var pages = 0
-        repeat {
-            let page = try await client.list(state: "failed", limit: 1000, after: cursor)
-            failed += page.jobs
-            cursor = page.nextAfter
-            pages += 1
-        } while cursor != nil && pages < 10
-        return Array(failed.sorted { $0.updatedAt > $1.updatedAt }.prefix(failuresShown))
+    /// How far back `recentFailures` reads the event log: as many requests as one page each, at most.
+    static let failureSearchWindows = 10
+
+    /// The newest failures, newest first. The job list cannot say which jobs failed last: it
+    /// is in id (submission) order only, and an old job can fail after newer ones. The event
+    /// log can: its `failed` events are in the order the jobs failed. So it is read backwards
+    /// from `lastSeq`, a window of one page at a time, until enough failed jobs turn up or
+    /// `failureSearchWindows` windows were read (a long history without failures costs a
+    /// bounded read, and what it would find is not recent).
+    private static func recentFailures(_ client: LullClient, lastSeq: Int64?, failed: Int) async throws -> [JobView] {
+        let wanted = min(failuresShown, failed)
+        let window: Int64 = 1000  // the largest page of GET /v1/events
+        var ids: [Int64] = []
+        var upper = lastSeq ?? 0
+        var windows = 0
+        while ids.count < wanted, upper > 0, windows < failureSearchWindows {
+            let lower = max(0, upper - window)
+            // A window holds at most one page of events of every owner, so of this caller's too;
+            // events past `upper` were seen in the window before.
+            let events = try await client.events(after: lower, limit: Int(window)).events
+            for event in events.reversed() where event.seq <= upper && event.type == .failed && !ids.contains(event.jobId) {
+                ids.append(event.jobId)
+            }
+            upper = lower
+            windows += 1
+        }
+        var failures: [JobView] = []
+        for id in ids.prefix(wanted) { failures.append(try await client.job(id)) }
+        return failures
     }
 }

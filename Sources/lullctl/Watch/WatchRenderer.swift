@@ -20,7 +20,7 @@ struct WatchRenderer {
         var text = "\(id)  \(state)  "
         if job.state == .running || (job.state == .succeeded && job.fraction != nil) {
             let barWidth = max(10, min(30, width / 4))
-            let percent = job.fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "   ?"
+            let percent = Format.percentColumn(job.fraction)
             text += "[" + ProgressBar(width: barWidth, unicode: unicode).render(job.fraction) + "] \(percent)  "
         }
         text += job.detail(now: now)

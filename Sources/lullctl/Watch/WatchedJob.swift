@@ -73,9 +73,9 @@ struct WatchedJob {
         return changed
     }
 
+    /// The progress's own fraction; a job that succeeded without saying its size is done all the same.
     var fraction: Double? {
-        guard let progress, let total = progress.bytesTotal, total > 0 else { return state == .succeeded ? 1 : nil }
-        return Double(progress.bytesDone) / Double(total)
+        progress?.fraction ?? (state == .succeeded ? 1 : nil)
     }
 
     /// The words after the state: progress, why it waits, or how it ended.

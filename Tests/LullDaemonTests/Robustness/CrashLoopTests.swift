@@ -167,7 +167,7 @@ import Testing
             Set(acks.map(\.id)), client: client, timeout: TestScale.pick(quick: .seconds(240), long: .seconds(900)))
 
         // Every acknowledged job exists exactly once, under the id it was acknowledged with.
-        let everything = try await allJobs(client)
+        let everything = try await client.allJobs()
         var byLabel: [String: [JobView]] = [:]
         for job in everything { byLabel[job.label ?? "", default: []].append(job) }
         #expect(byLabel.values.allSatisfy { $0.count == 1 }, "a submission was stored twice")

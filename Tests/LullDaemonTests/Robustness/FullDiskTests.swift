@@ -102,7 +102,7 @@ struct FullDiskTests {
         let after = try await client.submit(JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x", label: "after"))
         #expect(after.state == .queued || after.state == .running)
         #expect(try await client.cancel(held[0]).state == .cancelled)
-        let stillHeld = try await allJobs(client, label: "held")
+        let stillHeld = try await client.allJobs(label: "held")
         #expect(stillHeld.count == 40)
         #expect(stillHeld.dropFirst().allSatisfy { $0.state == .queued })
         #expect(daemon.stop() == 0)

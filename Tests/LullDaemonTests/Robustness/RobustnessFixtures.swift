@@ -7,24 +7,12 @@ import LullTestSupport
 import Synchronization
 import Testing
 
-/// Every job the caller can see, all pages.
-func allJobs(_ client: LullClient, label: String? = nil) async throws -> [JobView] {
-    var jobs: [JobView] = []
-    var after: Int64?
-    repeat {
-        let page = try await client.list(label: label, limit: 1000, after: after)
-        jobs += page.jobs
-        after = page.nextAfter
-    } while after != nil
-    return jobs
-}
-
 /// Waits until every job in `ids` has reached a terminal state (reading the event log, never
 /// polling), then returns them as they ended. Fails after `timeout` naming the stragglers.
 func awaitAllTerminal(_ ids: Set<Int64>, client: LullClient, timeout: Duration) async throws -> [Int64: JobView] {
     let cursor = try await latestSeq(client)
     var pending = ids
-    for job in try await allJobs(client) where job.state.isTerminal { pending.remove(job.id) }
+    for job in try await client.allJobs() where job.state.isTerminal { pending.remove(job.id) }
     if !pending.isEmpty {
         let waitingFor = pending
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -38,7 +26,7 @@ func awaitAllTerminal(_ ids: Set<Int64>, client: LullClient, timeout: Duration) 
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                let stuck = try await allJobs(client).filter { waitingFor.contains($0.id) && !$0.state.isTerminal }
+                let stuck = try await client.allJobs().filter { waitingFor.contains($0.id) && !$0.state.isTerminal }
                 throw TimedOut(description: "\(stuck.count) jobs not finished within \(timeout): "
                     + stuck.prefix(10).map { "\($0.id) \($0.kind.rawValue) \($0.state.rawValue) attempts=\($0.attempts)" }.joined(separator: "; "))
             }
@@ -47,7 +35,7 @@ func awaitAllTerminal(_ ids: Set<Int64>, client: LullClient, timeout: Duration) 
         }
     }
     var ended: [Int64: JobView] = [:]
-    for job in try await allJobs(client) where ids.contains(job.id) { ended[job.id] = job }
+    for job in try await client.allJobs() where ids.contains(job.id) { ended[job.id] = job }
     return ended
 }
 

@@ -1,0 +1,65 @@
+/// The few bytes of HTTP/1.1 the raw socket clients of this package need: a request as bytes,
+/// and where a response with a `Content-Length` body (every call the daemon answers) begins and ends.
+package enum HTTPFraming {
+    /// A request with `Host: lull`; the body gets its `Content-Length`. `close` asks the daemon to
+    /// close the connection after answering (one call per connection), else it stays open.
+    package static func request(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, close: Bool = false
+    ) -> [UInt8] {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: lull\r\n"
+        if close { head += "Connection: close\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        return Array((head + "\r\n").utf8) + (body ?? [])
+    }
+
+    /// One whole response at the front of a buffer.
+    package struct Response: Equatable {
+        package var status: Int
+        /// Where the body lies in the buffer.
+        package var body: Range<Int>
+        /// The buffer's bytes this response takes; what follows belongs to the next one.
+        package var end: Int { body.upperBound }
+    }
+
+    /// The response at the front of `bytes`, or nil while its head or body has not all arrived.
+    package static func response(in bytes: [UInt8]) throws(HTTPFramingError) -> Response? {
+        guard let headEnd = headEnd(bytes) else { return nil }
+        let lines = String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n")
+        guard let status = status(of: bytes) else { throw .noStatusLine }
+        guard let length = lines.dropFirst().compactMap(contentLength).first else { throw .noContentLength }
+        let body = (headEnd + 4)..<(headEnd + 4 + length)
+        return bytes.count >= body.upperBound ? Response(status: status, body: body) : nil
+    }
+
+    /// The status code of the response `bytes` start with, once its status line has arrived.
+    package static func status(of bytes: [UInt8]) -> Int? {
+        let line = bytes.prefix(12)
+        guard line.count == 12, line.starts(with: Array("HTTP/1.".utf8)) else { return nil }
+        return Int(String(decoding: line.dropFirst(9), as: UTF8.self))
+    }
+
+    /// Where the blank line that ends the head starts.
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        return (0...(bytes.count - 4)).first { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 }
+    }
+
+    private static func contentLength(_ line: Substring) -> Int? {
+        guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "content-length" else { return nil }
+        return Int(line[line.index(after: colon)...].trimmingPrefix(" "))
+    }
+}
+
+/// A response the raw clients cannot frame: the socket is not answering in HTTP/1.1 as lulld does.
+package enum HTTPFramingError: Error, Equatable, CustomStringConvertible {
+    case noStatusLine
+    case noContentLength
+
+    package var description: String {
+        switch self {
+        case .noStatusLine: "the answer does not start with an HTTP/1.1 status line"
+        case .noContentLength: "the answer has no Content-Length"
+        }
+    }
+}
