@@ -211,12 +211,21 @@ _lullctl_submit_fetch() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-o --output --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --socket)
+    non_repeating_options=(-o --output --sha256 --expected-size --max-size --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --idle-timeout --timeout --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '-o'|'--output')
+        return
+        ;;
+    '--sha256')
+        return
+        ;;
+    '--expected-size')
+        return
+        ;;
+    '--max-size')
         return
         ;;
     '--label')
@@ -260,6 +269,21 @@ _lullctl_submit_fetch() {
     '--on-complete-unit')
         return
         ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--retry-max-delay')
+        return
+        ;;
+    '--idle-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
     '--socket')
         return
         ;;
@@ -270,7 +294,7 @@ _lullctl_submit_push() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-d --data --data-file -X --method --content-type --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --socket)
+    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --idle-timeout --timeout --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -282,6 +306,96 @@ _lullctl_submit_push() {
         return
         ;;
     '-X'|'--method')
+        return
+        ;;
+    '--content-type')
+        return
+        ;;
+    '--idempotency-key')
+        return
+        ;;
+    '--label')
+        return
+        ;;
+    '--class')
+        return
+        ;;
+    '-H'|'--header')
+        return
+        ;;
+    '--network')
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        return
+        ;;
+    '--min-battery')
+        return
+        ;;
+    '--not-before')
+        return
+        ;;
+    '--deadline')
+        return
+        ;;
+    '--on-deadline')
+        __lullctl_add_completions -W 'run'$'\n''expire'
+        return
+        ;;
+    '--every')
+        return
+        ;;
+    '--flex')
+        return
+        ;;
+    '--jitter')
+        return
+        ;;
+    '--max-every')
+        return
+        ;;
+    '--on-complete-unit')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--retry-max-delay')
+        return
+        ;;
+    '--idle-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--socket')
+        return
+        ;;
+    esac
+}
+
+_lullctl_submit_upload() {
+    repeating_flags=()
+    non_repeating_flags=(--requires-ac --json --version -h --help)
+    repeating_options=(-H --header)
+    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --idle-timeout --timeout --socket)
+    __lullctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-f'|'--file')
+        return
+        ;;
+    '-X'|'--method')
+        return
+        ;;
+    '--protocol')
+        __lullctl_add_completions -W 'raw'$'\n''multipart'$'\n''tus'
+        return
+        ;;
+    '--form-field')
         return
         ;;
     '--content-type')
@@ -328,66 +442,19 @@ _lullctl_submit_push() {
     '--on-complete-unit')
         return
         ;;
-    '--socket')
+    '--max-attempts')
         return
         ;;
-    esac
-}
-
-_lullctl_submit_upload() {
-    repeating_flags=()
-    non_repeating_flags=(--requires-ac --json --version -h --help)
-    repeating_options=(-H --header)
-    non_repeating_options=(-f --file -X --method --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --socket)
-    __lullctl_offer_flags_options 1
-
-    # Offer option value completions
-    case "${prev}" in
-    '-f'|'--file')
+    '--retry-delay')
         return
         ;;
-    '-X'|'--method')
+    '--retry-max-delay')
         return
         ;;
-    '--label')
+    '--idle-timeout')
         return
         ;;
-    '--class')
-        return
-        ;;
-    '-H'|'--header')
-        return
-        ;;
-    '--network')
-        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
-        return
-        ;;
-    '--min-battery')
-        return
-        ;;
-    '--not-before')
-        return
-        ;;
-    '--deadline')
-        return
-        ;;
-    '--on-deadline')
-        __lullctl_add_completions -W 'run'$'\n''expire'
-        return
-        ;;
-    '--every')
-        return
-        ;;
-    '--flex')
-        return
-        ;;
-    '--jitter')
-        return
-        ;;
-    '--max-every')
-        return
-        ;;
-    '--on-complete-unit')
+    '--timeout')
         return
         ;;
     '--socket')

@@ -21,7 +21,11 @@ public struct JobView: Codable, Sendable, Equatable {
     public var error: FailureView?
     public var sha256: String?
     public var expectedBytes: Int64?
+    public var maxBytes: Int64?
     public var uploadProtocol: UploadProtocol?
+    /// The job's own retry and timeout settings, only the keys it gave.
+    public var retry: RetrySettings?
+    public var timeouts: TimeoutSettings?
     /// When a job waiting out a retry backoff is tried again.
     public var retryAt: Date?
     /// For a queued job: every condition that holds it now (empty when it is about to start).
@@ -50,7 +54,9 @@ public struct JobView: Codable, Sendable, Equatable {
         case updatedAt = "updated_at"
         case attempts, progress, result, error, sha256
         case expectedBytes = "expected_bytes"
+        case maxBytes = "max_bytes"
         case uploadProtocol = "protocol"
+        case retry, timeouts
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
         case network
@@ -84,7 +90,10 @@ public struct JobView: Codable, Sendable, Equatable {
         error = job.failure.map(FailureView.init)
         sha256 = job.spec.sha256
         expectedBytes = job.spec.expectedBytes
+        maxBytes = job.spec.maxBytes
         uploadProtocol = job.spec.uploadProtocol
+        retry = job.spec.retry
+        timeouts = job.spec.timeouts
         retryAt = job.state == .queued ? job.retryAt : nil
         let constraints = job.spec.constraints ?? .none
         network = constraints.network == .any ? nil : constraints.network

@@ -36,6 +36,26 @@ import Testing
         #expect(said?.contains("90s, 30m, 2h, 1d or 1h30m") == true, "\(text): \(said ?? "accepted")")
     }
 
+    @Test(arguments: [
+        ("0", Int64(0)), ("4096", 4096), ("512K", 524_288), ("512k", 524_288), ("10M", 10_485_760), ("10MiB", 10_485_760),
+        ("2G", 2_147_483_648), ("1T", 1_099_511_627_776), ("100B", 100), (" 3 M ", 3_145_728),
+    ])
+    func sizesInEveryUnit(_ text: String, _ bytes: Int64) throws {
+        #expect(try ByteCountArgument(parsing: text).bytes == bytes)
+    }
+
+    @Test(arguments: ["", "M", "-5", "1.5G", "10X", "10MB2", "0x10"])
+    func notASize(_ text: String) {
+        let said = message { _ = try ByteCountArgument(parsing: text) }
+        #expect(said?.contains("such as 4096, 512K or 10M") == true, "\(text): \(said ?? "accepted")")
+    }
+
+    @Test func aSizeBeyondInt64IsRefused() throws {
+        #expect(message { _ = try ByteCountArgument(parsing: "8388608T") }?.contains("too large") == true)
+        #expect(message { _ = try ByteCountArgument(parsing: "99999999999999999999") }?.contains("too large") == true)
+        #expect(try ByteCountArgument(parsing: "8388607T").bytes == 8_388_607 << 40)
+    }
+
     @Test func aBareNumberIsRefusedWithTheUnitsItCouldMean() {
         let said = message { _ = try DurationArgument(parsing: "30") }
         #expect(said?.contains("has no unit") == true)

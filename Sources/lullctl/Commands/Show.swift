@@ -40,6 +40,12 @@ func describe(_ job: JobView) -> String {
         if let bytes = result.bytes { lines.append(("bytes", "\(Format.bytes(bytes)) (\(bytes))")) }
         if let sha = result.sha256 { lines.append(("sha256", sha)) }
     }
+    if let sha = job.sha256 { lines.append(("expected sha256", sha)) }
+    if let size = job.expectedBytes { lines.append(("expected size", "\(Format.bytes(size)) (\(size))")) }
+    if let size = job.maxBytes { lines.append(("size limit", "\(Format.bytes(size)) (\(size))")) }
+    if let uploadProtocol = job.uploadProtocol { lines.append(("protocol", uploadProtocol.rawValue)) }
+    if let retry = job.retry { lines.append(("retries", Format.retry(retry))) }
+    if let timeouts = job.timeouts { lines.append(("timeouts", Format.timeouts(timeouts))) }
     if let network = job.network { lines.append(("network", network.rawValue)) }
     if job.requiresAC == true { lines.append(("requires AC", "yes")) }
     if let minBattery = job.minBattery { lines.append(("min battery", String(format: "%g%%", minBattery))) }

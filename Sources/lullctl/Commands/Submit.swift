@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LullAPI
 import LullClient
+import LullCore
 
 struct Submit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,6 +22,16 @@ struct JobOptions: ParsableArguments {
     var header: [String] = []
 
     @OptionGroup(title: "Scheduling") var scheduling: SchedulingOptions
+    @OptionGroup(title: "Retries and timeouts") var transfer: TransferOptions
+
+    /// Sets what these options say on `submission`.
+    func apply(to submission: inout JobSubmission) throws {
+        submission.headers = try headers()
+        submission.label = label
+        submission.jobClass = jobClass
+        try scheduling.apply(to: &submission)
+        transfer.apply(to: &submission)
+    }
 
     func headers() throws -> [String: String]? {
         guard !header.isEmpty else { return nil }
@@ -60,15 +71,30 @@ struct SubmitFetch: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Where the file goes.", valueName: "path"))
     var output: String
 
+    @Option(help: ArgumentHelp("The file's SHA-256 (64 hexadecimal characters): a download that does not match fails and is not kept.", valueName: "hex"))
+    var sha256: String?
+
+    @Option(
+        name: .customLong("expected-size"),
+        help: ArgumentHelp("The size you expect, for scheduling on metered links and for progress: \(ByteCountArgument.forms).", valueName: "size"),
+        transform: { try ByteCountArgument(parsing: $0) })
+    var expectedSize: ByteCountArgument?
+
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp("Fail the download if the file grows larger than this: \(ByteCountArgument.forms).", valueName: "size"),
+        transform: { try ByteCountArgument(parsing: $0) })
+    var maxSize: ByteCountArgument?
+
     @OptionGroup var job: JobOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
         var submission = JobSubmission(
-            kind: .fetch, url: url, destination: absolutePath(output), headers: try job.headers(),
-            label: job.label, jobClass: job.jobClass)
-        try job.scheduling.apply(to: &submission)
+            kind: .fetch, url: url, destination: absolutePath(output), sha256: sha256,
+            expectedBytes: expectedSize?.bytes, maxBytes: maxSize?.bytes)
+        try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
 }
@@ -91,6 +117,11 @@ struct SubmitPush: AsyncParsableCommand {
     @Option(name: .customLong("content-type"), help: "The payload's content type.")
     var contentType: String?
 
+    @Option(
+        name: .customLong("idempotency-key"),
+        help: ArgumentHelp("Sent as Idempotency-Key with every attempt, so the server can tell a retry from a new request (the daemon makes one up when you give none).", valueName: "key"))
+    var idempotencyKey: String?
+
     @OptionGroup var job: JobOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
@@ -104,9 +135,9 @@ struct SubmitPush: AsyncParsableCommand {
             bodyBase64 = contents.base64EncodedString()
         }
         var submission = JobSubmission(
-            kind: .push, url: url, method: method, headers: try job.headers(), contentType: contentType,
-            body: data, bodyBase64: bodyBase64, label: job.label, jobClass: job.jobClass)
-        try job.scheduling.apply(to: &submission)
+            kind: .push, url: url, method: method, contentType: contentType, body: data, bodyBase64: bodyBase64,
+            idempotencyKey: idempotencyKey)
+        try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
 }
@@ -120,8 +151,23 @@ struct SubmitUpload: AsyncParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("The file to send.", valueName: "path"))
     var file: String
 
-    @Option(name: [.customShort("X"), .long], help: "PUT or POST.")
+    @Option(name: [.customShort("X"), .long], help: "PUT or POST (raw and multipart uploads).")
     var method: String?
+
+    @Option(
+        name: .customLong("protocol"),
+        help: ArgumentHelp(
+            "raw (the file is the request body, the default), multipart (one part of a form POST) or tus (resumable: an interrupted upload goes on where it stopped).",
+            valueName: "protocol"),
+        completion: .list(ChoiceArgument.values(of: UploadProtocol.self)),
+        transform: { try ChoiceArgument.parse($0, as: UploadProtocol.self) })
+    var uploadProtocol: UploadProtocol?
+
+    @Option(name: .customLong("form-field"), help: ArgumentHelp("With --protocol multipart: the form field's name (default file).", valueName: "name"))
+    var formField: String?
+
+    @Option(name: .customLong("content-type"), help: "The file's content type (for multipart, application/octet-stream when left out).")
+    var contentType: String?
 
     @OptionGroup var job: JobOptions
     @OptionGroup var connection: ConnectionOptions
@@ -129,9 +175,9 @@ struct SubmitUpload: AsyncParsableCommand {
 
     func run() async throws {
         var submission = JobSubmission(
-            kind: .upload, url: url, source: absolutePath(file), method: method, headers: try job.headers(),
-            label: job.label, jobClass: job.jobClass)
-        try job.scheduling.apply(to: &submission)
+            kind: .upload, url: url, source: absolutePath(file), method: method, contentType: contentType,
+            uploadProtocol: uploadProtocol, formField: formField)
+        try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
 }

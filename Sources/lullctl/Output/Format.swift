@@ -43,6 +43,24 @@ enum Format {
         return duration(periodic.every) + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
     }
 
+    /// "at most 5 attempts, backoff 10 s doubling, at most 1 h": only what the job set.
+    static func retry(_ retry: RetrySettings) -> String {
+        var parts: [String] = []
+        if let attempts = retry.maxAttempts { parts.append("at most \(attempts) attempt\(attempts == 1 ? "" : "s")") }
+        if let base = retry.baseSeconds { parts.append("backoff \(duration(base)) doubling") }
+        if let cap = retry.capSeconds { parts.append("waits at most \(duration(cap))") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// "idle 30 s, total 2 h": only what the job set.
+    static func timeouts(_ timeouts: TimeoutSettings) -> String {
+        var parts: [String] = []
+        if let idle = timeouts.idleSeconds { parts.append("idle \(duration(idle))") }
+        if let total = timeouts.totalSeconds { parts.append("total \(duration(total))") }
+        if let connect = timeouts.connectSeconds { parts.append("connect \(duration(connect)) (not applied)") }
+        return parts.joined(separator: ", ")
+    }
+
     /// "3 min ago" / "in 2 h", for a moment relative to now.
     static func relative(_ date: Date, now: Date = Date()) -> String {
         let seconds = now.timeIntervalSince(date)

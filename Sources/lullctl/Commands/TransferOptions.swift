@@ -1,0 +1,52 @@
+import ArgumentParser
+import LullAPI
+import LullClient
+import LullCore
+
+/// How hard the daemon tries: attempts, the wait between them and the time limits of one
+/// attempt. Flags left out keep the class's and the daemon's settings; the daemon checks the
+/// ranges and names the field it refuses.
+struct TransferOptions: ParsableArguments {
+    @Option(
+        name: .customLong("max-attempts"),
+        help: ArgumentHelp("Give up after this many attempts, from 1 to 100 (the first attempt counts).", valueName: "count"))
+    var maxAttempts: Int?
+
+    @Option(
+        name: .customLong("retry-delay"),
+        help: ArgumentHelp(
+            "The backoff scale: a retry waits a random time up to this, doubled after each failed attempt (\(DurationArgument.forms)).",
+            valueName: "duration"),
+        transform: { try DurationArgument(parsing: $0) })
+    var retryDelay: DurationArgument?
+
+    @Option(
+        name: .customLong("retry-max-delay"),
+        help: ArgumentHelp("The most a retry waits (a server's Retry-After may ask for longer), at most 1d.", valueName: "duration"),
+        transform: { try DurationArgument(parsing: $0) })
+    var retryMaxDelay: DurationArgument?
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("How long one attempt may go without a byte moving, at most 30d (while waiting for a response, the daemon's idle_timeout applies if shorter).", valueName: "duration"),
+        transform: { try DurationArgument(parsing: $0) })
+    var idleTimeout: DurationArgument?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How long one attempt may take in all, at most 30d.", valueName: "duration"),
+        transform: { try DurationArgument(parsing: $0) })
+    var timeout: DurationArgument?
+
+    /// Sets the submission's `retry` and `timeouts` objects from the flags given.
+    func apply(to submission: inout JobSubmission) {
+        if maxAttempts != nil || retryDelay != nil || retryMaxDelay != nil {
+            submission.retry = RetrySettings(
+                maxAttempts: maxAttempts, baseSeconds: retryDelay?.timeInterval, capSeconds: retryMaxDelay?.timeInterval)
+        }
+        // No flag for timeouts.connect_seconds: the daemon accepts it but does not apply it yet.
+        if idleTimeout != nil || timeout != nil {
+            submission.timeouts = TimeoutSettings(idleSeconds: idleTimeout?.timeInterval, totalSeconds: timeout?.timeInterval)
+        }
+    }
+}
