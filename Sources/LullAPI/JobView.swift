@@ -101,8 +101,8 @@ public struct JobView: Codable, Sendable, Equatable {
         minBattery = constraints.minBattery
         notBefore = job.spec.notBefore
         deadline = job.spec.deadline
-        // The scheduler's own default (`QueuedJob.init`), so the view says what will happen.
-        onDeadline = job.spec.deadline == nil ? nil : job.spec.onDeadline ?? .run
+        // The default the scheduler applies, so the view says what will happen.
+        onDeadline = job.spec.deadline == nil ? nil : job.spec.onDeadline ?? .default
         periodic = job.spec.periodic
         periodSeconds = job.spec.periodic.map { job.spec.periodInterval ?? $0.every }
         onCompleteUnit = job.spec.onCompleteUnit

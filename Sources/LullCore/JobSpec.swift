@@ -197,7 +197,7 @@ extension QueuedJob {
         self.init(
             id: job.id, owner: job.owner, kind: job.spec.kind, className: job.spec.jobClass,
             host: job.spec.host ?? "", constraints: job.spec.constraints ?? .none, notBefore: job.spec.notBefore,
-            backoffUntil: job.retryAt, deadline: job.spec.deadline, onDeadline: job.spec.onDeadline ?? .run,
+            backoffUntil: job.retryAt, deadline: job.spec.deadline, onDeadline: job.spec.onDeadline ?? .default,
             expectedBytesDown: job.spec.expectedBytes, expectedBytesUp: job.spec.expectedBytesUp)
     }
 }

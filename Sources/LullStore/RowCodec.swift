@@ -97,7 +97,7 @@ struct RowCodec: Sendable {
             notBefore: notBefore.map { Date(timeIntervalSince1970: $0) },
             backoffUntil: retryAt.map { Date(timeIntervalSince1970: $0) },
             deadline: deadline.map { Date(timeIntervalSince1970: $0) },
-            onDeadline: onDeadline.flatMap(DeadlineAction.init(rawValue:)) ?? .run,
+            onDeadline: onDeadline.flatMap(DeadlineAction.init(rawValue:)) ?? .default,
             expectedBytesDown: row[11], expectedBytesUp: row[12])
     }
 

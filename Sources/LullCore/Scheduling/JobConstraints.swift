@@ -31,4 +31,7 @@ public enum DeadlineAction: String, Sendable, Hashable, CaseIterable, Codable {
     case run
     /// Give up: the decision reports the job as expired.
     case expire
+
+    /// What a deadline does when the submission does not say.
+    public static let `default` = DeadlineAction.run
 }
