@@ -20,6 +20,7 @@ public final class HTTPClients: Sendable {
 
     let proxy: ProxySettings
     private let defaultConnectSeconds: Int64
+    private let defaultConnect: TimeAmount
     private let make: @Sendable (_ via: (host: String, port: Int)?, _ connect: TimeAmount) -> HTTPClient
     private let routes: Mutex<[Int64: Routes]>
     static let maxTimeoutVariants = 8
@@ -42,8 +43,10 @@ public final class HTTPClients: Sendable {
             return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         }
         defaultConnectSeconds = max(1, (connectTimeout.nanoseconds + 999_999_999) / 1_000_000_000)
+        defaultConnect = connectTimeout
+        // No client until the first transfer: a daemon that only holds jobs never loads the
+        // HTTP/2, TLS and proxy code a client brings in (about 2 MiB of resident memory).
         routes = Mutex([:])
-        _ = routes(connectSeconds: defaultConnectSeconds, exact: connectTimeout)
     }
 
     /// The client to use for `job`: its URL decides the route, its `connect_seconds` the timeout.
@@ -53,7 +56,7 @@ public final class HTTPClients: Sendable {
 
     private func client(for url: String, connectSeconds: Double?) -> HTTPClient {
         let seconds = connectSeconds.map { max(1, Int64($0.rounded(.up))) } ?? defaultConnectSeconds
-        let set = routes(connectSeconds: seconds, exact: nil)
+        let set = routes(connectSeconds: seconds)
         guard let components = URLComponents(string: url), let host = components.host else { return set.direct }
         if proxy.bypasses(host) { return set.direct }
         switch components.scheme?.lowercased() {
@@ -63,13 +66,17 @@ public final class HTTPClients: Sendable {
         }
     }
 
-    private func routes(connectSeconds seconds: Int64, exact: TimeAmount?) -> Routes {
+    private func routes(connectSeconds seconds: Int64) -> Routes {
         routes.withLock { routes in
             if let existing = routes[seconds] { return existing }
-            if routes.count >= Self.maxTimeoutVariants, let nearest = routes.keys.min(by: { abs($0 - seconds) < abs($1 - seconds) }) {
+            // The default always gets its own set; the other timeouts share the remaining places.
+            let others = routes.keys.count { $0 != defaultConnectSeconds }
+            if seconds != defaultConnectSeconds, others >= Self.maxTimeoutVariants - 1,
+                let nearest = routes.keys.min(by: { abs($0 - seconds) < abs($1 - seconds) })
+            {
                 return routes[nearest]!
             }
-            let connect = exact ?? .seconds(seconds)
+            let connect = seconds == defaultConnectSeconds ? defaultConnect : .seconds(seconds)
             let created = Routes(
                 direct: make(nil, connect), httpProxied: proxy.http.map { make($0, connect) },
                 httpsProxied: proxy.https.map { make($0, connect) })

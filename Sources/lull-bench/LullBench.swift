@@ -92,17 +92,17 @@ struct LullBench: ParsableCommand {
         progress("ready in \(String(format: "%.0f", readyMs)) ms, idle RSS \(mib(idleRSS))")
 
         progress("warm-up: 500 submissions")
-        _ = try SubmitBenchmark.throughput(socket: daemon.socketPath, clients: 4, requests: 500, firstID: 0)
+        _ = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 4, requests: 500, firstID: 0)
         progress("1 client, \(1500 * scale) sequential submissions")
-        let sequential = try SubmitBenchmark.throughput(socket: daemon.socketPath, clients: 1, requests: 1500 * scale, firstID: 10_000)
+        let sequential = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 1, requests: 1500 * scale, firstID: 10_000)
         progress("16 clients, \(8000 * scale) submissions")
-        let concurrent = try SubmitBenchmark.throughput(socket: daemon.socketPath, clients: 16, requests: 8000 * scale, firstID: 100_000)
+        let concurrent = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 16, requests: 8000 * scale, firstID: 100_000)
         let seconds = quick ? 3 : 10
         progress("steady 1,000/s for \(seconds) s")
         let latency = try SubmitBenchmark.latency(socket: daemon.socketPath, rate: 1000, seconds: seconds, connections: 8, firstID: 200_000)
         let batches = quick ? 20 : 100
         progress("batch route: \(batches) requests of 100 jobs")
-        let batch = try SubmitBenchmark.batchThroughput(socket: daemon.socketPath, batches: batches, size: 100, firstID: 1_000_000)
+        let batch = try SubmitBenchmark.batchThroughput(socket: daemon.socketPath, daemon: daemon.pid, batches: batches, size: 100, firstID: 1_000_000)
         let loadedRSS = rss(of: daemon.pid)
         let queued = 500 + sequential.requests + concurrent.requests + latency.requests + batch.requests
 
@@ -113,6 +113,7 @@ struct LullBench: ParsableCommand {
         let hundred = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows * 20, rowsPerCommit: 100)
         func rate(_ value: Double) -> String { "\(format(value))/s" }
         func ratio(_ value: Double) -> String { String(format: "%.2f×", value / single.perSecond) }
+        func cpu(_ run: SubmitBenchmark.Throughput) -> String { String(format: "%.0f µs", run.cpuMicrosecondsPerRequest) }
 
         let table = """
             | measurement | result | × SQLite one fsync per row | target | verdict |
@@ -121,6 +122,7 @@ struct LullBench: ParsableCommand {
             | durable submissions/s, 16 concurrent clients (\(concurrent.requests) jobs) | \(rate(concurrent.perSecond)) | \(ratio(concurrent.perSecond)) | ≥ 20,000/s | \(verdict(concurrent.perSecond >= 20000)) |
             | 16-client rate vs one fsync per job | \(ratio(concurrent.perSecond)) | — | ≥ 3× | \(verdict(concurrent.perSecond >= 3 * single.perSecond)) |
             | durable submissions/s, batch route, 100 jobs per request, 1 client (\(batch.requests) jobs) | \(rate(batch.perSecond)) | \(ratio(batch.perSecond)) | — | — |
+            | lulld CPU time per submission: 1 client / 16 clients / batch route | \(cpu(sequential)) / \(cpu(concurrent)) / \(cpu(batch)) | — | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 1 row per commit (\(single.requests) rows) | \(rate(single.perSecond)) | 1.00× | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 100 rows per commit (\(hundred.requests) rows) | \(rate(hundred.perSecond)) | \(ratio(hundred.perSecond)) | — | — |
             | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |

@@ -33,6 +33,7 @@ enum SQLiteLimit {
                 }
             }
         }
-        return SubmitBenchmark.Throughput(clients: 1, requests: commits * rowsPerCommit, seconds: seconds)
+        // In-process: the daemon is not involved.
+        return SubmitBenchmark.Throughput(clients: 1, requests: commits * rowsPerCommit, seconds: seconds, daemonCPUSeconds: 0)
     }
 }

@@ -7,12 +7,17 @@ enum SubmitBenchmark {
         var clients: Int
         var requests: Int
         var seconds: Double
+        /// The daemon's CPU time (all threads, user and system) over the run.
+        var daemonCPUSeconds: Double
         var perSecond: Double { Double(requests) / seconds }
+        /// Daemon CPU time per submission, in microseconds: what the two cores pay for each job.
+        var cpuMicrosecondsPerRequest: Double { daemonCPUSeconds / Double(requests) * 1e6 }
     }
 
-    static func throughput(socket: String, clients: Int, requests: Int, firstID: Int) throws -> Throughput {
+    static func throughput(socket: String, daemon: Int32, clients: Int, requests: Int, firstID: Int) throws -> Throughput {
         let perClient = requests / clients
         let errors = ErrorBox()
+        let cpuBefore = ProcessCPU.seconds(of: daemon)
         let start = DispatchTime.now()
         runThreads(clients) { client in
             do {
@@ -27,20 +32,25 @@ enum SubmitBenchmark {
         }
         if let error = errors.first { throw error }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        return Throughput(clients: clients, requests: perClient * clients, seconds: seconds)
+        return Throughput(
+            clients: clients, requests: perClient * clients, seconds: seconds,
+            daemonCPUSeconds: ProcessCPU.seconds(of: daemon) - cpuBefore)
     }
 
     /// `batches` requests to `POST /v1/jobs:batch` of `size` jobs each, one after another on one connection.
-    static func batchThroughput(socket: String, batches: Int, size: Int, firstID: Int) throws -> Throughput {
+    static func batchThroughput(socket: String, daemon: Int32, batches: Int, size: Int, firstID: Int) throws -> Throughput {
         let connection = try RawHTTPConnection(socketPath: socket)
         let requests = (0..<batches).map { RawHTTPConnection.batchRequest(first: firstID + $0 * size, count: size) }
+        let cpuBefore = ProcessCPU.seconds(of: daemon)
         let seconds = try timed {
             for request in requests {
                 let status = try connection.roundTrip(request)
                 if status != 201 { throw BenchError("batch submission answered \(status)") }
             }
         }
-        return Throughput(clients: 1, requests: batches * size, seconds: seconds)
+        return Throughput(
+            clients: 1, requests: batches * size, seconds: seconds,
+            daemonCPUSeconds: ProcessCPU.seconds(of: daemon) - cpuBefore)
     }
 
     struct Latency {

@@ -28,6 +28,35 @@ public struct LocalTime: Sendable, Equatable {
 
     public static let utc = LocalTime(utcOffset: 0)
 
+    /// How far ahead `observing` looks for the next change; a zone with none in that time is
+    /// looked at again once it has passed.
+    public static let observationHorizon: TimeInterval = 400 * 86_400
+
+    /// The offset `offset` gives at `now` and its next change, for a zone known only through
+    /// such a function (the C library's `localtime_r`). It probes a day at a time, then narrows
+    /// to the second, so two changes less than a day apart would read as one: no zone has them.
+    public static func observing(from now: Date, offset: (Date) -> Int) -> LocalTime {
+        let start = now.timeIntervalSince1970.rounded(.down)
+        let initial = offset(Date(timeIntervalSince1970: start))
+        var before = start
+        while before < start + observationHorizon {
+            let probe = before + 86_400
+            if offset(Date(timeIntervalSince1970: probe)) == initial {
+                before = probe
+                continue
+            }
+            // The change lies in (before, probe]: the first second with another offset.
+            var after = probe
+            while after - before > 1 {
+                let middle = (before + (after - before) / 2).rounded(.down)
+                if offset(Date(timeIntervalSince1970: middle)) == initial { before = middle } else { after = middle }
+            }
+            let at = Date(timeIntervalSince1970: after)
+            return LocalTime(utcOffset: initial, changes: [OffsetChange(at: at, utcOffset: offset(at))])
+        }
+        return LocalTime(utcOffset: initial)
+    }
+
     public func utcOffset(at date: Date) -> Int { offset(at: date.timeIntervalSinceReferenceDate) }
 
     /// Seconds since local midnight, 0..<86400.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import LullCore
+import LullSensors
 
 /// Owns the live side of the queue: the scheduler's state, the world as last sensed, one timer
 /// for the scheduler's next wake-up, and the tasks that run jobs. Every state change goes to the
@@ -66,9 +67,9 @@ actor Dispatcher {
         self.store = store
         self.engines = engines
         self.policy = policy
-        let localTime = Self.localTime(at: clock.now())
+        let (localTime, knownUntil) = Self.localTime(at: clock.now())
         self.scheduler = JobScheduler(policy: policy, localTime: localTime)
-        self.localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
+        self.localTimeKnownUntil = knownUntil
         self.world = world
         self.progressInterval = progressInterval
         self.clock = clock
@@ -630,18 +631,14 @@ actor Dispatcher {
     }
 
     private func refreshLocalTime(at now: Date) {
-        let localTime = Self.localTime(at: now)
+        let (localTime, knownUntil) = Self.localTime(at: now)
         scheduler.updateLocalTime(localTime)
-        localTimeKnownUntil = localTime.changes.last?.at ?? .distantFuture
+        localTimeKnownUntil = knownUntil
     }
 
     /// The local time zone's offset now and at its next change, for class time windows.
-    static func localTime(at now: Date) -> LocalTime {
-        let zone = TimeZone.current
-        var changes: [LocalTime.OffsetChange] = []
-        if let next = zone.nextDaylightSavingTimeTransition(after: now) {
-            changes.append(.init(at: next, utcOffset: zone.secondsFromGMT(for: next.addingTimeInterval(1))))
-        }
-        return LocalTime(utcOffset: zone.secondsFromGMT(for: now), changes: changes)
+    static func localTime(at now: Date) -> (LocalTime, knownUntil: Date) {
+        let localTime = SystemTimeZone.localTime(at: now)
+        return (localTime, localTime.changes.last?.at ?? now.addingTimeInterval(LocalTime.observationHorizon))
     }
 }
