@@ -3,8 +3,6 @@ import Foundation
 import Logging
 import LullAPI
 import LullDaemon
-import NIOCore
-import NIOPosix
 
 /// `lulld`: the Lull daemon. Everything interesting lives in LullDaemon; this only parses flags.
 @main
@@ -12,7 +10,7 @@ enum LulldMain {
     static func main() async {
         // Run Swift Concurrency on NIO's event loops: the control socket, the store's callbacks
         // and the transfers then share a few threads instead of hopping between two pools.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        EventLoopGlobalExecutor.install()
         await Lulld.main()
     }
 }

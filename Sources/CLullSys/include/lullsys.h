@@ -19,4 +19,13 @@ int lull_can_switch_fs_user(void);
 /// SYNC_FILE_RANGE_WRITE), so a later fsync has little left to do.
 int lull_start_writeback(int fd, long long offset, long long length);
 
+/// Receives each job Swift Concurrency hands to the global executor (a `Job *`).
+typedef void (*lull_job_sink)(void *job);
+
+/// Sends every job for Swift Concurrency's global executor to `jobs`, through the runtime's
+/// `swift_task_enqueueGlobal_hook`. The linker resolves the hook, so this works where a lookup
+/// by name does not: a binary built with `--static-swift-stdlib` keeps the runtime's symbols
+/// out of its dynamic symbol table. Returns 1, or 0 if a hook was already installed.
+int lull_take_over_global_executor(lull_job_sink jobs);
+
 #endif
