@@ -41,6 +41,7 @@ enum TransferBenchmark {
 
         for run in 1...runs {
             progress("fetch run \(run)/\(runs): curl")
+            settle()
             let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
             result.curlFetch.append(try timed {
                 try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]))
@@ -48,6 +49,7 @@ enum TransferBenchmark {
             try? FileManager.default.removeItem(atPath: curlTarget)
 
             progress("fetch run \(run)/\(runs): lull")
+            settle()
             ProcessMemory.resetPeak(of: daemon.pid)
             let lullTarget = downloads.appendingPathComponent("lull-\(run).bin").path
             result.lullFetch.append(try timed {
@@ -57,10 +59,12 @@ enum TransferBenchmark {
             try? FileManager.default.removeItem(atPath: lullTarget)
 
             progress("upload run \(run)/\(runs): curl -T")
+            settle()
             result.curlUpload.append(try timed {
                 try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]))
             })
             progress("upload run \(run)/\(runs): lull")
+            settle()
             ProcessMemory.resetPeak(of: daemon.pid)
             result.lullUpload.append(try timed {
                 try runJob(lullctl, ["submit", "upload", nginx.url("/upload/lull-\(run).bin"), "-f", payload], socket: daemon.socketPath)
@@ -71,6 +75,13 @@ enum TransferBenchmark {
             }
         }
         return result
+    }
+
+    /// Writes every dirty page out before a timed transfer: each transfer (and the file nginx
+    /// writes for an upload) leaves a gigabyte to flush, and without this the kernel makes
+    /// whichever transfer comes next pay for it in writeback throttling.
+    private static func settle() {
+        sync()
     }
 
     /// Submits with lullctl and waits for the job to end by following its events.
