@@ -18,10 +18,9 @@ public enum EventLoopGlobalExecutor {
     public static func install() -> Bool {
         lull_take_over_global_executor { job in
             guard let job else { return }
-            let unowned = unsafeBitCast(job, to: UnownedJob.self)
-            // `any()` prefers the loop the caller runs on, so a task resumed from a loop stays there.
-            let loop = MultiThreadedEventLoopGroup.singleton.any()
-            loop.execute { unowned.runSynchronously(on: loop.executor.asUnownedSerialExecutor()) }
+            // `any()` prefers the loop the caller runs on, so a task resumed from a loop stays
+            // there; the loop is its own executor and queues the job without a closure.
+            MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
         } == 1
     }
 }
