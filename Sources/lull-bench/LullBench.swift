@@ -51,7 +51,7 @@ struct LullBench: ParsableCommand {
 
     private func transferBenchmark() throws -> String {
         let size = quick ? 256 << 20 : 1 << 30
-        let runs = 3
+        let runs = 4  // even: Lull and curl each go first in half of them
         let result = try TransferBenchmark.run(size: size, runs: runs) { progress($0) }
         let median = BenchReport.median
         func rate(_ seconds: Double) -> String { String(format: "%.0f MiB/s", Double(size) / 1_048_576 / seconds) }

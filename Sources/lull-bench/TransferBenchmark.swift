@@ -40,36 +40,52 @@ enum TransferBenchmark {
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
 
         for run in 1...runs {
-            progress("fetch run \(run)/\(runs): curl")
-            settle()
-            let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
-            result.curlFetch.append(try timed {
-                try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]))
+            // The second of two back-to-back transfers runs slower, whoever makes it (a gigabyte
+            // just went through nginx and the disk), so Lull and curl take turns going first.
+            let lullFirst = run % 2 == 0
+            func pair(_ curl: () throws -> Void, _ lull: () throws -> Void) rethrows {
+                if lullFirst {
+                    try lull()
+                    try curl()
+                } else {
+                    try curl()
+                    try lull()
+                }
+            }
+            try pair({
+                progress("fetch run \(run)/\(runs): curl")
+                settle()
+                let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
+                result.curlFetch.append(try timed {
+                    try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]))
+                })
+                try? FileManager.default.removeItem(atPath: curlTarget)
+            }, {
+                progress("fetch run \(run)/\(runs): lull")
+                settle()
+                ProcessMemory.resetPeak(of: daemon.pid)
+                let lullTarget = downloads.appendingPathComponent("lull-\(run).bin").path
+                result.lullFetch.append(try timed {
+                    try runJob(lullctl, ["submit", "fetch", nginx.url("/payload.bin"), "-o", lullTarget], socket: daemon.socketPath)
+                })
+                result.peakFetchRSS = max(result.peakFetchRSS, ProcessMemory.peak(of: daemon.pid))
+                try? FileManager.default.removeItem(atPath: lullTarget)
             })
-            try? FileManager.default.removeItem(atPath: curlTarget)
-
-            progress("fetch run \(run)/\(runs): lull")
-            settle()
-            ProcessMemory.resetPeak(of: daemon.pid)
-            let lullTarget = downloads.appendingPathComponent("lull-\(run).bin").path
-            result.lullFetch.append(try timed {
-                try runJob(lullctl, ["submit", "fetch", nginx.url("/payload.bin"), "-o", lullTarget], socket: daemon.socketPath)
+            try pair({
+                progress("upload run \(run)/\(runs): curl -T")
+                settle()
+                result.curlUpload.append(try timed {
+                    try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]))
+                })
+            }, {
+                progress("upload run \(run)/\(runs): lull")
+                settle()
+                ProcessMemory.resetPeak(of: daemon.pid)
+                result.lullUpload.append(try timed {
+                    try runJob(lullctl, ["submit", "upload", nginx.url("/upload/lull-\(run).bin"), "-f", payload], socket: daemon.socketPath)
+                })
+                result.peakUploadRSS = max(result.peakUploadRSS, ProcessMemory.peak(of: daemon.pid))
             })
-            result.peakFetchRSS = max(result.peakFetchRSS, ProcessMemory.peak(of: daemon.pid))
-            try? FileManager.default.removeItem(atPath: lullTarget)
-
-            progress("upload run \(run)/\(runs): curl -T")
-            settle()
-            result.curlUpload.append(try timed {
-                try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]))
-            })
-            progress("upload run \(run)/\(runs): lull")
-            settle()
-            ProcessMemory.resetPeak(of: daemon.pid)
-            result.lullUpload.append(try timed {
-                try runJob(lullctl, ["submit", "upload", nginx.url("/upload/lull-\(run).bin"), "-f", payload], socket: daemon.socketPath)
-            })
-            result.peakUploadRSS = max(result.peakUploadRSS, ProcessMemory.peak(of: daemon.pid))
             for name in ["curl-\(run).bin", "lull-\(run).bin"] {
                 try? FileManager.default.removeItem(at: www.appendingPathComponent("upload/\(name)"))
             }
