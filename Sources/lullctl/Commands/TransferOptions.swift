@@ -44,7 +44,7 @@ struct TransferOptions: ParsableArguments {
             submission.retry = RetrySettings(
                 maxAttempts: maxAttempts, baseSeconds: retryDelay?.timeInterval, capSeconds: retryMaxDelay?.timeInterval)
         }
-        // No flag for timeouts.connect_seconds: the daemon accepts it but does not apply it yet.
+        // timeouts.connect_seconds has no flag here; the API takes it (docs/api.md).
         if idleTimeout != nil || timeout != nil {
             submission.timeouts = TimeoutSettings(idleSeconds: idleTimeout?.timeInterval, totalSeconds: timeout?.timeInterval)
         }

@@ -57,7 +57,7 @@ enum Format {
         var parts: [String] = []
         if let idle = timeouts.idleSeconds { parts.append("idle \(duration(idle))") }
         if let total = timeouts.totalSeconds { parts.append("total \(duration(total))") }
-        if let connect = timeouts.connectSeconds { parts.append("connect \(duration(connect)) (not applied)") }
+        if let connect = timeouts.connectSeconds { parts.append("connect \(duration(connect))") }
         return parts.joined(separator: ", ")
     }
 
