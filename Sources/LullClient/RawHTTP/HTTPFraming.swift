@@ -24,12 +24,24 @@ package enum HTTPFraming {
 
     /// The response at the front of `bytes`, or nil while its head or body has not all arrived.
     package static func response(in bytes: [UInt8]) throws(HTTPFramingError) -> Response? {
+        guard let head = head(bytes) else { return nil }
+        guard let status = status(of: bytes) else { throw .noStatusLine }
+        guard let length = head.contentLength else { throw .noContentLength }
+        let body = head.bodyStart..<(head.bodyStart + length)
+        return bytes.count >= body.upperBound ? Response(status: status, body: body) : nil
+    }
+
+    /// How many bytes the message at the front of `bytes` (a request or a response) takes, once
+    /// its head has arrived: the head and its `Content-Length` body, if it has one.
+    package static func messageLength(in bytes: [UInt8]) -> Int? {
+        head(bytes).map { $0.bodyStart + ($0.contentLength ?? 0) }
+    }
+
+    /// Where the body starts and the head's `Content-Length`, once the whole head has arrived.
+    private static func head(_ bytes: [UInt8]) -> (bodyStart: Int, contentLength: Int?)? {
         guard let headEnd = headEnd(bytes) else { return nil }
         let lines = String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n")
-        guard let status = status(of: bytes) else { throw .noStatusLine }
-        guard let length = lines.dropFirst().compactMap(contentLength).first else { throw .noContentLength }
-        let body = (headEnd + 4)..<(headEnd + 4 + length)
-        return bytes.count >= body.upperBound ? Response(status: status, body: body) : nil
+        return (headEnd + 4, lines.dropFirst().compactMap(contentLength).first)
     }
 
     /// The status code of the response `bytes` start with, once its status line has arrived.
