@@ -1,0 +1,33 @@
+import Foundation
+
+/// Resident memory of another process, and its peak since the last reset.
+enum ProcessMemory {
+    static func rss(of pid: Int32) -> Int64 { field("VmRSS", pid) }
+    static func peak(of pid: Int32) -> Int64 { field("VmHWM", pid) }
+
+    /// Writing 5 to clear_refs resets the peak (VmHWM) to the current RSS.
+    static func resetPeak(of pid: Int32) {
+        try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    private static func field(_ name: String, _ pid: Int32) -> Int64 {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return (Int64(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
+        }
+        return 0
+    }
+}
+
+/// A process's CPU time, all threads (including ones that have ended), user plus system.
+enum ProcessCPU {
+    static func seconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
