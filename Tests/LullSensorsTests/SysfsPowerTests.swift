@@ -1,5 +1,6 @@
 import Foundation
 import LullCore
+import LullTestSupport
 import Synchronization
 import Testing
 @testable import LullSensors

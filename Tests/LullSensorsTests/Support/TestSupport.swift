@@ -40,15 +40,6 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-/// A temporary directory removed when the value is dropped by `withTemporaryDirectory`.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
-    let path = FileManager.default.temporaryDirectory
-        .appendingPathComponent("lull-sensors-\(UUID().uuidString.prefix(8))").path
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
-}
-
 /// Writes `files` (relative path → content) under `root`, creating directories.
 func writeTree(_ root: String, _ files: [String: String]) {
     for (relative, content) in files {
