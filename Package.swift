@@ -156,7 +156,7 @@ let package = Package(
             name: "LullCoreTests",
             dependencies: ["LullCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore"]),
+        .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore", "LullTestSupport"]),
         .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore", "LullTestSupport"]),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
         .testTarget(

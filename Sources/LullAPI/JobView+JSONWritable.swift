@@ -1,0 +1,98 @@
+import Foundation
+
+// The job views every submission and every list answers with, written without JSONEncoder.
+// Each writes the keys of its `CodingKeys`; JobViewJSONTests checks that the result decodes to
+// the same value, with the same keys, as JSONEncoder's.
+
+extension JobView: JSONWritable {
+    public func write(to writer: inout JSONWriter) throws {
+        try writer.object { json in
+            json.member("id", id)
+            json.member("kind", kind)
+            json.member("state", state)
+            json.member("owner_uid", ownerUid)
+            json.member("url", url)
+            json.member("destination", destination)
+            json.member("source", source)
+            json.member("method", method)
+            json.member("label", label)
+            json.member("class", jobClass)
+            json.member("created_at", createdAt)
+            json.member("updated_at", updatedAt)
+            json.member("attempts", attempts)
+            try json.member("progress", progress)
+            try json.member("result", encoding: result)
+            try json.member("error", error)
+            json.member("sha256", sha256)
+            json.member("expected_bytes", expectedBytes)
+            json.member("max_bytes", maxBytes)
+            json.member("protocol", uploadProtocol)
+            try json.member("retry", encoding: retry)
+            try json.member("timeouts", encoding: timeouts)
+            json.member("retry_at", retryAt)
+            try json.member("waiting_for", waitingFor)
+            json.member("network", network)
+            json.member("requires_ac", requiresAC)
+            json.member("min_battery", minBattery)
+            json.member("not_before", notBefore)
+            json.member("deadline", deadline)
+            json.member("on_deadline", onDeadline)
+            try json.member("periodic", encoding: periodic)
+            json.member("period_seconds", periodSeconds)
+            json.member("on_complete_unit", onCompleteUnit)
+        }
+    }
+}
+
+extension ProgressView: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.member("bytes_done", bytesDone)
+            json.member("bytes_total", bytesTotal)
+            json.member("bytes_per_second", bytesPerSecond)
+            json.member("eta_seconds", etaSeconds)
+        }
+    }
+}
+
+extension FailureView: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.member("code", code)
+            json.member("message", message)
+            json.member("retryable", retryable)
+            json.member("retry_after_seconds", retryAfterSeconds)
+        }
+    }
+}
+
+extension WaitingReasonView: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.member("code", code)
+            json.member("text", text)
+            json.member("seen", seen)
+            json.member("limit", limit)
+            json.member("setting", setting)
+            json.member("class", jobClass)
+            json.member("config", config)
+            json.member("from_job", fromJob)
+            json.member("until", until)
+        }
+    }
+}
+
+extension JobListView: JSONWritable {
+    public func write(to writer: inout JSONWriter) throws {
+        try writer.object { json in
+            try json.member("jobs", jobs)
+            json.member("next_after", nextAfter)
+        }
+    }
+}
+
+extension BatchView: JSONWritable {
+    public func write(to writer: inout JSONWriter) throws {
+        try writer.object { json in try json.member("jobs", jobs) }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import LullAPI
+import LullCore
+import LullTestSupport
+import Testing
+
+/// `JSONWriter` answers every submission and list instead of JSONEncoder; its output must mean
+/// exactly what JSONEncoder's does: the same value when decoded, and the same keys present.
+@Suite struct JobViewJSONTests {
+    /// A view with every key set, nested ones included.
+    static let full = """
+        {"id":42,"kind":"upload","state":"failed","owner_uid":1000,"url":"https://example.test/up",
+         "destination":"/srv/d","source":"/srv/s","method":"PUT","label":"nightly","class":"bulk",
+         "created_at":"2026-11-21T18:58:03Z","updated_at":"2026-11-21T19:00:00Z","attempts":3,
+         "progress":{"bytes_done":10,"bytes_total":100,"bytes_per_second":2048,"eta_seconds":44},
+         "result":{"http_status":201,"bytes":100,"sha256":"ab","path":"/srv/d","not_modified":false,
+                   "etag":"\\"e\\"","last_modified":"Sat","response_headers":{"x-a":"1"},"response_body":"ok",
+                   "bytes_transferred":100,"upload_url":"https://example.test/u/1",
+                   "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
+                                 "attempts":3,"daemon_cpu_seconds":0.25}},
+         "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
+         "sha256":"cd","expected_bytes":100,"max_bytes":1000,"protocol":"tus",
+         "retry":{"max_attempts":5,"base_seconds":2.5,"cap_seconds":600},
+         "timeouts":{"connect_seconds":2,"idle_seconds":30,"total_seconds":3600},
+         "retry_at":"2026-11-21T19:05:00Z",
+         "waiting_for":[{"code":"power","text":"on battery","seen":"battery 40%","limit":"AC",
+                         "setting":"requires_ac","class":"bulk","config":"lull.toml:3","from_job":true,
+                         "until":"2026-11-22T00:00:00Z"}],
+         "network":"unmetered","requires_ac":true,"min_battery":20.5,"not_before":"2026-11-21T20:00:00Z",
+         "deadline":"2026-11-23T00:00:00Z","on_deadline":"expire",
+         "periodic":{"every_seconds":3600,"flex_seconds":600,"jitter_seconds":0,"max_every_seconds":7200},
+         "period_seconds":3600,"on_complete_unit":"backup-done.service"}
+        """
+
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: some Sequence<UInt8>) throws -> T {
+        try WireJSON.decoder().decode(type, from: Data(bytes))
+    }
+
+    /// Decodes both forms and compares the values and, recursively, the keys each object has.
+    static func expectSameMeaning<T: JSONWritable & Decodable & Equatable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let written = try value.jsonBytes()
+        let encoded = try WireJSON.encoder().encode(value)
+        // JSON allows no raw control characters (Foundation's parsers would take them anyway),
+        // and the writer adds no whitespace of its own.
+        #expect(!written.contains { $0 < 0x20 }, sourceLocation: sourceLocation)
+        #expect(try decode(T.self, written) == decode(T.self, encoded), sourceLocation: sourceLocation)
+        let ours = try JSONSerialization.jsonObject(with: Data(written), options: [.fragmentsAllowed])
+        let theirs = try JSONSerialization.jsonObject(with: encoded, options: [.fragmentsAllowed])
+        #expect(keyPaths(ours) == keyPaths(theirs), sourceLocation: sourceLocation)
+    }
+
+    /// Every key path in a parsed document, so a key written as null or left out shows up.
+    static func keyPaths(_ value: Any, at path: String = "") -> Set<String> {
+        var paths: Set<String> = []
+        if let object = value as? [String: Any] {
+            for (key, member) in object {
+                paths.insert(path + "." + key)
+                paths.formUnion(keyPaths(member, at: path + "." + key))
+            }
+        } else if let array = value as? [Any] {
+            for (index, element) in array.enumerated() { paths.formUnion(keyPaths(element, at: path + "[\(index)]")) }
+        }
+        return paths
+    }
+
+    @Test func everyKeyMeansWhatJSONEncoderWrites() throws {
+        let view = try Self.decode(JobView.self, Array(Self.full.utf8))
+        #expect(view.result?.accounting != nil && view.periodic != nil && view.waitingFor?.count == 1)
+        try Self.expectSameMeaning(view)
+    }
+
+    @Test func aFreshSubmissionIsByteForByteWhatAClientReads() throws {
+        var view = try Self.decode(JobView.self, Array(Self.full.utf8))
+        view.result = nil
+        view.error = nil
+        view.periodic = nil
+        let text = String(decoding: try view.jsonBytes(), as: UTF8.self)
+        #expect(text.hasPrefix(#"{"id":42,"kind":"upload","state":"failed","owner_uid":1000,"url":"https://example.test/up","#))
+        #expect(text.contains(#""created_at":"2026-11-21T18:58:03Z""#))
+        #expect(text.contains(#""min_battery":20.5,"#))
+        #expect(text.contains(#""period_seconds":3600,"#))
+        #expect(!text.contains("result") && !text.contains("periodic"))
+    }
+
+    /// Seeded variations: keys dropped, strings that need escaping, awkward numbers and times.
+    @Test func variationsMeanWhatJSONEncoderWrites() throws {
+        let base = try Self.decode(JobView.self, Array(Self.full.utf8))
+        let strings = [
+            "", "plain", "quote \" and backslash \\", "a/b/c", "tab\tnew\nline\rcr", "\u{0}\u{1}\u{8}\u{c}\u{1f}",
+            "\u{7f}", "é 中文 🚀", "\u{2028}\u{2029}", "{\"json\":[1]}",
+        ]
+        let numbers: [Double] = [0, -0.0, 1, -1, 0.1, 2.5e-7, 1e15, 1e21, 123_456.789, 9_007_199_254_740_992, 1.0 / 3]
+        let times: [Double] = [0, 1_763_751_483.75, -86_399.5, 4_102_444_800.999, 951_782_400]
+        var random = SeededGenerator(seed: 2026)
+        for _ in 0..<400 {
+            var view = base
+            func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
+            func maybe<T>(_ value: T?) -> T? { random.next() % 3 == 0 ? nil : value }
+            view.id = Int64(bitPattern: random.next() >> 1)
+            view.url = pick(strings)
+            view.destination = maybe(pick(strings))
+            view.source = maybe(pick(strings))
+            view.method = maybe(pick(strings))
+            view.label = maybe(pick(strings))
+            view.jobClass = pick(strings)
+            view.createdAt = Date(timeIntervalSince1970: pick(times))
+            view.updatedAt = Date(timeIntervalSince1970: pick(times))
+            view.attempts = Int(random.next() % 1000)
+            view.progress = maybe(view.progress)
+            view.progress?.bytesPerSecond = maybe(pick(numbers))
+            view.result = maybe(view.result)
+            view.error = maybe(view.error)
+            view.error?.message = pick(strings)
+            view.error?.retryAfterSeconds = maybe(pick(numbers))
+            view.sha256 = maybe(view.sha256)
+            view.expectedBytes = maybe(Int64(random.next() % 1_000_000))
+            view.maxBytes = maybe(view.maxBytes)
+            view.uploadProtocol = maybe(pick(UploadProtocol.allCases))
+            view.retry = maybe(view.retry)
+            view.timeouts = maybe(view.timeouts)
+            view.retryAt = maybe(Date(timeIntervalSince1970: pick(times)))
+            view.waitingFor = maybe(view.waitingFor.map { reasons in
+                reasons.map { reason in
+                    var reason = reason
+                    reason.text = pick(strings)
+                    reason.limit = maybe(pick(strings))
+                    reason.until = maybe(Date(timeIntervalSince1970: pick(times)))
+                    reason.fromJob = random.next() % 2 == 0
+                    return reason
+                } + [reason(pick(strings))]
+            })
+            view.network = maybe(pick(JobConstraints.Network.allCases))
+            view.requiresAC = maybe(random.next() % 2 == 0)
+            view.minBattery = maybe(pick(numbers))
+            view.notBefore = maybe(Date(timeIntervalSince1970: pick(times)))
+            view.deadline = maybe(view.deadline)
+            view.onDeadline = maybe(pick(DeadlineAction.allCases))
+            view.periodic = maybe(view.periodic)
+            view.periodSeconds = maybe(pick(numbers))
+            view.onCompleteUnit = maybe(pick(strings))
+            try Self.expectSameMeaning(view)
+        }
+    }
+
+    @Test func listsAndBatchesMeanWhatJSONEncoderWrites() throws {
+        let view = try Self.decode(JobView.self, Array(Self.full.utf8))
+        var other = view
+        other.result = nil
+        other.waitingFor = []
+        try Self.expectSameMeaning(JobListView(jobs: [view, other], nextAfter: 43))
+        try Self.expectSameMeaning(JobListView(jobs: [], nextAfter: nil))
+        try Self.expectSameMeaning(BatchView(jobs: [other, view, other]))
+    }
+
+    func reason(_ text: String) -> WaitingReasonView {
+        let json = #"{"code":"window","text":"","seen":"10:00","from_job":false}"#
+        var reason = try! Self.decode(WaitingReasonView.self, Array(json.utf8))
+        reason.text = text
+        return reason
+    }
+}
+
+extension JobListView: Equatable {
+    public static func == (lhs: JobListView, rhs: JobListView) -> Bool { lhs.jobs == rhs.jobs && lhs.nextAfter == rhs.nextAfter }
+}
+
+extension BatchView: Equatable {
+    public static func == (lhs: BatchView, rhs: BatchView) -> Bool { lhs.jobs == rhs.jobs }
+}
