@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore", "LullTestSupport"]),
         .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore", "LullTestSupport"]),
-        .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore"]),
+        .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore", "LullTestSupport"]),
         .testTarget(
             name: "LullDaemonTests",
             dependencies: [

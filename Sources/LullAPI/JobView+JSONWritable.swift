@@ -1,4 +1,5 @@
 import Foundation
+import LullCore
 
 // The job views every submission and every list answers with, written without JSONEncoder.
 // Each writes the keys of its `CodingKeys`; JobViewJSONTests checks that the result decodes to

@@ -1,21 +1,25 @@
 import Foundation
 
-/// Writes the API's JSON dialect (`WireJSON`) straight into bytes, for the views the daemon
-/// answers with on every submission and every list. `JSONEncoder` builds a tree of boxed values
-/// and a dictionary per object before it writes a byte; for a job view that was a quarter of the
-/// daemon's CPU time per submission (docs/performance.md). The output means the same as
-/// `WireJSON.encoder()`'s: the same keys, absent keys where it omits nil, strings escaped as it
-/// escapes them, times as whole-second ISO-8601 in UTC. Key order differs (JSONEncoder's is a
-/// dictionary's), which JSON does not give meaning to. Values without a writer of their own go
-/// through `JSONEncoder` and are spliced in.
+/// Writes JSON straight into bytes, for what the daemon writes on every submission: the job view
+/// it answers with and the spec it stores. `JSONEncoder` builds a tree of boxed values and a
+/// dictionary per object before it writes a byte; for one submission that was a third of the
+/// daemon's instructions (docs/performance.md). Each user writes the keys its `Codable` form has
+/// and omits nil as `encodeIfPresent` does, and a test per user checks that its output decodes to
+/// the same value as `JSONEncoder`'s. Strings are escaped as JSONEncoder escapes them (a slash is
+/// left as it is, which every decoder reads alike). Key order is the writer's own (JSONEncoder's
+/// is a dictionary's), which JSON gives no meaning to. Values without a writer of their own go
+/// through the `JSONEncoder` the writer was made with and are spliced in.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     /// Whether the object or array being written needs a comma before its next member.
     private var needsComma = false
-    private var fallback: JSONEncoder?
+    private let makeEncoder: () -> JSONEncoder
+    private var encoder: JSONEncoder?
 
-    public init(capacity: Int = 1024) {
+    /// `encoder` makes the JSONEncoder for values without a writer of their own (made when first needed).
+    public init(capacity: Int = 1024, encoder: @escaping () -> JSONEncoder) {
         bytes.reserveCapacity(capacity)
+        makeEncoder = encoder
     }
 
     // MARK: Structure
@@ -90,26 +94,27 @@ public struct JSONWriter {
         date(value)
     }
 
-    public mutating func member<T: JSONWritable>(_ name: StaticString, _ value: T?) throws {
-        guard let value else { return }
-        key(name)
-        try value.write(to: &self)
-    }
-
-    public mutating func member<T: JSONWritable>(_ name: StaticString, _ values: [T]?) throws {
-        guard let values else { return }
-        key(name)
-        try array(values) { writer, value in try value.write(to: &writer) }
-    }
-
-    /// A value with no writer of its own, encoded by JSONEncoder (in the API's dialect).
+    /// A value with no writer of its own, encoded by the writer's JSONEncoder.
     public mutating func member<T: Encodable>(_ name: StaticString, encoding value: T?) throws {
         guard let value else { return }
         key(name)
-        let encoder = fallback ?? WireJSON.encoder()
-        fallback = encoder
+        let encoder = encoder ?? makeEncoder()
+        self.encoder = encoder
         bytes.append(contentsOf: try encoder.encode(value))
         needsComma = true
+    }
+
+    public mutating func member(_ name: StaticString, _ value: [String: String]?) {
+        guard let value else { return }
+        key(name)
+        object { json in
+            for (name, text) in value {
+                json.separate()
+                json.string(name)
+                json.bytes.append(UInt8(ascii: ":"))
+                json.string(text)
+            }
+        }
     }
 
     // MARK: Values
@@ -186,19 +191,5 @@ public struct JSONWriter {
             rest %= divisor
             divisor /= 10
         }
-    }
-}
-
-/// A view that writes its own JSON (see `JSONWriter`), meaning the same as its `Encodable` form.
-public protocol JSONWritable: Encodable {
-    func write(to writer: inout JSONWriter) throws
-}
-
-extension JSONWritable {
-    /// The whole JSON document for this value.
-    public func jsonBytes() throws -> [UInt8] {
-        var writer = JSONWriter()
-        try write(to: &writer)
-        return writer.bytes
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import LullCore
+@testable import LullStore
+import LullTestSupport
+import Testing
+
+/// The `spec` column is written by `JSONWriter` and read back by `JSONDecoder`: every spec must
+/// come back equal, and carry the keys `JSONEncoder` would have written.
+@Suite struct StoredSpecJSONTests {
+    static let strings = [
+        "", "plain", "quote \" and backslash \\", "a/b/c", "tab\tnew\nline", "\u{0}\u{1f}\u{7f}", "é 中文 🚀",
+        "\u{2028}", "{\"json\":[1]}",
+    ]
+    static let numbers: [Double] = [0, 1, 0.1, 2.5e-7, 1e15, 1e21, 123_456.789, 1.0 / 3]
+
+    /// Seeded specs of every kind, with each optional field left out about a third of the time.
+    static func specs(_ count: Int) -> [JobSpec] {
+        var random = SeededGenerator(seed: 7)
+        return (0..<count).map { _ in
+            func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
+            func maybe<T>(_ value: T) -> T? { random.next() % 3 == 0 ? nil : value }
+            return JobSpec(
+                kind: pick(JobKind.allCases), url: "https://h.example/" + pick(strings), destination: maybe(pick(strings)),
+                source: maybe(pick(strings)), method: maybe(pick(["POST", "PUT", "PATCH"])),
+                headers: maybe([pick(strings): pick(strings), "Idempotency-Key": pick(strings)]),
+                contentType: maybe(pick(strings)), body: maybe([0, 1, 127, 255]), label: maybe(pick(strings)),
+                jobClass: pick(strings), sha256: maybe(pick(strings)), expectedBytes: maybe(Int64(random.next() >> 2)),
+                maxBytes: maybe(Int64(random.next() % 1_000_000)), uploadProtocol: maybe(pick(UploadProtocol.allCases)),
+                formField: maybe(pick(strings)), idempotencyKey: maybe(pick(strings)),
+                retry: maybe(RetrySettings(maxAttempts: maybe(5), baseSeconds: maybe(pick(numbers)), capSeconds: maybe(600))),
+                timeouts: maybe(TimeoutSettings(connectSeconds: maybe(2), idleSeconds: maybe(pick(numbers)))),
+                constraints: maybe(JobConstraints(
+                    network: pick(JobConstraints.Network.allCases), requiresAC: random.next() % 2 == 0,
+                    minBattery: maybe(pick(numbers)))),
+                notBefore: maybe(Date(timeIntervalSinceReferenceDate: pick(numbers) * 1e3 + 0.25)),
+                deadline: maybe(Date(timeIntervalSince1970: 1_763_751_483.123_456)),
+                onDeadline: maybe(pick(DeadlineAction.allCases)), expectedBytesUp: maybe(Int64(random.next() % 1 << 40)),
+                periodic: maybe(PeriodicSchedule(every: 3600, flex: pick(numbers), jitter: 0, maxEvery: maybe(7200))),
+                periodInterval: maybe(pick(numbers)), onCompleteUnit: maybe(pick(strings)))
+        }
+    }
+
+    @Test func meansWhatJSONEncoderWrites() throws {
+        for spec in Self.specs(300) {
+            let written = Array(try spec.storedJSON().utf8)
+            #expect(!written.contains { $0 < 0x20 }, "raw control character in \(spec)")
+            let encoded = try JSONEncoder().encode(spec)
+            #expect(try JSONDecoder().decode(JobSpec.self, from: Data(written)) == spec)
+            #expect(try jsonKeyPaths(written) == jsonKeyPaths(encoded))
+        }
+    }
+
+    @Test func everySpecReadsBackFromTheStore() async throws {
+        try await withTemporaryDirectory("spec") { directory in
+            let store = try SQLiteJobStore(path: directory + "/lull.sqlite")
+            let specs = Self.specs(300)
+            let created = Date(timeIntervalSince1970: 1_800_000_000)
+            let jobs = try await store.insert(specs.map { NewJob(owner: OwnerID(1000), spec: $0, createdAt: created) })
+            for (job, spec) in zip(jobs, specs) {
+                #expect(try await store.job(job.id)?.spec == spec)
+            }
+        }
+    }
+}
