@@ -36,7 +36,7 @@ struct ControlServer: Sendable {
 
     private static func initialize(_ channel: any Channel, readTimeout: TimeAmount) -> EventLoopFuture<(Connection, PeerCredentials)?> {
         PeerCredentials.of(channel).flatMapThrowing { peer in
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
             try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
             try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: readTimeout))
             return (try Connection(wrappingChannelSynchronously: channel), peer)

@@ -13,7 +13,12 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
-    private var deadline: Scheduled<Void>?
+    /// When the connection closes unless its request has arrived; nil while the daemon answers.
+    private var deadline: NIODeadline?
+    /// The one timer. Answers only move `deadline`: a timer set and cancelled per request cost a
+    /// `timerfd_settime` per request. When the timer finds the deadline moved on, it sets itself
+    /// again for the new one; when it finds none, it stops until the next answer.
+    private var timer: Scheduled<Void>?
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -29,17 +34,17 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        stop()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .end = unwrapInboundIn(data) {
-            disarm()
+            deadline = nil
         }
         context.fireChannelRead(data)
     }
@@ -53,15 +58,26 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func arm(_ context: ChannelHandlerContext) {
-        disarm()
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
-            channel.close(promise: nil)
+        let deadline = NIODeadline.now() + timeout
+        self.deadline = deadline
+        if timer == nil { schedule(at: deadline, context) }
+    }
+
+    private func schedule(at deadline: NIODeadline, _ context: ChannelHandlerContext) {
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            timer = nil
+            guard let deadline = self.deadline else { return }
+            if deadline <= .now() {
+                context.close(promise: nil)
+            } else {
+                schedule(at: deadline, context)
+            }
         }
     }
 
-    private func disarm() {
-        deadline?.cancel()
+    private func stop() {
+        timer?.cancel()
+        timer = nil
         deadline = nil
     }
 }

@@ -187,6 +187,38 @@ import Testing
     /// schemathesis generates valid and invalid requests from docs/openapi.yaml and checks the
     /// answers against it: no 5xx, documented statuses and content types, responses matching
     /// their schemas, invalid data refused. A loopback TCP front carries it to the Unix socket.
+    /// HTTP/1.1 lets a client send its next requests before the answers come (pipelining). The
+    /// server reads one request at a time on a connection, so the answers come in request order,
+    /// a bad request in the middle is answered without disturbing the ones around it, and
+    /// `Connection: close` on the last one ends the exchange.
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withDaemon(config: holdEverything) { daemon, _ in
+            let connection = try UnixSocketConnection(path: daemon.socketPath)
+            defer { connection.close() }
+            func request(_ method: String, _ path: String, body: String? = nil, close: Bool = false) -> [UInt8] {
+                HTTPFraming.request(
+                    method, path, headers: body == nil ? [] : [("Content-Type", "application/json")],
+                    body: body.map { Array($0.utf8) }, close: close)
+            }
+            let fetch = #"{"kind":"fetch","url":"http://127.0.0.1:9/p","destination":"/tmp/lull-pipelined"}"#
+            let burst = request("POST", "/v1/jobs", body: fetch) + request("GET", "/v1/jobs/1")
+                + request("POST", "/v1/jobs", body: "{not json") + request("GET", "/v1/status", close: true)
+            #expect(connection.send(burst))
+            var bytes = connection.receive(timeout: .seconds(10))
+            #expect(bytes.closed, "Connection: close on the last request ends the connection")
+            var answers: [(status: Int, body: String)] = []
+            while let response = try HTTPFraming.response(in: bytes.bytes) {
+                answers.append((response.status, String(decoding: bytes.bytes[response.body], as: UTF8.self)))
+                bytes.bytes.removeFirst(response.end)
+            }
+            #expect(answers.map(\.status) == [201, 200, 400, 200])
+            #expect(answers.count == 4 && answers[1].body.contains(#""destination":"/tmp/lull-pipelined""#))
+            #expect(answers.count == 4 && answers[2].body.contains("malformed_json"))
+            #expect(answers.count == 4 && answers[3].body.contains(#""queued":1"#))
+            #expect(bytes.bytes.isEmpty)
+        }
+    }
+
     @Test(.enabled(if: schemathesisAvailable, "needs python3 with schemathesis (make test installs it)"))
     func schemathesisFindsNothingAgainstTheLiveSocket() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in

@@ -34,4 +34,23 @@ import Testing
             #expect(try await client.status().jobs["queued"] == 1, "well-behaved clients are served")
         }
     }
+
+    /// Each answer gives the client the whole timeout again for its next request on the
+    /// connection, and a connection left idle after an answer is closed once that runs out.
+    @Test func eachAnswerRestartsTheClockAndAnIdleConnectionIsClosed() async throws {
+        try await withDaemon(config: holdEverything + "\nrequest_read_timeout = 1\n") { daemon, _ in
+            let connection = try UnixSocketConnection(path: daemon.socketPath)
+            defer { connection.close() }
+            // Three requests 700 ms apart: 2.1 s in all, each within a second of the last answer.
+            for _ in 0..<3 {
+                #expect(connection.send("GET /v1/status HTTP/1.1\r\nHost: lull\r\n\r\n"))
+                let answer = connection.receive(timeout: .milliseconds(700))
+                #expect(UnixSocketConnection.status(of: answer.bytes) == 200 && !answer.closed)
+            }
+            let answered = ContinuousClock.now
+            let idle = connection.receive(timeout: .seconds(5))
+            let held = ContinuousClock.now - answered
+            #expect(idle.closed && idle.bytes.isEmpty && held < .seconds(3), "closed: \(idle.closed) after \(held)")
+        }
+    }
 }
