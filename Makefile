@@ -43,7 +43,7 @@ APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus pyt
 	debootstrap systemd-container man-db groff-base tmux openssl
 
 # What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx).
-BENCH_APT_PACKAGES = task-spooler nq nginx
+BENCH_APT_PACKAGES = task-spooler nq nginx valgrind binutils
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -14,6 +14,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public private(set) var logPath: String
     private let extraArguments: [String]
     private let launcher: [String]
+    private let executable: String
     private let environment: [String: String]
 
     /// The directory holding the built products (lulld, lullctl) next to the running test binary.
@@ -42,11 +43,13 @@ public final class DaemonProcess: @unchecked Sendable {
     ///   with pressure limits; tests about pressure script it through `proc`.
     ///   - launcher: a command prefix that execs lulld, e.g. `NetworkNamespace.launcher`.
     ///   - environment: variables added to the test's own (e.g. `HTTP_PROXY`).
+    ///   - executable: the lulld to run, when not the build's own (a copy made for a profiler).
     public init(
         config: String? = nil, arguments: [String] = [], realPressure: Bool = false, launcher: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], executable: String? = nil
     ) throws {
         self.launcher = launcher
+        self.executable = executable ?? Self.binary("lulld")
         self.environment = environment
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -91,7 +94,7 @@ public final class DaemonProcess: @unchecked Sendable {
         let notify = try NotifySocket(path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
         defer { notify.close() }
         let process = Process()
-        let command = launcher + [Self.binary("lulld"), "--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
+        let command = launcher + [executable, "--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment

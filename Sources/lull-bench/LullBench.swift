@@ -111,6 +111,8 @@ struct LullBench: ParsableCommand {
         progress("SQLite limit: \(rows) rows, one per commit, then 100 per commit")
         let single = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows, rowsPerCommit: 1)
         let hundred = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows * 20, rowsPerCommit: 100)
+        let counted = try InstructionCount.measure(config: config, submissions: quick ? 300 : 1000, progress: progress)
+        let instructions = counted.map { "\(format($0.perSubmission / 1000))k (\($0.submissions) jobs)" } ?? "not counted (no valgrind)"
         func rate(_ value: Double) -> String { "\(format(value))/s" }
         func ratio(_ value: Double) -> String { String(format: "%.2f×", value / single.perSecond) }
         func cpu(_ run: SubmitBenchmark.Throughput) -> String { String(format: "%.0f µs", run.cpuMicrosecondsPerRequest) }
@@ -123,6 +125,7 @@ struct LullBench: ParsableCommand {
             | 16-client rate vs one fsync per job | \(ratio(concurrent.perSecond)) | — | ≥ 3× | \(verdict(concurrent.perSecond >= 3 * single.perSecond)) |
             | durable submissions/s, batch route, 100 jobs per request, 1 client (\(batch.requests) jobs) | \(rate(batch.perSecond)) | \(ratio(batch.perSecond)) | — | — |
             | lulld CPU time per submission: 1 client / 16 clients / batch route | \(cpu(sequential)) / \(cpu(concurrent)) / \(cpu(batch)) | — | — | — |
+            | lulld instructions per submission, 1 client sequential (callgrind; user space only) | \(instructions) | — | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 1 row per commit (\(single.requests) rows) | \(rate(single.perSecond)) | 1.00× | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 100 rows per commit (\(hundred.requests) rows) | \(rate(hundred.perSecond)) | \(ratio(hundred.perSecond)) | — | — |
             | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |
