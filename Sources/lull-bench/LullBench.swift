@@ -84,6 +84,7 @@ struct LullBench: ParsableCommand {
         let daemon = try DaemonProcess(config: config)
         defer { daemon.remove() }
         progress("starting lulld from \(DaemonProcess.binary("lulld"))")
+        ProcessMemory.evictFromPageCache(DaemonProcess.binary("lulld"))
         let startedAt = DispatchTime.now()
         try daemon.start()
         let readyMs = Double(DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1e6

@@ -5,6 +5,18 @@ enum ProcessMemory {
     static func rss(of pid: Int32) -> Int64 { field("VmRSS", pid) }
     static func peak(of pid: Int32) -> Int64 { field("VmHWM", pid) }
 
+    /// Drops a program's file from the page cache, so the next start reads it from disk as after
+    /// a boot. Most of an idle daemon's RSS is its binary's pages, and how many a fault maps
+    /// depends on how they came into the cache: a binary just written by `cp` (large folios)
+    /// measured 30.8–31.2 MiB idle, the same binary read back from disk 28.2–28.7 MiB.
+    static func evictFromPageCache(_ path: String) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        fsync(fd)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+    }
+
     /// Writing 5 to clear_refs resets the peak (VmHWM) to the current RSS.
     static func resetPeak(of pid: Int32) {
         try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
