@@ -18,8 +18,8 @@ extension JobView: JSONWritable {
             json.member("method", method)
             json.member("label", label)
             json.member("class", jobClass)
-            json.member("created_at", createdAt)
-            json.member("updated_at", updatedAt)
+            try json.member("created_at", createdAt)
+            try json.member("updated_at", updatedAt)
             json.member("attempts", attempts)
             try json.member("progress", progress)
             try json.member("result", encoding: result)
@@ -30,13 +30,13 @@ extension JobView: JSONWritable {
             json.member("protocol", uploadProtocol)
             try json.member("retry", encoding: retry)
             try json.member("timeouts", encoding: timeouts)
-            json.member("retry_at", retryAt)
+            try json.member("retry_at", retryAt)
             try json.member("waiting_for", waitingFor)
             json.member("network", network)
             json.member("requires_ac", requiresAC)
             json.member("min_battery", minBattery)
-            json.member("not_before", notBefore)
-            json.member("deadline", deadline)
+            try json.member("not_before", notBefore)
+            try json.member("deadline", deadline)
             json.member("on_deadline", onDeadline)
             try json.member("periodic", encoding: periodic)
             json.member("period_seconds", periodSeconds)
@@ -68,8 +68,8 @@ extension FailureView: JSONWritable {
 }
 
 extension WaitingReasonView: JSONWritable {
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
+    public func write(to writer: inout JSONWriter) throws {
+        try writer.object { json in
             json.member("code", code)
             json.member("text", text)
             json.member("seen", seen)
@@ -78,7 +78,7 @@ extension WaitingReasonView: JSONWritable {
             json.member("class", jobClass)
             json.member("config", config)
             json.member("from_job", fromJob)
-            json.member("until", until)
+            try json.member("until", until)
         }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Writes JSON straight into bytes, for what the daemon writes on every submission: the job view
 /// it answers with and the spec it stores. `JSONEncoder` builds a tree of boxed values and a
-/// dictionary per object before it writes a byte; for one submission that was a third of the
-/// daemon's instructions (docs/performance.md). Each user writes the keys its `Codable` form has
+/// dictionary per object before it writes a byte; for one submission the answer and the spec
+/// through JSONEncoder were over a quarter of the daemon's instructions (docs/performance.md). Each user writes the keys its `Codable` form has
 /// and omits nil as `encodeIfPresent` does, and a test per user checks that its output decodes to
 /// the same value as `JSONEncoder`'s. Strings are escaped as JSONEncoder escapes them (a slash is
 /// left as it is, which every decoder reads alike). Key order is the writer's own (JSONEncoder's
@@ -49,7 +49,8 @@ public struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -84,20 +85,24 @@ public struct JSONWriter {
     public mutating func member(_ name: StaticString, _ value: Bool?) {
         guard let value else { return }
         key(name)
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
-        needsComma = true
+        literal(value ? "true" : "false")
     }
 
-    public mutating func member(_ name: StaticString, _ value: Date?) {
+    public mutating func member(_ name: StaticString, _ value: Date?) throws {
         guard let value else { return }
         key(name)
-        date(value)
+        try date(value)
     }
 
     /// A value with no writer of its own, encoded by the writer's JSONEncoder.
     public mutating func member<T: Encodable>(_ name: StaticString, encoding value: T?) throws {
         guard let value else { return }
         key(name)
+        try encoded(value)
+    }
+
+    /// Splices in what the writer's JSONEncoder (made on first use) writes for `value`.
+    private mutating func encoded<T: Encodable>(_ value: T) throws {
         let encoder = encoder ?? makeEncoder()
         self.encoder = encoder
         bytes.append(contentsOf: try encoder.encode(value))
@@ -123,23 +128,38 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case UInt8(ascii: "\""): escape(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): escape(UInt8(ascii: "\\"))
+            case 0x0A: escape(UInt8(ascii: "n"))
+            case 0x0D: escape(UInt8(ascii: "r"))
+            case 0x09: escape(UInt8(ascii: "t"))
+            case 0x08: escape(UInt8(ascii: "b"))
+            case 0x0C: escape(UInt8(ascii: "f"))
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
+                escape(UInt8(ascii: "u"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(Self.hexDigit(byte >> 4))
+                bytes.append(Self.hexDigit(byte & 0x0F))
             default:
                 bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    private mutating func escape(_ letter: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(letter)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
+
+    private mutating func literal(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
         needsComma = true
     }
 
@@ -151,9 +171,11 @@ public struct JSONWriter {
     /// Whole numbers without a fraction, as JSONEncoder writes them; others in Swift's shortest
     /// round-tripping form. JSON has no NaN or infinity: those are written as null.
     public mutating func number(_ value: Double) {
-        if !value.isFinite {
-            bytes.append(contentsOf: Array("null".utf8))
-        } else if value == value.rounded(), abs(value) < 1e15 {
+        guard value.isFinite else {
+            literal("null")
+            return
+        }
+        if value == value.rounded(), abs(value) < 1e15 {
             bytes.append(contentsOf: String(Int64(value)).utf8)
         } else {
             bytes.append(contentsOf: value.description.utf8)
@@ -162,10 +184,17 @@ public struct JSONWriter {
     }
 
     /// `2026-11-21T18:58:03Z`: UTC, whole seconds, as JSONEncoder's `.iso8601` strategy writes it.
-    public mutating func date(_ value: Date) {
-        var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
+    /// Years before 1600 or after 9999 are left to the writer's encoder: Foundation counts days
+    /// before the Gregorian reform in the Julian calendar, the C library does not, and years
+    /// past 9999 take a fifth digit.
+    public mutating func date(_ value: Date) throws {
         var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let whole = value.timeIntervalSince1970.rounded(.down)
+        guard var seconds = time_t(exactly: whole), gmtime_r(&seconds, &parts) != nil,
+              (1600...9999).contains(Int(parts.tm_year) + 1900) else {
+            try encoded(value)
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         digits(Int(parts.tm_year) + 1900, 4)
         bytes.append(UInt8(ascii: "-"))
@@ -178,7 +207,8 @@ public struct JSONWriter {
         digits(Int(parts.tm_min), 2)
         bytes.append(UInt8(ascii: ":"))
         digits(Int(parts.tm_sec), 2)
-        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        bytes.append(UInt8(ascii: "Z"))
+        bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 

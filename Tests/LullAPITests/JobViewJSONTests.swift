@@ -126,6 +126,18 @@ import Testing
         }
     }
 
+    /// Years outside 1600–9999 leave the fast path; the text must still be JSONEncoder's (which
+    /// counts days before 1582 in the Julian calendar).
+    @Test(arguments: [-62_198_755_200.0, -30_610_224_000, -11_676_096_000, 253_402_300_800, 3e11])
+    func timesOutsideFourDigitYearsAreWrittenAsJSONEncoderWritesThem(seconds: Double) throws {
+        var view = try Self.decode(JobView.self, Array(Self.full.utf8))
+        view.notBefore = Date(timeIntervalSince1970: seconds)
+        let written = String(decoding: try view.jsonBytes(), as: UTF8.self)
+        let encoded = String(decoding: try WireJSON.encoder().encode(view), as: UTF8.self)
+        let field = #/"not_before":"([^"]*)"/#
+        #expect(try field.firstMatch(in: written)?.1 == field.firstMatch(in: encoded)?.1)
+    }
+
     @Test func listsAndBatchesMeanWhatJSONEncoderWrites() throws {
         let view = try Self.decode(JobView.self, Array(Self.full.utf8))
         var other = view
