@@ -211,7 +211,7 @@ _lullctl_submit_fetch() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-o --output --sha256 --expected-size --max-size --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --idle-timeout --timeout --socket)
+    non_repeating_options=(-o --output --sha256 --expected-size --max-size --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -278,6 +278,9 @@ _lullctl_submit_fetch() {
     '--retry-max-delay')
         return
         ;;
+    '--connect-timeout')
+        return
+        ;;
     '--idle-timeout')
         return
         ;;
@@ -294,7 +297,7 @@ _lullctl_submit_push() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --idle-timeout --timeout --socket)
+    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -364,6 +367,9 @@ _lullctl_submit_push() {
     '--retry-max-delay')
         return
         ;;
+    '--connect-timeout')
+        return
+        ;;
     '--idle-timeout')
         return
         ;;
@@ -380,7 +386,7 @@ _lullctl_submit_upload() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --idle-timeout --timeout --socket)
+    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -449,6 +455,9 @@ _lullctl_submit_upload() {
         return
         ;;
     '--retry-max-delay')
+        return
+        ;;
+    '--connect-timeout')
         return
         ;;
     '--idle-timeout')

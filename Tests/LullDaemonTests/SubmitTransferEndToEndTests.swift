@@ -26,19 +26,19 @@ import Testing
             let fetch = try submitted(lullctl([
                 "submit", "fetch", "http://127.0.0.1:9/f", "-o", daemon.directory.appendingPathComponent("f").path,
                 "--sha256", sha, "--expected-size", "10M", "--max-size", "1G",
-                "--max-attempts", "3", "--retry-delay", "10s", "--retry-max-delay", "1h", "--idle-timeout", "30s", "--timeout", "2h",
-                "--json",
+                "--max-attempts", "3", "--retry-delay", "10s", "--retry-max-delay", "1h", "--connect-timeout", "5s",
+                "--idle-timeout", "30s", "--timeout", "2h", "--json",
             ], daemon))
             #expect(fetch.sha256 == sha.lowercased())
             #expect(fetch.expectedBytes == 10 << 20 && fetch.maxBytes == 1 << 30)
             #expect(fetch.retry == RetrySettings(maxAttempts: 3, baseSeconds: 10, capSeconds: 3_600))
-            #expect(fetch.timeouts == TimeoutSettings(idleSeconds: 30, totalSeconds: 7_200))
+            #expect(fetch.timeouts == TimeoutSettings(connectSeconds: 5, idleSeconds: 30, totalSeconds: 7_200))
 
             let shown = try lullctl(["show", String(fetch.id)], daemon)
             let lines = shown.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
             for line in [
                 "expected sha256 \(sha.lowercased())", "expected size 10.0 MiB (10485760)", "size limit 1.0 GiB (1073741824)",
-                "retries at most 3 attempts, backoff 10 s doubling, waits at most 1 h", "timeouts idle 30 s, total 2 h",
+                "retries at most 3 attempts, backoff 10 s doubling, waits at most 1 h", "timeouts idle 30 s, total 2 h, connect 5 s",
             ] {
                 #expect(lines.contains(line), "show prints \(line): \(shown.stdout)")
             }

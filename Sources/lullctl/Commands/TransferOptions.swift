@@ -27,6 +27,14 @@ struct TransferOptions: ParsableArguments {
     var retryMaxDelay: DurationArgument?
 
     @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            "How long one attempt may take to connect to the server (or proxy), at most 30d.",
+            valueName: "duration"),
+        transform: { try DurationArgument(parsing: $0) })
+    var connectTimeout: DurationArgument?
+
+    @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp("How long one attempt may go without a byte moving, at most 30d (while waiting for a response, the daemon's idle_timeout applies if shorter).", valueName: "duration"),
         transform: { try DurationArgument(parsing: $0) })
@@ -44,9 +52,10 @@ struct TransferOptions: ParsableArguments {
             submission.retry = RetrySettings(
                 maxAttempts: maxAttempts, baseSeconds: retryDelay?.timeInterval, capSeconds: retryMaxDelay?.timeInterval)
         }
-        // timeouts.connect_seconds has no flag here; the API takes it (docs/api.md).
-        if idleTimeout != nil || timeout != nil {
-            submission.timeouts = TimeoutSettings(idleSeconds: idleTimeout?.timeInterval, totalSeconds: timeout?.timeInterval)
+        if connectTimeout != nil || idleTimeout != nil || timeout != nil {
+            submission.timeouts = TimeoutSettings(
+                connectSeconds: connectTimeout?.timeInterval, idleSeconds: idleTimeout?.timeInterval,
+                totalSeconds: timeout?.timeInterval)
         }
     }
 }
