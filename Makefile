@@ -30,7 +30,10 @@ POLKITDIR   ?= /etc/polkit-1/rules.d
 endif
 SYSCONFDIR ?= /etc
 # Where install-files takes lulld and lullctl from (make install builds them there).
-INSTALL_FROM ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
+# Static release builds (what `make install` ships and `make bench` measures) get a build folder
+# of their own, so they and the dynamic `make run` / `swift build -c release` do not evict each other.
+STATIC_BUILD = -c release --static-swift-stdlib --scratch-path .build-static
+INSTALL_FROM ?= $(shell $(SWIFT) build -c release --scratch-path .build-static --show-bin-path 2>/dev/null)
 # Set to 1 to skip systemd-sysusers/systemd-tmpfiles/daemon-reload (packaging, containers).
 NO_SYSTEMD_SETUP ?=
 # Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
@@ -69,8 +72,10 @@ build: deps
 release:
 	$(MAKE) build CONFIG=release
 
+# lullctl too, so that the README's tour finds both in .build/release.
 run: deps
 	$(SWIFT) build -c release --product lulld
+	$(SWIFT) build -c release --product lullctl
 	$$($(SWIFT) build -c release --show-bin-path)/lulld
 
 # The robustness tests (crash loop, faults, hostile input, load, full disk) run in a quick form;
@@ -92,19 +97,19 @@ bench-deps:
 BENCH_PRODUCTS = lulld lullctl lull-bench
 
 bench-build: bench-deps
-	for product in $(BENCH_PRODUCTS); do $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; done
+	for product in $(BENCH_PRODUCTS); do $(SWIFT) build $(STATIC_BUILD) --product $$product || exit 1; done
 
 bench: bench-build
-	$$($(SWIFT) build -c release --show-bin-path)/lull-bench
+	$$($(SWIFT) build $(STATIC_BUILD) --show-bin-path)/lull-bench
 
 bench-quick: bench-build
-	$$($(SWIFT) build -c release --show-bin-path)/lull-bench --quick
+	$$($(SWIFT) build $(STATIC_BUILD) --show-bin-path)/lull-bench --quick
 
 # Release binaries with the Swift runtime linked in (no /opt/swift needed on the target),
 # then everything else. PREFIX=/usr for a distribution layout; DESTDIR for staging.
 install: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product lulld
-	$(SWIFT) build -c release --static-swift-stdlib --product lullctl
+	$(SWIFT) build $(STATIC_BUILD) --product lulld
+	$(SWIFT) build $(STATIC_BUILD) --product lullctl
 	$(MAKE) install-files
 
 install-files:
