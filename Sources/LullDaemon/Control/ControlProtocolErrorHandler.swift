@@ -6,7 +6,9 @@ import NIOHTTP1
 /// Answers bytes that are not valid HTTP/1.1 with a JSON error that says what was wrong
 /// (`400 malformed_request`, or `431 headers_too_large` past the parser's header limit),
 /// then lets the connection close. NIO's own error handler sends an empty 400; a client that
-/// got a request wrong deserves to be told which part.
+/// got a request wrong deserves to be told which part. A pipelining client whose bad bytes
+/// follow good requests gets their answers first and the error last: sent at once, the error
+/// would read as the answer to a request that is still being carried out.
 final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -15,28 +17,46 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
 
     /// A response head went out and its end has not: an error answer would interleave with it.
     private var responseInProgress = false
-    /// The connection already got its error answer; the decoder may report more as it closes.
+    /// Requests read in full and not answered yet.
+    private var owed = 0
+    /// The connection already got its error answer, or has one waiting for the answers owed
+    /// before it; the decoder may report more errors as the connection closes.
     private var answered = false
+    private var heldError: HTTPParserError?
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
         }
-        // The decoder closes the channel right after this returns: answer now or never.
-        if !responseInProgress && !answered {
+        if !answered {
             answered = true
-            let (status, body) = Self.answer(to: parserError)
-            let data = (try? WireJSON.encoder().encode(body)) ?? Data()
-            var headers = HTTPHeaders()
-            headers.add(name: "content-type", value: "application/json")
-            headers.add(name: "content-length", value: String(data.count))
-            headers.add(name: "connection", value: "close")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            if responseInProgress || owed > 0 {
+                heldError = parserError
+            } else {
+                send(parserError, context: context)
+            }
         }
+        // The connection's task still reads the requests before the error, answers them and
+        // then meets the error, which ends it and closes the connection.
         context.fireErrorCaught(error)
+    }
+
+    private func send(_ error: HTTPParserError, context: ChannelHandlerContext) {
+        let (status, body) = Self.answer(to: error)
+        let data = (try? WireJSON.encoder().encode(body)) ?? Data()
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "content-length", value: String(data.count))
+        headers.add(name: "connection", value: "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) { owed += 1 }
+        context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -45,10 +65,16 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
             responseInProgress = true
         case .end:
             responseInProgress = false
+            // An answer can go out before its request is read in full (a body too large).
+            owed = max(0, owed - 1)
         default:
             break
         }
         context.write(data, promise: promise)
+        if let error = heldError, owed == 0, !responseInProgress {
+            heldError = nil
+            send(error, context: context)
+        }
     }
 
     static func answer(to error: HTTPParserError) -> (HTTPResponseStatus, APIErrorBody) {

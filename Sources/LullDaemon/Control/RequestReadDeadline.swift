@@ -2,10 +2,11 @@ import NIOCore
 import NIOHTTP1
 
 /// Closes a control connection whose next request is not complete within `timeout` of the
-/// connection opening or of the previous answer: a slowloris client trickling a header or a
-/// body, or an idle keep-alive connection. Trickling does not buy time: bytes do not restart the
-/// clock. While the daemon answers (a long event stream included) the client owes nothing and
-/// no deadline runs.
+/// connection opening or of the last answer it was owed: a slowloris client trickling a header
+/// or a body, or an idle keep-alive connection. Trickling does not buy time: bytes do not
+/// restart the clock. While the daemon owes an answer (a long event stream included) the client
+/// owes nothing and no deadline runs — also when a pipelining client sent its next request
+/// before the previous answer went out.
 final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -19,6 +20,8 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     /// `timerfd_settime` per request. When the timer finds the deadline moved on, it sets itself
     /// again for the new one; when it finds none, it stops until the next answer.
     private var timer: Scheduled<Void>?
+    /// Requests read in full and not answered yet.
+    private var owed = 0
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -44,6 +47,7 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .end = unwrapInboundIn(data) {
+            owed += 1
             deadline = nil
         }
         context.fireChannelRead(data)
@@ -51,8 +55,10 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
-            // Answered: the client has `timeout` for its next request on this connection.
-            arm(context)
+            // An answer can go out before its request is read in full (a body too large).
+            owed = max(0, owed - 1)
+            // All answered: the client has `timeout` for its next request on this connection.
+            if owed == 0 { arm(context) }
         }
         context.write(data, promise: promise)
     }

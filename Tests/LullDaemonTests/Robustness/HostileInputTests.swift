@@ -184,9 +184,6 @@ import Testing
     static let schemathesisConfig = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/schemathesis.toml").path
 
-    /// schemathesis generates valid and invalid requests from docs/openapi.yaml and checks the
-    /// answers against it: no 5xx, documented statuses and content types, responses matching
-    /// their schemas, invalid data refused. A loopback TCP front carries it to the Unix socket.
     /// HTTP/1.1 lets a client send its next requests before the answers come (pipelining). The
     /// server reads one request at a time on a connection, so the answers come in request order,
     /// a bad request in the middle is answered without disturbing the ones around it, and
@@ -219,6 +216,33 @@ import Testing
         }
     }
 
+    /// Bytes that are not HTTP right behind a good request: the good one is carried out and
+    /// answered first, then the error comes and the connection closes. Sent at once, the error
+    /// would read as the answer to the submission, which the daemon still commits.
+    @Test func garbageBehindAGoodRequestIsAnsweredAfterIt() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let connection = try UnixSocketConnection(path: daemon.socketPath)
+            defer { connection.close() }
+            let fetch = #"{"kind":"fetch","url":"http://127.0.0.1:9/g","destination":"/tmp/lull-garbage-behind"}"#
+            let good = HTTPFraming.request(
+                "POST", "/v1/jobs", headers: [("Content-Type", "application/json")], body: Array(fetch.utf8))
+            #expect(connection.send(good + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)))
+            var bytes = connection.receive(timeout: .seconds(10))
+            #expect(bytes.closed, "the connection closes after the error")
+            var answers: [(status: Int, body: String)] = []
+            while let response = try HTTPFraming.response(in: bytes.bytes) {
+                answers.append((response.status, String(decoding: bytes.bytes[response.body], as: UTF8.self)))
+                bytes.bytes.removeFirst(response.end)
+            }
+            #expect(answers.map(\.status) == [201, 400])
+            #expect(answers.count == 2 && answers[1].body.contains("malformed_request"))
+            #expect(try await client.status().jobs["queued"] == 1)
+        }
+    }
+
+    /// schemathesis generates valid and invalid requests from docs/openapi.yaml and checks the
+    /// answers against it: no 5xx, documented statuses and content types, responses matching
+    /// their schemas, invalid data refused. A loopback TCP front carries it to the Unix socket.
     @Test(.enabled(if: schemathesisAvailable, "needs python3 with schemathesis (make test installs it)"))
     func schemathesisFindsNothingAgainstTheLiveSocket() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in

@@ -53,4 +53,31 @@ import Testing
             #expect(idle.closed && idle.bytes.isEmpty && held < .seconds(3), "closed: \(idle.closed) after \(held)")
         }
     }
+
+    /// A pipelining client may ask for the event stream right behind another request. The
+    /// earlier answer must not start the clock while the stream is still owed: the stream stays
+    /// open well past the timeout and delivers what happens later.
+    @Test func anEventStreamPipelinedBehindARequestIsNotCut() async throws {
+        try await withDaemon(config: holdEverything + "\nrequest_read_timeout = 1\n") { daemon, client in
+            let connection = try UnixSocketConnection(path: daemon.socketPath)
+            defer { connection.close() }
+            #expect(connection.send(
+                "GET /v1/status HTTP/1.1\r\nHost: lull\r\n\r\n"
+                    + "GET /v1/events HTTP/1.1\r\nHost: lull\r\nAccept: text/event-stream\r\n\r\n"))
+            var received = connection.receive(timeout: .milliseconds(2500))
+            let cut = received.closed
+            #expect(!cut, "the event stream was closed with the read timeout")
+            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/lull-pipelined-stream"))
+            let began = ContinuousClock.now
+            while !String(decoding: received.bytes, as: UTF8.self).contains("event: submitted"),
+                  !received.closed, ContinuousClock.now - began < .seconds(10) {
+                let more = connection.receive(timeout: .milliseconds(500))
+                received.bytes += more.bytes
+                received.closed = more.closed
+            }
+            let text = String(decoding: received.bytes, as: UTF8.self)
+            #expect(UnixSocketConnection.status(of: received.bytes) == 200)
+            #expect(text.contains("text/event-stream") && text.contains("event: submitted"), "got: \(text.suffix(300))")
+        }
+    }
 }
