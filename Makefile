@@ -182,4 +182,4 @@ completions:
 	done
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-static

@@ -201,7 +201,7 @@ public struct FailureView: Codable, Sendable, Equatable {
 
 /// One page of `GET /v1/jobs`. `nextAfter` is the cursor for the next page; it is set whenever
 /// the page is full, so a full last page is followed by one empty page.
-public struct JobListView: Codable, Sendable {
+public struct JobListView: Codable, Sendable, Equatable {
     public var jobs: [JobView]
     public var nextAfter: Int64?
 
@@ -217,7 +217,7 @@ public struct JobListView: Codable, Sendable {
 }
 
 /// The answer to `POST /v1/jobs:batch`: the accepted jobs, in request order.
-public struct BatchView: Codable, Sendable {
+public struct BatchView: Codable, Sendable, Equatable {
     public var jobs: [JobView]
     public init(jobs: [JobView]) { self.jobs = jobs }
 }

@@ -3,8 +3,8 @@ import Foundation
 /// Writes JSON straight into bytes, for what the daemon writes on every submission: the job view
 /// it answers with and the spec it stores. `JSONEncoder` builds a tree of boxed values and a
 /// dictionary per object before it writes a byte; for one submission the answer and the spec
-/// through JSONEncoder were over a quarter of the daemon's instructions (docs/performance.md). Each user writes the keys its `Codable` form has
-/// and omits nil as `encodeIfPresent` does, and a test per user checks that its output decodes to
+/// through JSONEncoder were over a quarter of the daemon's instructions (docs/performance.md).
+/// Each user writes the keys its `Codable` form has and omits nil as `encodeIfPresent` does, and a test per user checks that its output decodes to
 /// the same value as `JSONEncoder`'s. Strings are escaped as JSONEncoder escapes them (a slash is
 /// left as it is, which every decoder reads alike). Key order is the writer's own (JSONEncoder's
 /// is a dictionary's), which JSON gives no meaning to. Values without a writer of their own go

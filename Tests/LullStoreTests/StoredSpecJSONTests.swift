@@ -40,6 +40,27 @@ import Testing
         }
     }
 
+    /// A spec with every field set, so that a field the writer forgets cannot hide as nil.
+    static let full = JobSpec(
+        kind: .upload, url: "https://h.example/u", destination: "/srv/d", source: "/srv/s", method: "PATCH",
+        headers: ["X-A": "1"], contentType: "application/offset+octet-stream", body: [1, 2], label: "l",
+        jobClass: "bulk", sha256: "ab", expectedBytes: 100, maxBytes: 1_000, uploadProtocol: .tus,
+        formField: "file", idempotencyKey: "k-1",
+        retry: RetrySettings(maxAttempts: 5, baseSeconds: 2.5, capSeconds: 600),
+        timeouts: TimeoutSettings(connectSeconds: 2, idleSeconds: 30, totalSeconds: 3_600),
+        constraints: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 20.5),
+        notBefore: Date(timeIntervalSince1970: 1_763_751_483.25), deadline: Date(timeIntervalSince1970: 1_763_851_483),
+        onDeadline: .expire, expectedBytesUp: 7,
+        periodic: PeriodicSchedule(every: 3_600, flex: 600, jitter: 5, maxEvery: 7_200),
+        periodInterval: 3_600, onCompleteUnit: "done.service")
+
+    @Test func aFullSpecMeansWhatJSONEncoderWrites() throws {
+        #expect(unsetOptionals(in: Self.full).isEmpty, "set these in `full`: \(unsetOptionals(in: Self.full))")
+        let written = Array(try Self.full.storedJSON().utf8)
+        #expect(try JSONDecoder().decode(JobSpec.self, from: Data(written)) == Self.full)
+        #expect(try jsonKeyPaths(written) == jsonKeyPaths(try JSONEncoder().encode(Self.full)))
+    }
+
     @Test func meansWhatJSONEncoderWrites() throws {
         for spec in Self.specs(300) {
             let written = Array(try spec.storedJSON().utf8)
