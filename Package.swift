@@ -64,6 +64,8 @@ let package = Package(
             dependencies: [
                 "LullCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The C API, for the writer's WAL hook (WALCheckpointer).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

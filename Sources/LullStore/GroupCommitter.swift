@@ -36,8 +36,11 @@ final class GroupCommitter: Sendable {
     private let inbox: Inbox
 
     /// Starts the committer thread. `didCommit` runs on it, in commit order, right after each
-    /// commit is durable.
-    init(writer: any DatabaseWriter, didCommit: @escaping @Sendable ([JobEvent]) -> Void) {
+    /// commit is durable. With a `checkpointer`, the writer's WAL checkpoints are its job.
+    init(
+        writer: any DatabaseWriter, checkpointer: WALCheckpointer? = nil,
+        didCommit: @escaping @Sendable ([JobEvent]) -> Void
+    ) {
         let inbox = Inbox(writer: writer)
         self.inbox = inbox
         let thread = Thread {
@@ -46,11 +49,16 @@ final class GroupCommitter: Sendable {
             inbox.condition.lock()
             inbox.thread = pthread_self()
             inbox.condition.unlock()
+            // Attached and detached here: the hook must be gone before the connection closes,
+            // and the store may be released on this very thread.
+            if let checkpointer { Self.onWriter(of: inbox) { checkpointer.attach(to: $0) } }
             while let (batch, writer) = Self.nextBatch(from: inbox) {
                 if Self.commit(batch, writer: writer, didCommit: didCommit) {
                     inbox.commits.add(1, ordering: .relaxed)
                 }
             }
+            if let checkpointer { Self.onWriter(of: inbox) { checkpointer.detach(from: $0) } }
+            Self.finish(inbox)
         }
         thread.stackSize = 1 << 20
         thread.start()
@@ -87,16 +95,27 @@ final class GroupCommitter: Sendable {
         inbox.condition.lock()
         defer { inbox.condition.unlock() }
         while inbox.pending.isEmpty {
-            if inbox.stopping {
-                inbox.writer = nil
-                inbox.finished = true
-                inbox.condition.broadcast()
-                return nil
-            }
+            if inbox.stopping { return nil }
             inbox.condition.wait()
         }
         defer { inbox.pending.removeAll(keepingCapacity: true) }
         return (inbox.pending, inbox.writer!)
+    }
+
+    /// Runs `body` on the writer connection, holding the writer no longer than that.
+    private static func onWriter(of inbox: Inbox, _ body: (Database) -> Void) {
+        inbox.condition.lock()
+        let writer = inbox.writer
+        inbox.condition.unlock()
+        try? writer?.writeWithoutTransaction(body)
+    }
+
+    private static func finish(_ inbox: Inbox) {
+        inbox.condition.lock()
+        inbox.writer = nil
+        inbox.finished = true
+        inbox.condition.broadcast()
+        inbox.condition.unlock()
     }
 
     /// Runs one transaction for the batch and answers every write in it; true if it committed.

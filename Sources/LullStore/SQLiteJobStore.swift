@@ -8,11 +8,17 @@ public final class SQLiteJobStore: JobStore {
     private let pool: DatabasePool
     private let path: String
     private let committer: GroupCommitter
+    private let checkpointer: WALCheckpointer
     private let codec = RowCodec()
 
     /// Opens (creating if needed) the store at `path` and runs pending migrations.
     /// `didCommit` receives the events of each commit, in sequence order, right after it is durable.
-    public init(path: String, didCommit: @escaping @Sendable ([JobEvent]) -> Void = { _ in }) throws {
+    /// `checkpointThreshold` is the WAL size, in pages, at which a checkpoint starts on the
+    /// checkpointer's thread (see `WALCheckpointer`); 1,000 is SQLite's own default.
+    public init(
+        path: String, checkpointThreshold: Int = 1_000,
+        didCommit: @escaping @Sendable ([JobEvent]) -> Void = { _ in }
+    ) throws {
         var configuration = Configuration()
         configuration.label = "lull.store"
         configuration.maximumReaderCount = 4
@@ -22,7 +28,8 @@ public final class SQLiteJobStore: JobStore {
         // and sets `synchronous = NORMAL` as it does, which would leave commits unsynced.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try StoreSchema.migrator.migrate(pool)
-        committer = GroupCommitter(writer: pool, didCommit: didCommit)
+        checkpointer = WALCheckpointer(path: path, threshold: checkpointThreshold)
+        committer = GroupCommitter(writer: pool, checkpointer: checkpointer, didCommit: didCommit)
     }
 
     /// The writer connection's `PRAGMA synchronous` level: 2 (FULL) means every commit is synced
@@ -33,6 +40,12 @@ public final class SQLiteJobStore: JobStore {
 
     /// How many transactions have been committed through the group committer (for tests and status).
     public var commitCount: Int { committer.commits }
+
+    /// Checkpoints so far: passes on the checkpointer's thread, and those the writer had to run
+    /// itself because the WAL reached the checkpointer's hard limit (for tests and benchmarks).
+    public var checkpointCounts: (background: Int, onWriter: Int) {
+        (checkpointer.passes, checkpointer.writerCheckpoints)
+    }
 
     public func insert(_ jobs: [NewJob]) async throws -> [Job] {
         let codec = self.codec
