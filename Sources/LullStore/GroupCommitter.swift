@@ -23,17 +23,15 @@ final class GroupCommitter: Sendable {
     private final class Inbox: @unchecked Sendable {
         let condition = NSCondition()
         var pending: [Pending] = []
-        var stopping = false
         /// Cleared by the thread as it ends, so the database closes with the store, not later.
         var writer: (any DatabaseWriter)?
-        var finished = false
-        var thread: pthread_t?
         let commits = Atomic<Int>(0)
 
         init(writer: any DatabaseWriter) { self.writer = writer }
     }
 
     private let inbox: Inbox
+    private let thread: StoreThread
 
     /// Starts the committer thread. `didCommit` runs on it, in commit order, right after each
     /// commit is durable. With a `checkpointer`, the writer's WAL checkpoints are its job.
@@ -43,38 +41,26 @@ final class GroupCommitter: Sendable {
     ) {
         let inbox = Inbox(writer: writer)
         self.inbox = inbox
-        let thread = Thread {
-            // Named from inside: set before `start()`, the name does not reach the kernel on Linux.
-            Thread.current.name = "lull-store-wr"
-            inbox.condition.lock()
-            inbox.thread = pthread_self()
-            inbox.condition.unlock()
+        thread = StoreThread(name: "lull-store-wr", condition: inbox.condition) { thread in
             // Attached and detached here: the hook must be gone before the connection closes,
             // and the store may be released on this very thread.
             if let checkpointer { Self.onWriter(of: inbox) { checkpointer.attach(to: $0) } }
-            while let (batch, writer) = Self.nextBatch(from: inbox) {
+            while let (batch, writer) = Self.nextBatch(from: inbox, thread) {
                 if Self.commit(batch, writer: writer, didCommit: didCommit) {
                     inbox.commits.add(1, ordering: .relaxed)
                 }
             }
             if let checkpointer { Self.onWriter(of: inbox) { checkpointer.detach(from: $0) } }
-            Self.finish(inbox)
+            inbox.condition.lock()
+            inbox.writer = nil
+            inbox.condition.unlock()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
-    /// Stops the thread and waits for it. Nothing is pending by then (every writer holds the
-    /// store until it is answered), so the wait is one wake-up; a store reopened on the same
-    /// file right after finds the database closed.
+    /// Nothing is pending by now (every writer holds the store until it is answered), so the
+    /// wait is one wake-up.
     deinit {
-        inbox.condition.lock()
-        inbox.stopping = true
-        inbox.condition.broadcast()
-        // Never on the thread itself (the last reference dropped by a commit): it would wait for itself.
-        let onThread = inbox.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-        while !inbox.finished && !onThread { inbox.condition.wait() }
-        inbox.condition.unlock()
+        thread.stop()
     }
 
     /// How many transactions have been committed.
@@ -91,11 +77,11 @@ final class GroupCommitter: Sendable {
     }
 
     /// Waits for work; nil once the committer is stopping and nothing is left.
-    private static func nextBatch(from inbox: Inbox) -> ([Pending], any DatabaseWriter)? {
+    private static func nextBatch(from inbox: Inbox, _ thread: StoreThread) -> ([Pending], any DatabaseWriter)? {
         inbox.condition.lock()
         defer { inbox.condition.unlock() }
         while inbox.pending.isEmpty {
-            if inbox.stopping { return nil }
+            if thread.stopping { return nil }
             inbox.condition.wait()
         }
         defer { inbox.pending.removeAll(keepingCapacity: true) }
@@ -108,14 +94,6 @@ final class GroupCommitter: Sendable {
         let writer = inbox.writer
         inbox.condition.unlock()
         try? writer?.writeWithoutTransaction(body)
-    }
-
-    private static func finish(_ inbox: Inbox) {
-        inbox.condition.lock()
-        inbox.writer = nil
-        inbox.finished = true
-        inbox.condition.broadcast()
-        inbox.condition.unlock()
     }
 
     /// Runs one transaction for the batch and answers every write in it; true if it committed.

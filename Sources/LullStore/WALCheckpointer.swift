@@ -26,8 +26,6 @@ final class WALCheckpointer: Sendable {
         let hardLimit: Int
         let condition = NSCondition()
         var requested = false
-        var stopping = false
-        var finished = false
         /// The hook's own state, touched only on the writer thread: the WAL size at the last
         /// commit and the size at which to ask for the next checkpoint. Asking again only a
         /// `threshold` later keeps the checkpointer from running pass after pass under load.
@@ -64,24 +62,21 @@ final class WALCheckpointer: Sendable {
     }
 
     private let shared: Shared
+    private let thread: StoreThread
 
     /// Starts the checkpointer's thread for the database at `path`; it is asked for a checkpoint
-    /// each time the WAL grows by `threshold` pages. It opens its connection on
-    /// its first checkpoint, so a daemon that writes little holds no second connection.
+    /// each time the WAL grows by `threshold` pages. It opens its connection on its first
+    /// checkpoint, so a daemon that writes little holds no second connection.
     init(path: String, threshold: Int) {
         let shared = Shared(path: path, threshold: threshold)
         self.shared = shared
-        let thread = Thread { Self.run(shared) }
-        thread.stackSize = 1 << 20
-        thread.start()
+        thread = StoreThread(name: "lull-store-ckpt", condition: shared.condition) { thread in
+            Self.run(shared, thread)
+        }
     }
 
     deinit {
-        shared.condition.lock()
-        shared.stopping = true
-        shared.condition.broadcast()
-        while !shared.finished { shared.condition.wait() }
-        shared.condition.unlock()
+        thread.stop()
     }
 
     /// Passive checkpoints run so far by the checkpointer's thread.
@@ -108,10 +103,9 @@ final class WALCheckpointer: Sendable {
         if let context { Unmanaged<Shared>.fromOpaque(context).release() }
     }
 
-    private static func run(_ shared: Shared) {
-        Thread.current.name = "lull-store-ckpt"
+    private static func run(_ shared: Shared, _ thread: StoreThread) {
         var connection: DatabaseQueue?
-        while waitForRequest(shared) {
+        while waitForRequest(shared, thread) {
             do {
                 if connection == nil {
                     var configuration = Configuration()
@@ -130,19 +124,14 @@ final class WALCheckpointer: Sendable {
                 // and the hard limit still bounds it; the writer reports its own errors.
             }
         }
-        connection = nil
-        shared.condition.lock()
-        shared.finished = true
-        shared.condition.broadcast()
-        shared.condition.unlock()
     }
 
     /// Waits for a request; false once the checkpointer is stopping.
-    private static func waitForRequest(_ shared: Shared) -> Bool {
+    private static func waitForRequest(_ shared: Shared, _ thread: StoreThread) -> Bool {
         shared.condition.lock()
         defer { shared.condition.unlock() }
-        while !shared.requested && !shared.stopping { shared.condition.wait() }
-        guard !shared.stopping else { return false }
+        while !shared.requested && !thread.stopping { shared.condition.wait() }
+        guard !thread.stopping else { return false }
         shared.requested = false
         return true
     }
