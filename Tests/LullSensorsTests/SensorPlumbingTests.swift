@@ -39,4 +39,25 @@ struct SensorPlumbingTests {
         #expect(usage.rssBytes > 1_000_000)
         #expect(usage.cpuSeconds >= 0)
     }
+
+    @Test("SysFiles.read trims, reads past one chunk, and refuses what is missing or not UTF-8")
+    func sysFilesRead() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-sysfiles-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        #expect(SysFiles.read(try file("value", Array(" \t42\n".utf8))) == "42")
+        #expect(SysFiles.read(try file("blank", Array(" \n\n".utf8))) == "")
+        #expect(SysFiles.read(try file("empty", [])) == "")
+        #expect(SysFiles.read(try file("latin1", [0x63, 0x61, 0x66, 0xE9, 0x0A])) == nil)
+        #expect(SysFiles.read(directory.appendingPathComponent("missing").path) == nil)
+        let long = String(repeating: "line é 中\n", count: 2_000)
+        #expect(SysFiles.read(try file("long", Array(long.utf8))) == String(long.dropLast()))
+        // A real procfs file, which reports a size of 0.
+        #expect(SysFiles.read("/proc/self/stat")?.hasPrefix("\(getpid()) (") == true)
+    }
 }
