@@ -101,7 +101,7 @@ public struct JobSpecValidator: Sendable {
                 }
             }
         }
-        if let battery = spec.constraints?.minBattery, !(0...100).contains(battery) {
+        if let battery = spec.constraints?.minBattery, !JobConstraints.minBatteryRange.contains(battery) {
             throw ValidationError(.invalidValue, field: "min_battery", "min_battery must be a percentage from 0 to 100")
         }
         if let unit = spec.onCompleteUnit { try validateUnit(unit) }

@@ -76,6 +76,34 @@ public final class NetworkNamespace: Sendable {
     /// A command prefix that runs a program inside the namespace.
     public var launcher: [String] { [ipPath, "netns", "exec", name] }
 
+    /// Serves the files of `directory` over HTTP from inside the namespace, on the peer's
+    /// address and `port`; returns once a request inside the namespace gets an answer. Stop it
+    /// with `FileServer.stop`.
+    public func serveFiles(from directory: String, port: Int) throws -> FileServer {
+        let url = "http://\(peerAddress):\(port)/"
+        let process = try ServerLaunch.start(
+            "python3 -m http.server in \(name)", executable: ipPath,
+            arguments: ["netns", "exec", name,
+                        // Debian's python directly: a version-manager shim in between would fork,
+                        // and the server would outlive the kill.
+                        "/usr/bin/python3", "-m", "http.server", String(port), "--bind", peerAddress,
+                        "--directory", directory],
+            timeout: .seconds(15), readiness: "answer \(url)"
+        ) {
+            try CommandRunner.run(ipPath, ["netns", "exec", name, "curl", "-s", "-o", "/dev/null", url]).status == 0
+        }
+        return FileServer(process: process, baseURL: url)
+    }
+
+    /// A file server started by `serveFiles`.
+    public struct FileServer: Sendable {
+        let process: Process
+        /// `http://PEER:PORT/`
+        public let baseURL: String
+
+        public func stop() { ServerLaunch.kill(process) }
+    }
+
     public func tearDown() {
         _ = try? CommandRunner.run(ipPath, ["netns", "del", name])
     }

@@ -3,12 +3,22 @@ import Glibc
 #endif
 import Foundation
 
-/// Starts a helper server as a process (tuspyserver, `openssl s_server`) and waits until it
-/// accepts connections on its loopback port, failing early if it exits first.
+/// Starts a helper server as a process (tuspyserver, `openssl s_server`, a file server in a
+/// network namespace) and waits until it serves, failing early if it exits first.
 enum ServerLaunch {
+    /// Ready once it accepts connections on its loopback `port`.
     static func start(
         _ name: String, executable: String, arguments: [String], port: Int, timeout: Duration,
         input: Pipe? = nil
+    ) throws -> Process {
+        try start(name, executable: executable, arguments: arguments, timeout: timeout, input: input,
+                  readiness: "listen on \(port)") { Socket.accepts(port) }
+    }
+
+    /// Ready once `isReady` says so; `readiness` words it for the error.
+    static func start(
+        _ name: String, executable: String, arguments: [String], timeout: Duration, input: Pipe? = nil,
+        readiness: String, isReady: () throws -> Bool
     ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -19,12 +29,12 @@ enum ServerLaunch {
         try process.run()
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if Socket.accepts(port) { return process }
+            if try isReady() { return process }
             guard process.isRunning else { throw ServerProcessError("\(name) exited with \(process.terminationStatus)") }
             usleep(50_000)
         }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        throw ServerProcessError("\(name) did not listen on \(port) within \(timeout)")
+        throw ServerProcessError("\(name) did not \(readiness) within \(timeout)")
     }
 
     /// SIGKILL and reap: children of a test process may inherit a signal mask that blocks SIGTERM.

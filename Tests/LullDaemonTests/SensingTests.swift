@@ -132,29 +132,9 @@ struct ConnectivityTests {
         try Data(bytes).write(to: directory.appendingPathComponent("f"))
 
         // The server lives in the namespace too, on the peer's address.
-        let port = Int.random(in: 20_000...40_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: namespace.launcher[0])
-        server.arguments = Array(namespace.launcher.dropFirst()) + [
-            // Debian's python directly: a version-manager shim in between would fork, and the
-            // server would outlive the kill below.
-            "/usr/bin/python3", "-m", "http.server", String(port), "--bind", namespace.peerAddress, "--directory", directory.path,
-        ]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        let url = "http://\(namespace.peerAddress):\(port)/f"
-        let deadline = ContinuousClock.now + .seconds(15)
-        var serving = false
-        while !serving, ContinuousClock.now < deadline {
-            serving = try CommandRunner.run(namespace.launcher[0], Array(namespace.launcher.dropFirst()) + ["curl", "-sf", "-o", "/dev/null", url]).status == 0
-            if !serving { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        try #require(serving, "the test server in the namespace did not come up")
+        let server = try namespace.serveFiles(from: directory.path, port: Int.random(in: 20_000...40_000))
+        defer { server.stop() }
+        let url = server.baseURL + "f"
 
         try namespace.down()
         // No D-Bus here: the daemon falls back to rtnetlink inside the namespace.

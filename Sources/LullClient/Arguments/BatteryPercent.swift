@@ -1,3 +1,5 @@
+import LullCore
+
 /// A battery charge as a person types it: `30` or `30%`, from 0 to 100. The API's
 /// `min_battery` is this percentage too (not a fraction).
 public struct BatteryPercent: Sendable, Hashable {
@@ -12,7 +14,7 @@ public struct BatteryPercent: Sendable, Hashable {
         guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite else {
             throw ArgumentValueError("\"\(text)\" is not a percentage; give \(Self.forms)")
         }
-        guard (0...100).contains(value) else {
+        guard JobConstraints.minBatteryRange.contains(value) else {
             throw ArgumentValueError("\(text) is out of range; give \(Self.forms)")
         }
         percent = value

@@ -12,8 +12,12 @@ public struct JobConstraints: Sendable, Hashable, Codable {
 
     public var network: Network
     public var requiresAC: Bool
-    /// Least battery charge (0–100) when running on battery.
+    /// Least battery charge (0–100, `minBatteryRange`) when running on battery.
     public var minBattery: Double?
+
+    /// What `minBattery` may be: a percentage, not a fraction. lullctl checks it as it parses,
+    /// the daemon again when it validates a spec.
+    public static let minBatteryRange: ClosedRange<Double> = 0...100
 
     public init(network: Network = .any, requiresAC: Bool = false, minBattery: Double? = nil) {
         self.network = network
