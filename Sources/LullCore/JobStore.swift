@@ -13,6 +13,8 @@ public protocol JobStore: Sendable {
     func list(_ filter: JobFilter) async throws -> [Job]
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
+    /// Jobs in `state` over every owner: only those rows are read, however long the history.
+    func count(in state: JobState) async throws -> Int
     /// Jobs in `states` per owner (the unfinished ones count against quotas).
     func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int]
     /// Jobs per class and state over every owner (metrics).

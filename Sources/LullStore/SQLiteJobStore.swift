@@ -158,6 +158,13 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
+    public func count(in state: JobState) async throws -> Int {
+        // A range of the `jobs_by_state` index, not a pass over every job ever kept.
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM jobs WHERE state = ?", arguments: [state.rawValue]) ?? 0
+        }
+    }
+
     public func countsByState(owner: OwnerID?) async throws -> [JobState: Int] {
         try await pool.read { db in
             var counts: [JobState: Int] = [:]

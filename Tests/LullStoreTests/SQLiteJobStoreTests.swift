@@ -120,11 +120,15 @@ import Testing
         let store = try SQLiteJobStore(path: path)
         let ids = try await store.insert([fetch(1), fetch(2)]).map(\.id)
         _ = try await store.apply(JobUpdate(id: ids[1], from: [.queued], to: .running, event: .started, time: t0))
+        #expect(try await store.count(in: .queued) == 1)
+        #expect(try await store.count(in: .running) == 1)
         let reopened = try SQLiteJobStore(path: path)
         #expect(try await reopened.requeueInterrupted(at: t0) == [ids[1]])
         #expect(try await reopened.queuedJobs(after: nil, limit: 1000).map(\.id) == ids)
         let events = try await reopened.events(after: 0, owner: nil, limit: 100)
         #expect(events.map(\.type) == [.submitted, .submitted, .started, .requeued])
+        #expect(try await reopened.count(in: .queued) == 2)
+        #expect(try await reopened.count(in: .running) == 0)
     }
 
     @Test func eventsArePerOwnerAndPaged() async throws {

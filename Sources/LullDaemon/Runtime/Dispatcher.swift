@@ -103,7 +103,7 @@ actor Dispatcher {
         // Page by page, the next page read (on a store reader thread) while this one goes into
         // the scheduler (on this actor): with a million queued jobs the two take about as long.
         let store = self.store
-        scheduler.reserveCapacity(try await store.countsByState(owner: nil)[.queued] ?? 0)
+        scheduler.reserveCapacity(try await store.count(in: .queued))
         var page = try await store.queuedJobs(after: nil, limit: pageSize)
         while let last = page.last {
             // Detached, so it does not wait for this actor; and the loop is yielded now and then,
