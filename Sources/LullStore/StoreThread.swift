@@ -11,18 +11,19 @@ final class StoreThread: @unchecked Sendable {
     private(set) var stopping = false
     private var finished = false
     private var thread: pthread_t?
+    /// Dropped before the thread counts as finished, so whatever the body holds (a connection,
+    /// another store thread's owner) is released by the time `stop` returns, not at thread exit.
+    private var body: (@Sendable (StoreThread) -> Void)?
 
     /// Starts `body` on a new thread named `name`. The body waits on `condition` for its work,
     /// returns once it finds `stopping`, and the thread is finished when it returns.
     init(name: String, condition: NSCondition = NSCondition(), body: @escaping @Sendable (StoreThread) -> Void) {
         self.condition = condition
+        self.body = body
         let thread = Thread { [self] in
             // Named from inside: set before `start()`, the name does not reach the kernel on Linux.
             Thread.current.name = name
-            condition.lock()
-            self.thread = pthread_self()
-            condition.unlock()
-            body(self)
+            runBody()
             condition.lock()
             finished = true
             condition.broadcast()
@@ -30,6 +31,16 @@ final class StoreThread: @unchecked Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
+    }
+
+    /// Runs the body and lets go of it: on return nothing of it is left on this thread.
+    private func runBody() {
+        condition.lock()
+        self.thread = pthread_self()
+        let body = self.body
+        self.body = nil
+        condition.unlock()
+        body?(self)
     }
 
     /// Tells the body to stop and waits until it has returned. On the thread itself (its owner

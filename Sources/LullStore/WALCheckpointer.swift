@@ -31,6 +31,9 @@ final class WALCheckpointer: Sendable {
         /// `threshold` later keeps the checkpointer from running pass after pass under load.
         var lastFrames = 0
         var nextRequestAt: Int
+        /// The hook's context while attached (writer thread only): detaching releases it only if
+        /// the hook is still ours.
+        var hookContext: UnsafeMutableRawPointer?
         let passes = Atomic<Int>(0)
         let writerCheckpoints = Atomic<Int>(0)
 
@@ -47,9 +50,11 @@ final class WALCheckpointer: Sendable {
             if frames < lastFrames { nextRequestAt = threshold }
             lastFrames = frames
             if frames >= hardLimit {
-                writerCheckpoints.add(1, ordering: .relaxed)
-                // What SQLite's own hook does; an error is the next commit's to report.
-                _ = sqlite3_wal_checkpoint_v2(connection, database, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                // What SQLite's own hook does. Busy means the checkpointer is in a pass, which
+                // the next commit finds finished; any other error is the next commit's to report.
+                if sqlite3_wal_checkpoint_v2(connection, database, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
+                    writerCheckpoints.add(1, ordering: .relaxed)
+                }
                 return
             }
             guard frames >= nextRequestAt else { return }
@@ -68,6 +73,7 @@ final class WALCheckpointer: Sendable {
     /// each time the WAL grows by `threshold` pages. It opens its connection on its first
     /// checkpoint, so a daemon that writes little holds no second connection.
     init(path: String, threshold: Int) {
+        precondition(threshold > 0, "a checkpoint threshold of \(threshold) pages")
         let shared = Shared(path: path, threshold: threshold)
         self.shared = shared
         thread = StoreThread(name: "lull-store-ckpt", condition: shared.condition) { thread in
@@ -89,8 +95,11 @@ final class WALCheckpointer: Sendable {
     /// thread that owns the writer, and `detach` there before the connection closes: the hook
     /// holds `shared` until then.
     func attach(to db: Database) {
+        guard shared.hookContext == nil else { return }
         let context = Unmanaged.passRetained(shared).toOpaque()
-        // Replaces SQLite's own hook, which is what runs the automatic checkpoint.
+        shared.hookContext = context
+        // Replaces SQLite's own hook, which is what runs the automatic checkpoint (its context
+        // is a page count, not ours to release).
         _ = sqlite3_wal_hook(db.sqliteConnection, { context, connection, database, frames in
             Unmanaged<Shared>.fromOpaque(context!).takeUnretainedValue()
                 .walDidGrow(to: Int(frames), connection: connection, database: database)
@@ -99,8 +108,13 @@ final class WALCheckpointer: Sendable {
     }
 
     func detach(from db: Database) {
-        let context = sqlite3_wal_hook(db.sqliteConnection, nil, nil)
-        if let context { Unmanaged<Shared>.fromOpaque(context).release() }
+        guard let ours = shared.hookContext else { return }
+        let current = sqlite3_wal_hook(db.sqliteConnection, nil, nil)
+        // Something replaced our hook meanwhile (`PRAGMA wal_autocheckpoint` does). Clearing it
+        // above also cleared its automatic checkpoint; SQLite's default takes its place.
+        if current != ours { _ = sqlite3_wal_autocheckpoint(db.sqliteConnection, 1_000) }
+        shared.hookContext = nil
+        Unmanaged<Shared>.fromOpaque(ours).release()
     }
 
     private static func run(_ shared: Shared, _ thread: StoreThread) {

@@ -90,7 +90,7 @@ public final class NetworkNamespace: Sendable {
                         "--directory", directory],
             timeout: .seconds(15), readiness: "answer \(url)"
         ) {
-            try CommandRunner.run(ipPath, ["netns", "exec", name, "curl", "-s", "-o", "/dev/null", url]).status == 0
+            try CommandRunner.run(ipPath, ["netns", "exec", name, "curl", "-s", "--max-time", "2", "-o", "/dev/null", url]).status == 0
         }
         return FileServer(process: process, baseURL: url)
     }

@@ -27,14 +27,18 @@ enum ServerLaunch {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try isReady() { return process }
-            guard process.isRunning else { throw ServerProcessError("\(name) exited with \(process.terminationStatus)") }
-            usleep(50_000)
+        do {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if try isReady() { return process }
+                guard process.isRunning else { throw ServerProcessError("\(name) exited with \(process.terminationStatus)") }
+                usleep(50_000)
+            }
+            throw ServerProcessError("\(name) did not \(readiness) within \(timeout)")
+        } catch {
+            kill(process)
+            throw error
         }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        throw ServerProcessError("\(name) did not \(readiness) within \(timeout)")
     }
 
     /// SIGKILL and reap: children of a test process may inherit a signal mask that blocks SIGTERM.

@@ -23,13 +23,15 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
     /// before it; the decoder may report more errors as the connection closes.
     private var answered = false
     private var heldError: HTTPParserError?
+    /// An answer said `Connection: close`: no error answer may follow it.
+    private var closing = false
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
         }
-        if !answered {
+        if !answered && !closing {
             answered = true
             if responseInProgress || owed > 0 {
                 heldError = parserError
@@ -63,6 +65,12 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200:
             responseInProgress = true
+            // The connection ends with this answer: an error after it would follow a response
+            // that already said so.
+            if head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
+                closing = true
+                heldError = nil
+            }
         case .end:
             responseInProgress = false
             // An answer can go out before its request is read in full (a body too large).
