@@ -237,6 +237,21 @@ import Testing
             #expect(answers.map(\.status) == [201, 400])
             #expect(answers.count == 2 && answers[1].body.contains("malformed_request"))
             #expect(try await client.status().jobs["queued"] == 1)
+
+            // Behind a request that ends the connection, nothing more is said.
+            let closing = try UnixSocketConnection(path: daemon.socketPath)
+            defer { closing.close() }
+            #expect(closing.send(
+                HTTPFraming.request("GET", "/v1/status", headers: [], body: nil, close: true)
+                    + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)))
+            var rest = closing.receive(timeout: .seconds(10))
+            #expect(rest.closed)
+            var statuses: [Int] = []
+            while let response = try HTTPFraming.response(in: rest.bytes) {
+                statuses.append(response.status)
+                rest.bytes.removeFirst(response.end)
+            }
+            #expect(statuses == [200] && rest.bytes.isEmpty, "answers: \(statuses)")
         }
     }
 
