@@ -201,18 +201,14 @@ import Testing
             let burst = request("POST", "/v1/jobs", body: fetch) + request("GET", "/v1/jobs/1")
                 + request("POST", "/v1/jobs", body: "{not json") + request("GET", "/v1/status", close: true)
             #expect(connection.send(burst))
-            var bytes = connection.receive(timeout: .seconds(10))
-            #expect(bytes.closed, "Connection: close on the last request ends the connection")
-            var answers: [(status: Int, body: String)] = []
-            while let response = try HTTPFraming.response(in: bytes.bytes) {
-                answers.append((response.status, String(decoding: bytes.bytes[response.body], as: UTF8.self)))
-                bytes.bytes.removeFirst(response.end)
-            }
+            let received = connection.receive(timeout: .seconds(10))
+            #expect(received.closed, "Connection: close on the last request ends the connection")
+            let (answers, rest) = try Self.responses(in: received.bytes)
             #expect(answers.map(\.status) == [201, 200, 400, 200])
             #expect(answers.count == 4 && answers[1].body.contains(#""destination":"/tmp/lull-pipelined""#))
             #expect(answers.count == 4 && answers[2].body.contains("malformed_json"))
             #expect(answers.count == 4 && answers[3].body.contains(#""queued":1"#))
-            #expect(bytes.bytes.isEmpty)
+            #expect(rest.isEmpty)
         }
     }
 
@@ -227,13 +223,9 @@ import Testing
             let good = HTTPFraming.request(
                 "POST", "/v1/jobs", headers: [("Content-Type", "application/json")], body: Array(fetch.utf8))
             #expect(connection.send(good + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)))
-            var bytes = connection.receive(timeout: .seconds(10))
-            #expect(bytes.closed, "the connection closes after the error")
-            var answers: [(status: Int, body: String)] = []
-            while let response = try HTTPFraming.response(in: bytes.bytes) {
-                answers.append((response.status, String(decoding: bytes.bytes[response.body], as: UTF8.self)))
-                bytes.bytes.removeFirst(response.end)
-            }
+            let received = connection.receive(timeout: .seconds(10))
+            #expect(received.closed, "the connection closes after the error")
+            let answers = try Self.responses(in: received.bytes).answers
             #expect(answers.map(\.status) == [201, 400])
             #expect(answers.count == 2 && answers[1].body.contains("malformed_request"))
             #expect(try await client.status().jobs["queued"] == 1)
@@ -244,15 +236,22 @@ import Testing
             #expect(closing.send(
                 HTTPFraming.request("GET", "/v1/status", headers: [], body: nil, close: true)
                     + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)))
-            var rest = closing.receive(timeout: .seconds(10))
-            #expect(rest.closed)
-            var statuses: [Int] = []
-            while let response = try HTTPFraming.response(in: rest.bytes) {
-                statuses.append(response.status)
-                rest.bytes.removeFirst(response.end)
-            }
-            #expect(statuses == [200] && rest.bytes.isEmpty, "answers: \(statuses)")
+            let afterClose = closing.receive(timeout: .seconds(10))
+            #expect(afterClose.closed)
+            let (statuses, rest) = try Self.responses(in: afterClose.bytes)
+            #expect(statuses.map(\.status) == [200] && rest.isEmpty, "answers: \(statuses.map(\.status))")
         }
+    }
+
+    /// The whole HTTP responses at the start of `bytes`, and what follows them.
+    static func responses(in bytes: [UInt8]) throws -> (answers: [(status: Int, body: String)], rest: [UInt8]) {
+        var rest = bytes
+        var answers: [(status: Int, body: String)] = []
+        while let response = try HTTPFraming.response(in: rest) {
+            answers.append((response.status, String(decoding: rest[response.body], as: UTF8.self)))
+            rest.removeFirst(response.end)
+        }
+        return (answers, rest)
     }
 
     /// schemathesis generates valid and invalid requests from docs/openapi.yaml and checks the
