@@ -93,7 +93,7 @@ final class GroupCommitter: Sendable {
         inbox.condition.lock()
         let writer = inbox.writer
         inbox.condition.unlock()
-        try? writer?.writeWithoutTransaction(body)
+        writer?.writeWithoutTransaction(body)
     }
 
     /// Runs one transaction for the batch and answers every write in it; true if it committed.

@@ -6,9 +6,9 @@ extension JobSpec {
     /// `Codable` form under a default `JSONEncoder` (property names, times as seconds since
     /// 2001), which `RowCodec` reads back with a default `JSONDecoder`. Every submission writes
     /// one, so it skips JSONEncoder's cost; StoredSpecJSONTests checks that it reads back equal.
-    func storedJSON() throws -> String {
+    func storedJSON() -> String {
         var json = JSONWriter(capacity: 512, encoder: JSONEncoder.init)
-        try json.object { json in
+        json.object { json in
             json.member("kind", kind)
             json.member("url", url)
             json.member("destination", destination)
