@@ -6,9 +6,9 @@ extension JobSpec {
     /// `Codable` form under a default `JSONEncoder` (property names, times as seconds since
     /// 2001), which `RowCodec` reads back with a default `JSONDecoder`. Every submission writes
     /// one, so it skips JSONEncoder's cost; StoredSpecJSONTests checks that it reads back equal.
-    func storedJSON() -> String {
+    func storedJSON() throws -> String {
         var json = JSONWriter(capacity: 512, encoder: JSONEncoder.init)
-        json.object { json in
+        try json.object { json in
             json.member("kind", kind)
             json.member("url", url)
             json.member("destination", destination)
@@ -28,14 +28,14 @@ extension JobSpec {
             json.member("uploadProtocol", uploadProtocol)
             json.member("formField", formField)
             json.member("idempotencyKey", idempotencyKey)
-            json.member("retry", retry)
-            json.member("timeouts", timeouts)
-            json.member("constraints", constraints)
+            try json.member("retry", retry)
+            try json.member("timeouts", timeouts)
+            try json.member("constraints", constraints)
             json.member("notBefore", notBefore?.timeIntervalSinceReferenceDate)
             json.member("deadline", deadline?.timeIntervalSinceReferenceDate)
             json.member("onDeadline", onDeadline)
             json.member("expectedBytesUp", expectedBytesUp)
-            json.member("periodic", periodic)
+            try json.member("periodic", periodic)
             json.member("periodInterval", periodInterval)
             json.member("onCompleteUnit", onCompleteUnit)
         }

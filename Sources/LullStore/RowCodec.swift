@@ -159,7 +159,7 @@ struct JobRow: Sendable {
         let constraints = spec.constraints ?? .none
         arguments = [
             Int64(new.owner.rawValue), spec.kind.rawValue, spec.jobClass, spec.label,
-            spec.storedJSON(), payload.map { Data($0) }, time, time,
+            try spec.storedJSON(), payload.map { Data($0) }, time, time,
             spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
             constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
             spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp, spec.onCompleteUnit,

@@ -56,14 +56,14 @@ import Testing
 
     @Test func aFullSpecMeansWhatJSONEncoderWrites() throws {
         #expect(unsetOptionals(in: Self.full).isEmpty, "set these in `full`: \(unsetOptionals(in: Self.full))")
-        let written = Array(Self.full.storedJSON().utf8)
+        let written = Array(try Self.full.storedJSON().utf8)
         #expect(try JSONDecoder().decode(JobSpec.self, from: Data(written)) == Self.full)
         #expect(try jsonKeyPaths(written) == jsonKeyPaths(try JSONEncoder().encode(Self.full)))
     }
 
     @Test func meansWhatJSONEncoderWrites() throws {
         for spec in Self.specs(300) {
-            let written = Array(spec.storedJSON().utf8)
+            let written = Array(try spec.storedJSON().utf8)
             #expect(!written.contains { $0 < 0x20 }, "raw control character in \(spec)")
             let encoded = try JSONEncoder().encode(spec)
             #expect(try JSONDecoder().decode(JobSpec.self, from: Data(written)) == spec)

@@ -1,5 +1,6 @@
 import Foundation
 import LullAPI
+import LullCore
 import NIOHTTP1
 
 /// What the router answers: a complete body (JSON, or text such as `/metrics`), or a stream that
