@@ -17,8 +17,7 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
 
     /// A response head went out and its end has not: an error answer would interleave with it.
     private var responseInProgress = false
-    /// Requests read in full and not answered yet.
-    private var owed = 0
+    private var owed = OwedAnswers()
     /// The connection already got its error answer, or has one waiting for the answers owed
     /// before it; the decoder may report more errors as the connection closes.
     private var answered = false
@@ -33,7 +32,7 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
         }
         if !answered && !closing {
             answered = true
-            if responseInProgress || owed > 0 {
+            if responseInProgress || !owed.none {
                 heldError = parserError
             } else {
                 send(parserError, context: context)
@@ -57,29 +56,29 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) { owed += 1 }
+        owed.read(unwrapInboundIn(data))
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
+        let part = unwrapOutboundIn(data)
+        owed.wrote(part)
+        switch part {
         case .head(let head) where head.status.code >= 200:
             responseInProgress = true
             // The connection ends with this answer: an error after it would follow a response
             // that already said so.
-            if head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
+            if !head.isKeepAlive {
                 closing = true
                 heldError = nil
             }
         case .end:
             responseInProgress = false
-            // An answer can go out before its request is read in full (a body too large).
-            owed = max(0, owed - 1)
         default:
             break
         }
         context.write(data, promise: promise)
-        if let error = heldError, owed == 0, !responseInProgress {
+        if let error = heldError, owed.none, !responseInProgress {
             heldError = nil
             send(error, context: context)
         }

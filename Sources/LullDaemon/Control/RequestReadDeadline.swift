@@ -20,8 +20,7 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     /// `timerfd_settime` per request. When the timer finds the deadline moved on, it sets itself
     /// again for the new one; when it finds none, it stops until the next answer.
     private var timer: Scheduled<Void>?
-    /// Requests read in full and not answered yet.
-    private var owed = 0
+    private var owed = OwedAnswers()
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -46,20 +45,17 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) {
-            owed += 1
-            deadline = nil
-        }
+        let part = unwrapInboundIn(data)
+        owed.read(part)
+        if case .end = part { deadline = nil }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            // An answer can go out before its request is read in full (a body too large).
-            owed = max(0, owed - 1)
-            // All answered: the client has `timeout` for its next request on this connection.
-            if owed == 0 { arm(context) }
-        }
+        let part = unwrapOutboundIn(data)
+        owed.wrote(part)
+        // All answered: the client has `timeout` for its next request on this connection.
+        if case .end = part, owed.none { arm(context) }
         context.write(data, promise: promise)
     }
 
