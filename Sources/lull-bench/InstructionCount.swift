@@ -28,7 +28,7 @@ enum InstructionCount {
         defer { try? FileManager.default.removeItem(at: scratch) }
         // This valgrind cannot read the toolchain's DWARF 5; the symbol table is all it needs.
         let stripped = scratch.appendingPathComponent("lulld").path
-        try check(try CommandRunner.run(objcopy, ["--strip-debug", DaemonProcess.binary("lulld"), stripped]), "objcopy")
+        try CommandRunner.run(objcopy, ["--strip-debug", DaemonProcess.binary("lulld"), stripped]).requireSuccess("objcopy")
         let output = scratch.appendingPathComponent("callgrind.out").path
         let daemon = try DaemonProcess(
             config: config,
@@ -40,11 +40,11 @@ enum InstructionCount {
         defer { daemon.kill() }
         let pid = String(daemon.pid)
         _ = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 1, requests: 200, firstID: 0)
-        try check(try CommandRunner.run(control, ["--instr=on", pid]), "callgrind_control --instr=on")
+        try CommandRunner.run(control, ["--instr=on", pid]).requireSuccess("callgrind_control --instr=on")
         _ = try SubmitBenchmark.throughput(
             socket: daemon.socketPath, daemon: daemon.pid, clients: 1, requests: submissions, firstID: 1000)
-        try check(try CommandRunner.run(control, ["--instr=off", pid]), "callgrind_control --instr=off")
-        try check(try CommandRunner.run(control, ["--dump", pid]), "callgrind_control --dump")
+        try CommandRunner.run(control, ["--instr=off", pid]).requireSuccess("callgrind_control --instr=off")
+        try CommandRunner.run(control, ["--dump", pid]).requireSuccess("callgrind_control --dump")
         // The dump is `callgrind.out.1`; its `totals:` line is every instruction counted.
         let dumps = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("callgrind.out.") }
         for dump in dumps {
@@ -55,9 +55,5 @@ enum InstructionCount {
             }
         }
         throw BenchError("callgrind wrote no totals for lulld (see \(daemon.logPath))")
-    }
-
-    private static func check(_ result: CommandResult, _ what: String) throws {
-        guard result.status == 0 else { throw BenchError("\(what) failed (\(result.status)): \(result.stderr)") }
     }
 }

@@ -57,7 +57,7 @@ enum TransferBenchmark {
                 settle()
                 let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
                 result.curlFetch.append(try timed {
-                    try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]))
+                    try CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]).requireSuccess("curl")
                 })
                 try? FileManager.default.removeItem(atPath: curlTarget)
             }, {
@@ -75,7 +75,7 @@ enum TransferBenchmark {
                 progress("upload run \(run)/\(runs): curl -T")
                 settle()
                 result.curlUpload.append(try timed {
-                    try check(CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]))
+                    try CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]).requireSuccess("curl -T")
                 })
             }, {
                 progress("upload run \(run)/\(runs): lull")
@@ -103,7 +103,7 @@ enum TransferBenchmark {
     /// Submits with lullctl and waits for the job to end by following its events.
     private static func runJob(_ lullctl: String, _ arguments: [String], socket: String) throws {
         let submitted = try CommandRunner.run(lullctl, arguments + ["--json", "--socket", socket])
-        try check(submitted)
+        try submitted.requireSuccess("lullctl submit")
         guard let data = submitted.stdout.data(using: .utf8),
               let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["id"] as? Int
         else { throw BenchError("unexpected submit output: \(submitted.stdout)") }
@@ -128,10 +128,6 @@ enum TransferBenchmark {
                 if type == "failed" || type == "retrying" { throw BenchError("job \(id) \(type): \(event)") }
             }
         }
-    }
-
-    private static func check(_ result: CommandResult) throws {
-        guard result.status == 0 else { throw BenchError("command failed (\(result.status)): \(result.stderr)") }
     }
 }
 
