@@ -102,8 +102,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self)
         kind = try container.decode(JobKind.self, forKey: .kind)
         url = try container.decode(String.self, forKey: .url)
         destination = try container.decodeIfPresent(String.self, forKey: .destination)
@@ -135,11 +134,11 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
-    private static func date(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
+    private static func date(_ container: StrictDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
         if let date = WireJSON.date(fromISO8601: text) { return date }
-        throw DecodingError.dataCorruptedError(
-            forKey: key, in: container, debugDescription: "\(key.rawValue) must be an ISO-8601 time such as 2026-01-31T22:00:00Z")
+        throw container.dataCorrupted(
+            forKey: key, "must be an ISO-8601 time such as 2026-01-31T22:00:00Z")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -212,7 +211,6 @@ public struct BatchSubmission: Codable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case jobs }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        jobs = try decoder.container(keyedBy: CodingKeys.self).decode([JobSubmission].self, forKey: .jobs)
+        jobs = try StrictKeys.container(decoder, keyedBy: CodingKeys.self).decode([JobSubmission].self, forKey: .jobs)
     }
 }

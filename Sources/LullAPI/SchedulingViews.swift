@@ -143,8 +143,7 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try StrictKeys.container(decoder, keyedBy: CodingKeys.self)
         onBattery = try c.decodeIfPresent(Bool.self, forKey: .onBattery)
         battery = try c.decodeIfPresent(Double.self, forKey: .battery)
         metered = try c.decodeIfPresent(Bool.self, forKey: .metered)

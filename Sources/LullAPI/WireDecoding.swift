@@ -39,6 +39,9 @@ public enum WireDecoding {
             if context.codingPath.isEmpty {
                 return ValidationError(.malformedJSON, field: nil, "request body is not valid JSON")
             }
+            if let reason = context.underlyingError as? FieldProblem {
+                return ValidationError(.invalidValue, field: field, "field \"\(field)\" \(reason.problem)")
+            }
             if context.codingPath.last?.stringValue == "kind" {
                 return ValidationError(
                     .invalidValue, field: field,

@@ -157,8 +157,7 @@ public struct RetrySettings: Sendable, Equatable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self)
         maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts)
         baseSeconds = try container.decodeIfPresent(Double.self, forKey: .baseSeconds)
         capSeconds = try container.decodeIfPresent(Double.self, forKey: .capSeconds)
@@ -184,8 +183,7 @@ public struct TimeoutSettings: Sendable, Equatable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self)
         connectSeconds = try container.decodeIfPresent(Double.self, forKey: .connectSeconds)
         idleSeconds = try container.decodeIfPresent(Double.self, forKey: .idleSeconds)
         totalSeconds = try container.decodeIfPresent(Double.self, forKey: .totalSeconds)

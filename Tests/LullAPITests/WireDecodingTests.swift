@@ -62,6 +62,66 @@ import Testing
         #expect(error?.field == "jobs[1].url")
     }
 
+    @Test func unknownFieldsAreFoundAtEveryLevel() {
+        let cases: [(String, String)] = [
+            (#"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"}],"priority":1}"#, "priority"),
+            (#"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"},{"kind":"fetch","url":"http://h","prio":1}]}"#, "jobs[1].prio"),
+            (#"{"jobs":[{"kind":"fetch","url":"http://h","periodic":{"every_seconds":60,"evry":1}}]}"#, "jobs[0].periodic.evry"),
+            (#"{"jobs":[{"kind":"fetch","url":"http://h","timeouts":{"idle":1}}]}"#, "jobs[0].timeouts.idle"),
+        ]
+        for (json, field) in cases {
+            let error = failure(json, as: BatchSubmission.self)
+            #expect(error?.code == .unknownField, "\(json)")
+            #expect(error?.field == field, "\(json)")
+        }
+    }
+
+    @Test func valuesOfTheWrongKindNameTheirField() {
+        let cases: [(String, String)] = [
+            (#"{"kind":"fetch","url":"http://h","not_before":"tomorrow"}"#, "not_before"),
+            (#"{"kind":"fetch","url":"http://h","deadline":17}"#, "deadline"),
+            (#"{"kind":"fetch","url":"http://h","requires_ac":"yes"}"#, "requires_ac"),
+            (#"{"kind":"fetch","url":"http://h","expected_bytes":1.5}"#, "expected_bytes"),
+            (#"{"kind":"fetch","url":"http://h","min_battery":"half"}"#, "min_battery"),
+            (#"{"kind":"fetch","url":"http://h","max_bytes":99999999999999999999}"#, "max_bytes"),
+            (#"{"kind":"fetch","url":"http://h","retry":{"max_attempts":"3"}}"#, "retry.max_attempts"),
+            (#"{"kind":"fetch","url":"http://h","retry":{"max_attempts":2.5}}"#, "retry.max_attempts"),
+            (#"{"kind":"fetch","url":"http://h","periodic":{"flex_seconds":5}}"#, "periodic.every_seconds"),
+        ]
+        for (json, field) in cases {
+            let error = failure(json)
+            #expect(error != nil && error?.code != .unknownField, "\(json)")
+            #expect(error?.field == field, "\(json): \(String(describing: error))")
+        }
+        #expect(failure(#"{"kind":"fetch","url":"http://h","not_before":"tomorrow"}"#)?.message
+            == #"field "not_before" must be an ISO-8601 time such as 2026-01-31T22:00:00Z"#)
+        #expect(failure(#"{"kind":"fetch","url":"http://h","expected_bytes":1.5}"#)?.message
+            == #"field "expected_bytes" must be an integer"#)
+    }
+
+    @Test func everyFieldOfAFullSubmissionIsRead() throws {
+        let submission = try WireDecoding.decode(JobSubmission.self, from: Data("""
+            {"kind":"upload","url":"http://h/u","source":"/tmp/s","protocol":"tus","form_field":"f",
+             "sha256":"ab","expected_bytes":10,"max_bytes":20,"idempotency_key":"k","requires_ac":true,
+             "min_battery":40.5,"network":"unmetered","not_before":"2030-01-01T00:00:00Z",
+             "deadline":"2030-01-02T00:00:00Z","on_deadline":"expire","expected_bytes_up":30,
+             "retry":{"max_attempts":3,"base_seconds":1.5,"cap_seconds":60},
+             "timeouts":{"connect_seconds":5,"idle_seconds":6,"total_seconds":7},
+             "periodic":{"every_seconds":3600,"flex_seconds":600},"on_complete_unit":"x.service"}
+            """.utf8))
+        #expect(submission.source == "/tmp/s" && submission.uploadProtocol == .tus)
+        #expect(submission.formField == "f")
+        #expect(submission.expectedBytes == 10 && submission.maxBytes == 20 && submission.expectedBytesUp == 30)
+        #expect(submission.idempotencyKey == "k")
+        #expect(submission.requiresAC == true && submission.minBattery == 40.5)
+        #expect(submission.notBefore == Date(timeIntervalSince1970: 1_893_456_000))
+        #expect(submission.deadline == Date(timeIntervalSince1970: 1_893_542_400))
+        #expect(submission.retry == RetrySettings(maxAttempts: 3, baseSeconds: 1.5, capSeconds: 60))
+        #expect(submission.timeouts == TimeoutSettings(connectSeconds: 5, idleSeconds: 6, totalSeconds: 7))
+        #expect(submission.periodic?.every == 3600 && submission.periodic?.flex == 600)
+        #expect(submission.onCompleteUnit == "x.service")
+    }
+
     @Test func bodyAndBase64AreExclusive() throws {
         let submission = JobSubmission(kind: .push, url: "http://h", body: "a", bodyBase64: "YQ==")
         #expect(throws: ValidationError.self) { try submission.spec() }

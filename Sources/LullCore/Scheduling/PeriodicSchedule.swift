@@ -37,8 +37,7 @@ public struct PeriodicSchedule: Sendable, Hashable, Codable {
     /// The wire form, `{"every_seconds": 3600, "flex_seconds": 600, ...}`, taken as given (no
     /// clamping: `JobSpecValidator` refuses what is out of range, naming the field).
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self)
         every = try container.decode(Double.self, forKey: .every)
         flex = try container.decodeIfPresent(Double.self, forKey: .flex) ?? 0
         jitter = try container.decodeIfPresent(Double.self, forKey: .jitter) ?? 0
