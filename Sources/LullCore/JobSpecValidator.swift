@@ -77,10 +77,13 @@ public struct JobSpecValidator: Sendable {
     }
 
     private func validateCommon(_ spec: JobSpec) throws(ValidationError) {
-        if let sha = spec.sha256, sha.count != 64 || !sha.allSatisfy({ $0.isHexDigit }) {
+        // ASCII only: Character.isHexDigit also takes the full-width forms, which no digest matches.
+        if let sha = spec.sha256, sha.utf8.count != 64 || !sha.utf8.allSatisfy({ Self.isASCIIHexDigit($0) }) {
             throw ValidationError(.invalidValue, field: "sha256", "sha256 must be 64 hexadecimal characters")
         }
-        for (field, value) in [("expected_bytes", spec.expectedBytes), ("max_bytes", spec.maxBytes)] {
+        for (field, value) in [
+            ("expected_bytes", spec.expectedBytes), ("max_bytes", spec.maxBytes), ("expected_bytes_up", spec.expectedBytesUp),
+        ] {
             if let value, value < 0 {
                 throw ValidationError(.invalidValue, field: field, "\(field) must not be negative")
             }
@@ -171,6 +174,13 @@ public struct JobSpecValidator: Sendable {
         let components = path.split(separator: "/")
         guard !components.contains("..") else {
             throw ValidationError(.invalidValue, field: field, "\(field) \"\(path)\" must not contain \"..\"")
+        }
+    }
+
+    private static func isASCIIHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
         }
     }
 

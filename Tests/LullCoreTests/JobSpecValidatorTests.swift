@@ -58,6 +58,23 @@ import Testing
         #expect(failure?.message.contains("background") == true)
     }
 
+    @Test func byteCountsMustNotBeNegative() {
+        var spec = JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a")
+        spec.expectedBytesUp = -1
+        #expect(error(spec)?.field == "expected_bytes_up")
+        spec.expectedBytesUp = nil
+        spec.maxBytes = -1
+        #expect(error(spec)?.field == "max_bytes")
+    }
+
+    @Test func sha256IsSixtyFourASCIIHexDigits() throws {
+        let digest = String(repeating: "aB", count: 32)
+        try validator.validate(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: digest))
+        for bad in [String(repeating: "\u{FF41}", count: 64), String(repeating: "a", count: 63), String(repeating: "g", count: 64)] {
+            #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: bad))?.field == "sha256")
+        }
+    }
+
     @Test func refusesMethodsThatDoNotFitTheKind() {
         #expect(error(JobSpec(kind: .push, url: "http://h/a", method: "GET"))?.field == "method")
         #expect(error(JobSpec(kind: .upload, url: "http://h/a", source: "/a", method: "PATCH"))?.field == "method")

@@ -118,7 +118,7 @@ extension JobScheduler {
                      limit: effective.allowMeteredSource == .job ? "network = unmetered" : "allow_metered = false",
                      setting: .allowMetered, source: effective.allowMeteredSource, jobSetting: "network")
             } else {
-                let bytes = max(0, e.expectedDown) + max(0, e.expectedUp)
+                let bytes = QueuedJob.total(e.expectedDown, e.expectedUp)
                 rule(.metered, seen: "network metered\(link), expected \(bytes) bytes",
                      limit: "max_metered_job_bytes \(cls.maxMeteredJobBytes ?? 0)", setting: .maxMeteredJobBytes)
             }

@@ -51,8 +51,15 @@ public struct QueuedJob: Sendable, Equatable {
     public var expectedBytes: Int64? {
         switch (expectedBytesDown, expectedBytesUp) {
         case (nil, nil): nil
-        case let (down, up): (down ?? 0) + (up ?? 0)
+        case let (down, up): Self.total(down ?? 0, up ?? 0)
         }
+    }
+
+    /// Both directions together. Each comes from a client (and rows stored before it was
+    /// validated may be negative), so a sum past `Int64.max` stays there instead of trapping.
+    static func total(_ down: Int64, _ up: Int64) -> Int64 {
+        let (sum, overflow) = max(0, down).addingReportingOverflow(max(0, up))
+        return overflow ? .max : sum
     }
 
     /// The earliest time the job may start as far as its own timing goes.

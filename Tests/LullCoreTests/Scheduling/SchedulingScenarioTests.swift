@@ -304,6 +304,22 @@ import Testing
         #expect(reason[0].description.contains("expected 50000000 bytes, max_metered_job_bytes 1000000"))
     }
 
+    /// Both byte counts come from the client; their sum must not trap (it once took the daemon
+    /// down on every start, as the job was already stored).
+    @Test func expectedBytesThatOverflowTogetherCountAsTooBig() {
+        var policy = SchedulingPolicy.defaults
+        policy.classes[2].maxMeteredJobBytes = 1_000_000
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        var huge = job(1, "utility", bytes: .max, deferrable: false)
+        huge.expectedBytesUp = 1
+        #expect(huge.expectedBytes == .max)
+        scheduler.enqueue(huge, now: now)
+        #expect(scheduler.decide(world: Worlds.metered, now: now).start.isEmpty)
+        let reason = scheduler.waitingReasons(for: JobID(1), world: Worlds.metered, now: now)
+        #expect(reason.first?.description.contains("expected \(Int64.max) bytes") == true)
+    }
+
     @Test func meteredBudgetsHoldUntilLocalMidnight() {
         var policy = SchedulingPolicy.defaults
         policy.classes[1].meteredBytesPerDay = 1000
