@@ -13,9 +13,16 @@ struct BlockingSocketExchange: ControlExchange {
         let stream: UnixSocketStream
         do {
             stream = try UnixSocketStream(connectingTo: socketPath, timeout: timeout)
-            try stream.send(HTTPFraming.request(request.method, request.target, headers: request.headers, body: request.body, close: true))
         } catch {
             throw unreachable("\(error)")
+        }
+        var sendFailure: (any Error)?
+        do {
+            try stream.send(HTTPFraming.request(request.method, request.target, headers: request.headers, body: request.body, close: true))
+        } catch {
+            // The daemon refuses an oversized body with 413 before reading it, then closes, so
+            // the rest of the body meets a broken pipe: its answer is still there to read.
+            sendFailure = error
         }
         var reader = HTTPResponseReader(bufferSize: 16 * 1024)
         do throws(HTTPResponseReadError) {
@@ -25,7 +32,7 @@ struct BlockingSocketExchange: ControlExchange {
         } catch .framing(let error) {
             throw LullClientError.protocolViolation(error.description)
         } catch {
-            throw unreachable(error.description)
+            throw unreachable(sendFailure.map { "\($0)" } ?? error.description)
         }
     }
 

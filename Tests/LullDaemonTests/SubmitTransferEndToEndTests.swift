@@ -77,6 +77,12 @@ import Testing
             #expect(attempts.status == 6 && attempts.stderr.contains("retry.max_attempts must be from 1 to 100"), "\(attempts.stderr)")
             let sha = try lullctl(["submit", "fetch", "http://127.0.0.1:9/f", "-o", output, "--sha256", "abc"], daemon)
             #expect(sha.status == 6 && sha.stderr.contains("sha256 must be 64 hexadecimal characters"), "\(sha.stderr)")
+            // A body past max_request_bytes: the daemon answers 413 and closes before reading it
+            // all, and lullctl still shows that answer, not "is lulld running?" (exit 3).
+            let big = daemon.directory.appendingPathComponent("big").path
+            try Data(repeating: 0x61, count: 900 << 10).write(to: URL(fileURLWithPath: big))
+            let push = try lullctl(["submit", "push", "http://127.0.0.1:9/p", "--data-file", big], daemon)
+            #expect(push.status == 6 && push.stderr.contains("the limit is 1048576 bytes"), "\(push.status): \(push.stderr)")
             let list = try lullctl(["list", "--json"], daemon)
             #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(list.stdout.utf8)).jobs.isEmpty, "nothing was queued")
         }
