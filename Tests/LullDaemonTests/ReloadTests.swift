@@ -34,6 +34,26 @@ import Testing
             #expect(daemon.log().contains("policy reloaded"))
         }
     }
+
+    /// The limits a reload changes are the limits the daemon then enforces and reports: the
+    /// request size the server reads and the concurrency `status` shows.
+    @Test func sighupChangesTheLimitsThatAreEnforcedAndShown() async throws {
+        try await withDaemon(config: "[limits]\nmax_concurrent = 0\nmax_request_bytes = 4096\n") { daemon, client in
+            let padded = JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:9/" + String(repeating: "a", count: 4500),
+                destination: daemon.directory.appendingPathComponent("p").path)
+            await #expect(throws: LullClientError.self) { try await client.submit(padded) }
+            #expect(try await client.status().limits.maxConcurrent == 0)
+
+            try "[limits]\nmax_concurrent = 3\nmax_request_bytes = 65536\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            daemon.reload()
+            try await awaitLog(daemon, "policy reloaded")
+            let limits = try await client.status().limits
+            #expect(limits.maxRequestBytes == 65536 && limits.maxConcurrent == 3)
+            let job = try await client.submit(padded)
+            #expect(job.url.count > 4500)
+        }
+    }
 }
 
 /// Waits (bounded) until the daemon's log contains `text`.

@@ -93,7 +93,7 @@ struct ControlRouter: Sendable {
             stateDir: info.stateDirectory, jobs: jobs,
             running: request.peer.isAdmin ? await dispatcher.runningCount : jobs[JobState.running.rawValue] ?? 0,
             limits: LimitsView(
-                maxConcurrent: info.maxConcurrent, maxRequestBytes: validator.limits.maxRequestBytes,
+                maxConcurrent: await dispatcher.currentPolicy.maxConcurrent.value, maxRequestBytes: validator.limits.maxRequestBytes,
                 maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs,
                 maxQueuedPerOwner: validator.limits.maxQueuedPerOwner),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
@@ -385,5 +385,4 @@ struct DaemonInfo: Sendable {
     var startedAt: Date
     var socketPath: String
     var stateDirectory: String
-    var maxConcurrent: Int
 }

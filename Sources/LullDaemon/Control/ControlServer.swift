@@ -11,7 +11,6 @@ struct ControlServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     let router: ControlRouter
-    let maxRequestBytes: Int
     let logger: Logger
 
     /// Binds `path` (or adopts an already-listening socket) and returns the listening channel.
@@ -85,10 +84,12 @@ struct ControlServer: Sendable {
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, peer: PeerCredentials,
         channel: any Channel
     ) async throws -> Bool {
+        // Read per request: a reload may change it.
+        let maxRequestBytes = router.validator.limits.maxRequestBytes
         let declared = head.headers.first(name: "content-length").flatMap(Int.init)
         if let declared, declared > maxRequestBytes {
             // Answer before reading: a well-behaved client (curl with Expect: 100-continue) stops sending.
-            try await write(.error(tooLarge(declared)), head: head, keepAlive: false, outbound: outbound)
+            try await write(.error(tooLarge(declared, limit: maxRequestBytes)), head: head, keepAlive: false, outbound: outbound)
             return false
         }
         if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
@@ -111,7 +112,7 @@ struct ControlServer: Sendable {
             }
         }
         if overflow {
-            try await write(.error(tooLarge(nil)), head: head, keepAlive: false, outbound: outbound)
+            try await write(.error(tooLarge(nil, limit: maxRequestBytes)), head: head, keepAlive: false, outbound: outbound)
             return false
         }
         let request = ControlRequest(head: head, body: body, peer: peer)
@@ -124,11 +125,11 @@ struct ControlServer: Sendable {
         return head.isKeepAlive
     }
 
-    private func tooLarge(_ declared: Int?) -> APIError {
+    private func tooLarge(_ declared: Int?, limit: Int) -> APIError {
         let size = declared.map { "is \($0) bytes" } ?? "is too large"
         return APIError(
             .payloadTooLarge, code: "too_large",
-            "request body \(size); the limit is \(maxRequestBytes) bytes (limits.max_request_bytes)",
+            "request body \(size); the limit is \(limit) bytes (limits.max_request_bytes)",
             field: "body")
     }
 

@@ -114,12 +114,12 @@ public enum Daemon {
             sleeping: { await dispatcher.checkpointForSleep() }, woke: { await dispatcher.resumeAfterSleep() })
         let info = DaemonInfo(
             version: LullDefaults.version, pid: getpid(), startedAt: clock.now(), socketPath: settings.socketPath,
-            stateDirectory: settings.stateDirectory, maxConcurrent: config.maxConcurrent)
+            stateDirectory: settings.stateDirectory)
         let validators = ValidatorHolder(Self.validator(for: config, manager: manager))
         let router = ControlRouter(
             store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock,
             samples: samples, metrics: metrics)
-        let server = ControlServer(router: router, maxRequestBytes: config.limits.maxRequestBytes, logger: logger)
+        let server = ControlServer(router: router, logger: logger)
 
         let queued = await dispatcher.queuedCount
         logger.notice(
