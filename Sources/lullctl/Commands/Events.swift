@@ -43,7 +43,7 @@ struct Events: AsyncParsableCommand {
             }
             if let error = event.error { line += "  \(error.code): \(error.message)" }
             if let message = event.message { line += "  \(message)" }
-            print(line)
+            print(TextLayout.printable(line))
         }
         fflush(nil)
     }

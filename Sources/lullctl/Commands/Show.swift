@@ -70,5 +70,5 @@ func describe(_ job: JobView) -> String {
     default: break
     }
     let width = lines.map(\.0.count).max() ?? 0
-    return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    return lines.map { TextLayout.pad($0.0, width) + "  " + TextLayout.printable($0.1) }.joined(separator: "\n")
 }

@@ -8,14 +8,15 @@ struct Table {
     mutating func add(_ row: String...) { rows.append(row) }
 
     func render() -> String {
-        let all = [headers] + rows
+        let all = ([headers] + rows).map { $0.map(TextLayout.printable) }
         var widths = Array(repeating: 0, count: headers.count)
         for row in all {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
+        // Widths count characters; `padding(toLength:)` would count UTF-16 units and cut an emoji in half.
         return all.map { row in
             row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == row.count - 1 ? cell : TextLayout.pad(cell, widths[index])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

@@ -1,0 +1,42 @@
+import Foundation
+import LullAPI
+import LullTestSupport
+import Testing
+
+/// What `lullctl` prints for people. Labels and paths belong to whoever submitted the job, and
+/// root's `list` shows everyone's: they must not be able to forge rows or drive the terminal.
+@Suite struct LullctlOutputTests {
+    static let lullctl = DaemonProcess.binary("lullctl")
+
+    @Test func otherUsersTextCannotForgeRowsOrEscapeToTheTerminal() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let hostile = "a\n99  running fetch /etc/shadow\u{1B}[31m"
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:9/f", destination: daemon.directory.appendingPathComponent("x\u{1B}]0;t\u{07}").path,
+                label: hostile))
+            _ = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:9/g", destination: daemon.directory.appendingPathComponent("g").path,
+                label: "🎉🎉🎉"))
+
+            let list = try CommandRunner.run(Self.lullctl, ["list", "--socket", daemon.socketPath])
+            #expect(list.status == 0, "\(list.stderr)")
+            let rows = list.stdout.split(separator: "\n", omittingEmptySubsequences: true)
+            #expect(rows.count == 3, "a header and one row per job:\n\(list.stdout)")
+            #expect(!list.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+            #expect(list.stdout.contains(#"a\n99  running fetch /etc/shadow\u{1B}[31m"#))
+            #expect(list.stdout.contains("🎉🎉🎉"), "an emoji label is not cut in half:\n\(list.stdout)")
+            // The columns after the labels start at the same place in both rows.
+            let directory = daemon.directory.path
+            let targets = rows.dropFirst().map { row in
+                row.distance(from: row.startIndex, to: row.range(of: directory).map(\.lowerBound) ?? row.endIndex)
+            }
+            #expect(Set(targets).count == 1, "\(list.stdout)")
+
+            let show = try CommandRunner.run(Self.lullctl, ["show", String(job.id), "--socket", daemon.socketPath])
+            #expect(show.status == 0, "\(show.stderr)")
+            #expect(!show.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+            #expect(show.stdout.contains(#"x\u{1B}]0;t\u{7}"#), "\(show.stdout)")
+            #expect(!show.stdout.contains("\n99  running"))
+        }
+    }
+}
