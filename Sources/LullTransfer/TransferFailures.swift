@@ -18,16 +18,19 @@ enum TransferFailures {
             retryAfter: headers.first(name: "retry-after").flatMap { retryAfter($0, now: now) })
     }
 
-    /// `Retry-After` as seconds from now: either delay-seconds or an HTTP date.
+    /// `Retry-After` as seconds from now: either delay-seconds (digits only, RFC 9110; `Double`
+    /// would also take `inf`, `1e300` and hex) or an HTTP date, at most `longestRetryAfter`.
     static func retryAfter(_ value: String, now: Date) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds >= 0 { return seconds }
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return min(Double(trimmed) ?? RetryPolicy.longestRetryAfter, RetryPolicy.longestRetryAfter)
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return min(max(0, date.timeIntervalSince(now)), RetryPolicy.longestRetryAfter)
     }
 
     static func idle(limit: Duration) -> JobFailure {

@@ -82,6 +82,60 @@ func resumableOffset(_ event: EventView) -> Int {
         }
     }
 
+    /// Pause and resume back to back, while the paused attempt is still winding down: one
+    /// attempt runs after them, not two, and it still holds its concurrency slot. (Once the
+    /// old attempt's end cleared the new one's slot: the next job started beside it.)
+    @Test func pauseAndResumeBackToBackLeaveOneAttemptHoldingTheSlot() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        let content = TestHTTPServer.bytes(count: 512 << 10, seed: 9)
+        let drip = TestHTTPServer.Fault.drip(bytes: 32 << 10, every: .milliseconds(50))
+        server.route("/slow", .init(body: content, etag: "\"p1\"", faults: [drip, drip, drip]))
+        server.serve("/next", Array("next\n".utf8))
+        try await withDaemon(config: fastRetries + "\n[limits]\nmax_concurrent = 1\n") { daemon, client in
+            let first = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/slow"), destination: daemon.directory.appendingPathComponent("slow.bin").path))
+            try await awaitEvent(client: client, "bytes arriving") {
+                $0.jobId == first.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
+            }
+            // Both commands in one write: the resume is read the moment the pause is answered.
+            let connection = try UnixSocketConnection(path: daemon.socketPath)
+            defer { connection.close() }
+            #expect(connection.send(
+                HTTPFraming.request("POST", "/v1/jobs/\(first.id)/pause", headers: [], body: nil)
+                    + HTTPFraming.request("POST", "/v1/jobs/\(first.id)/resume", headers: [], body: nil, close: true)))
+            let answers = connection.receive(timeout: .seconds(30))
+            #expect(answers.closed && HTTPFraming.status(of: answers.bytes) == 200)
+            #expect(try await client.job(first.id).state != .paused, "the resume was carried out")
+            try await awaitEvent(client: client, "the first job started again") {
+                $0.jobId == first.id && $0.type == .started && $0.attempt == 2
+            }
+            // It holds the only slot: the second job waits for it.
+            let second = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/next"), destination: daemon.directory.appendingPathComponent("next.txt").path))
+
+            // The second job may start only once the first has finished.
+            let order = try await withTimeout(.seconds(60), "both jobs to finish") {
+                var ended: [Int64] = []
+                for try await event in client.followEvents(after: 0) {
+                    if event.jobId == second.id && event.type == .started && !ended.contains(first.id) {
+                        return ["second started while the first still ran"]
+                    }
+                    if [.succeeded, .failed].contains(event.state), [first.id, second.id].contains(event.jobId) {
+                        ended.append(event.jobId)
+                        if ended.count == 2 { return ended.map { $0 == first.id ? "first" : "second" } }
+                    }
+                }
+                return ["the event stream ended"]
+            }
+            #expect(order == ["first", "second"])
+            #expect(try await client.job(first.id).state == .succeeded)
+            #expect(try await client.status().running == 0)
+            let data = try Data(contentsOf: daemon.directory.appendingPathComponent("slow.bin"))
+            #expect(data == Data(content))
+        }
+    }
+
     @Test func aRepeatedFetchIsConditionalAnd304MeansNoNewData() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
@@ -179,6 +233,41 @@ func resumableOffset(_ event: EventView) -> Int {
             let waited = times[1].timeIntervalSince(times[0])
             print("Retry-After: 3 → waited \(String(format: "%.3f", waited)) s")
             #expect(abs(waited - 3) <= 0.3, "waited \(waited) s for Retry-After: 3")
+        }
+    }
+
+    /// A server's `Retry-After` is the server's to choose, not to crash the daemon with: values
+    /// past any clock (once a trap in lulld, and again at every start, as the retry time was
+    /// stored) wait at most a week; what is not delay-seconds or a date is ignored.
+    @Test func outlandishRetryAfterValuesWaitAtMostAWeek() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        let values = ["100000000000000000", "99999999999999999999999", "1e300", "inf", "0x10", "-5"]
+        for (index, value) in values.enumerated() {
+            server.route("/h\(index)", .init(faults: [.status(503, headers: [("Retry-After", value)])]))
+        }
+        try await withDaemon(config: "[retry]\nbase_seconds = 30\ncap_seconds = 60\n") { daemon, client in
+            var jobs: [Int64] = []
+            for index in values.indices {
+                jobs.append(try await client.submit(JobSubmission(kind: .push, url: server.url("/h\(index)"), body: "x")).id)
+            }
+            let week = 604_800.0
+            for (index, id) in jobs.enumerated() {
+                try await awaitEvent(client: client, "job \(id) to wait for a retry") { $0.jobId == id && $0.type == .retrying }
+                let waiting = try await client.job(id)
+                let wait = try #require(waiting.retryAt).timeIntervalSinceNow
+                if index < 2 {
+                    #expect(wait > week - 60 && wait <= week, "Retry-After: \(values[index]) → \(wait) s")
+                    #expect(waiting.error?.retryAfterSeconds == week)
+                } else {
+                    #expect(wait <= 60, "Retry-After: \(values[index]) is not delay-seconds: the class backoff, not \(wait) s")
+                    #expect(waiting.error?.retryAfterSeconds == nil)
+                }
+            }
+            // The stored retry times do not stop the daemon from starting again.
+            #expect(daemon.stop() == 0)
+            try daemon.start()
+            #expect(try await client.status().jobs["queued"] == values.count)
         }
     }
 }

@@ -279,8 +279,11 @@ actor Dispatcher {
                 if updated.state.isTerminal { release(1, for: updated.owner) }
                 _ = scheduler.remove(updated.id)
                 if let task = running[updated.id] {
+                    // Wait for the attempt to wind down, whatever the command: a resume that
+                    // comes while a paused attempt still runs would otherwise start a second
+                    // copy beside it, and the first one's end would then clear the second's slot.
                     task.cancel()
-                    if updated.state == .cancelled { await task.value }
+                    await task.value
                 }
                 if updated.state == .cancelled {
                     accountants[updated.id] = nil
@@ -371,13 +374,16 @@ actor Dispatcher {
         timerDue = due
         guard let due else { return }
         // Measured on the time line and slept on the monotonic clock: a wall-clock jump moves neither.
-        let wait = max(0, due.timeIntervalSince(timeline.now()))
+        // At most a day at a time (a wake-up only decides again): far-off times stay in range.
+        let wait = min(max(0, due.timeIntervalSince(timeline.now())), Self.longestTimer)
         timer = Task { [weak self, sleeper] in
             try? await sleeper.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
             guard !Task.isCancelled else { return }
             await self?.timerFired()
         }
     }
+
+    private static let longestTimer: TimeInterval = 86_400
 
     private func timerFired() {
         timerDue = nil
@@ -388,7 +394,9 @@ actor Dispatcher {
         let update = JobUpdate(
             id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
             message: "the deadline passed before the job could start (on_deadline = expire)")
-        guard case .applied(let job) = try? await store.apply(update) else { return }
+        // The scheduler has let the job go already: an expiry lost to a full disk would leave it
+        // queued in the store and nowhere in memory until the next start.
+        guard case .applied(let job) = await durably(update)?.outcome else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
         logger.notice("job expired", metadata: Self.metadata(job))
@@ -523,11 +531,13 @@ actor Dispatcher {
             id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
             progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result,
             message: next?.announcement)
-        let ended = await store(update, for: job, successor: next?.job)
+        // Nil when a command got there first (the job is cancelled or paused): that command
+        // settled the quota and the log, and the outcome was not recorded.
+        guard let ended = await store(update, for: job, successor: next?.job) else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
         logger.info("job succeeded", metadata: Self.metadata(job, ["bytes": "\(result.bytes ?? 0)"]))
-        if let ended { self.ended(ended) }
+        self.ended(ended)
     }
 
     private func finish(_ job: Job, failure: JobFailure) async {
@@ -536,13 +546,14 @@ actor Dispatcher {
         let update = JobUpdate(
             id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
             result: JobResult(accounting: accounting), failure: failure, message: next?.announcement)
-        let ended = await store(update, for: job, successor: next?.job)
+        // As for success: a paused job keeps its resume data and its place in the quota.
+        guard let ended = await store(update, for: job, successor: next?.job) else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
             "job failed", metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"]))
-        if let ended { self.ended(ended) }
+        self.ended(ended)
     }
 
     /// The task was cancelled: by a command (already recorded), by a stop or before sleep (back
@@ -594,6 +605,14 @@ actor Dispatcher {
                     logger.notice("recorded a job change after the store recovered", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
                 }
                 return (outcome, created)
+            } catch let error as EncodingError {
+                // The change itself cannot be written (a value JSON cannot hold): trying again
+                // would hold the job's slot for good. Left as it is, the job is requeued at the
+                // next start, as after a crash.
+                logger.critical(
+                    "cannot record a job change; the job stays as it is until lulld restarts",
+                    metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
+                return nil
             } catch {
                 if failures == 0 {
                     logger.error(
