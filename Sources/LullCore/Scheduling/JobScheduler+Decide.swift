@@ -49,12 +49,17 @@ extension JobScheduler {
 
     /// What a hypothetical world would start now and why the other jobs would wait. Changes
     /// nothing (it works on a copy: O(n) for the copy, which is fine for a command a person runs).
-    public func simulate(world: WorldSnapshot, now: Date, explainLimit: Int = 100) -> SchedulingSimulation {
+    /// With `owner`, only that owner's waiting jobs are explained and counted (the limit applies
+    /// to them, not to everyone's lowest ids).
+    public func simulate(world: WorldSnapshot, now: Date, explainLimit: Int = 100, owner: OwnerID? = nil) -> SchedulingSimulation {
         var copy = self
         let decision = copy.decide(world: world, now: now)
         // The lowest `explainLimit` ids, O(n log k).
         var lowest = Heap<JobID>()
-        for id in copy.slotOf.keys {
+        var count = 0
+        for (id, slot) in copy.slotOf {
+            if let owner, copy.slots[Int(slot)].owner != owner { continue }
+            count += 1
             if lowest.count < explainLimit {
                 lowest.insert(id)
             } else if let max = lowest.max, id < max {
@@ -64,7 +69,7 @@ extension JobScheduler {
         let waiting = lowest.unordered.sorted().map {
             SchedulingSimulation.WaitingJob(id: $0, reasons: copy.waitingReasons(for: $0, world: world, now: now))
         }
-        return SchedulingSimulation(decision: decision, waiting: waiting, waitingCount: copy.slotOf.count)
+        return SchedulingSimulation(decision: decision, waiting: waiting, waitingCount: count)
     }
 
     // MARK: - Internals

@@ -258,20 +258,15 @@ struct ControlRouter: Sendable {
         }
         let limit = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 100)
         let world = hypothesis.applied(to: await dispatcher.currentWorld)
-        let simulation = await dispatcher.simulate(world, explainLimit: limit)
-        let visible: (JobID) async throws -> Bool = { id in
-            if request.peer.isAdmin { return true }
-            return try await store.job(id)?.owner == request.peer.owner
-        }
-        var wouldStart: [Int64] = []
-        for job in simulation.decision.start where try await visible(job.id) { wouldStart.append(job.id.rawValue) }
-        var waiting: [SimulationView.Waiting] = []
-        for entry in simulation.waiting where try await visible(entry.id) {
-            waiting.append(.init(jobId: entry.id.rawValue, reasons: entry.reasons.map(WaitingReasonView.init)))
+        // Everyone's jobs compete in the simulation; a uid is shown only its own.
+        let owner = request.peer.isAdmin ? nil : request.peer.owner
+        let simulation = await dispatcher.simulate(world, explainLimit: limit, owner: owner)
+        let wouldStart = simulation.decision.start.filter { owner == nil || $0.owner == owner }.map(\.id.rawValue)
+        let waiting = simulation.waiting.map {
+            SimulationView.Waiting(jobId: $0.id.rawValue, reasons: $0.reasons.map(WaitingReasonView.init))
         }
         return .encode(.ok, SimulationView(
-            world: WorldView(world), wouldStart: wouldStart, waiting: waiting,
-            waitingCount: request.peer.isAdmin ? simulation.waitingCount : waiting.count))
+            world: WorldView(world), wouldStart: wouldStart, waiting: waiting, waitingCount: simulation.waitingCount))
     }
 
     // MARK: Helpers

@@ -259,8 +259,8 @@ actor Dispatcher {
     var nextCheck: Date? { timerDue.map(timeline.wallTime(of:)) }
 
     /// What would happen under another world, changing nothing.
-    func simulate(_ hypothetical: WorldSnapshot, explainLimit: Int) -> SchedulingSimulation {
-        scheduler.simulate(world: hypothetical, now: timeline.now(), explainLimit: explainLimit)
+    func simulate(_ hypothetical: WorldSnapshot, explainLimit: Int, owner: OwnerID?) -> SchedulingSimulation {
+        scheduler.simulate(world: hypothetical, now: timeline.now(), explainLimit: explainLimit, owner: owner)
     }
 
     /// Applies a person's command. The store decides; memory and running tasks follow.

@@ -380,6 +380,21 @@ import Testing
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.count == 3)
     }
 
+    /// A uid's simulation explains its own waiting jobs, up to the limit, however many other
+    /// owners' jobs have lower ids (once it took the lowest ids first and filtered after).
+    @Test func simulateForOneOwnerLimitsItsOwnJobs() {
+        var scheduler = JobScheduler(policy: Self.policy)
+        let now = at(hours(12))
+        for id in 1...5 { scheduler.enqueue(job(Int64(id), "background", owner: 1000), now: now) }
+        for id in 6...8 { scheduler.enqueue(job(Int64(id), "background", owner: 2000), now: now) }
+        let whatIf = Worlds.world(onBattery: true, battery: 15, metered: true)
+        let mine = scheduler.simulate(world: whatIf, now: now, explainLimit: 2, owner: OwnerID(2000))
+        #expect(mine.waiting.map(\.id) == [JobID(6), JobID(7)])
+        #expect(mine.waitingCount == 3)
+        let everyone = scheduler.simulate(world: whatIf, now: now, explainLimit: 2)
+        #expect(everyone.waiting.map(\.id) == [JobID(1), JobID(2)] && everyone.waitingCount == 8)
+    }
+
     @Test func policyReloadKeepsQueueRunningAndPauses() {
         var scheduler = JobScheduler()
         let now = at(0)
