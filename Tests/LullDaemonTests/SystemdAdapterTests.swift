@@ -56,6 +56,32 @@ import Testing
         #expect(lines() == ["state 1", "state 51", "state 52"], "an unchanged line is not sent again")
     }
 
+    /// A stop or start-up is given more time only while it makes progress: a wedged drain must
+    /// still meet TimeoutStopSec=. Driven period by period by the sleeper, no wall time.
+    @Test func timeoutIsExtendedOnlyWhileProgressMoves() async throws {
+        let periods = Mutex(0)
+        let progress = Mutex(0)
+        let extendedAfter = Mutex<[Int]>([])
+        let loop = Task {
+            await SystemdNotifier.extendWhileProgressing(
+                every: .seconds(5), progress: { progress.withLock { $0 } },
+                sleeper: ScriptedPeriods {
+                    // Progress in periods 1 to 3, then none; the loop is parked from period 8.
+                    let period = periods.withLock { $0 += 1; return $0 }
+                    if period <= 3 { progress.withLock { $0 += 1 } }
+                    if period >= 8 { try await Task.sleep(for: .seconds(3600)) }
+                },
+                extend: { amount in
+                    #expect(amount == .seconds(15))
+                    extendedAfter.withLock { $0.append(periods.withLock { $0 }) }
+                })
+        }
+        try await waitUntil("eight periods") { periods.withLock { $0 } >= 8 }
+        loop.cancel()
+        await loop.value
+        #expect(extendedAfter.withLock { $0 } == [0, 1, 2, 3], "at once, then after each period that moved")
+    }
+
     @Test func unitNamesAndTemplateInstances() throws {
         #expect(UnitName("sync-done.service") != nil)
         #expect(UnitName("backup@.service")?.instance(for: JobID(42)) == "backup@42.service")
@@ -157,5 +183,14 @@ struct CompletionHookTests {
             path = manager.GetUnit('\(name)', dbus_interface='org.freedesktop.systemd1.Manager')
             print(bus.get_object('org.freedesktop.systemd1', path).Get('org.freedesktop.systemd1.Unit', 'ActiveState', dbus_interface='org.freedesktop.DBus.Properties'))
             """).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Runs `script` instead of waiting.
+private struct ScriptedPeriods: Sleeper {
+    let script: @Sendable () async throws -> Void
+
+    func sleep(for duration: Duration) async throws {
+        try await script()
     }
 }

@@ -104,7 +104,7 @@ public enum Daemon {
             }
         }
         do {
-            try await notifier.extendingTimeout { try await dispatcher.restore() }
+            try await notifier.extendingTimeout(progress: { await dispatcher.progressTicks }) { try await dispatcher.restore() }
         } catch {
             try? await listener.channel.close()
             throw error
@@ -152,7 +152,7 @@ public enum Daemon {
         notifier.stopping()
         serving.cancel()
         try? await listener.channel.close()
-        await notifier.extendingTimeout { await dispatcher.drain() }
+        await notifier.extendingTimeout(progress: { await dispatcher.progressTicks }) { await dispatcher.drain() }
         await sleep?.stop()
         await unitStarter.close()
         _ = await serving.result

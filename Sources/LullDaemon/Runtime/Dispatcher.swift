@@ -82,6 +82,10 @@ actor Dispatcher {
     }
 
     var runningCount: Int { running.count }
+
+    /// Moves whenever a restore places jobs or an attempt ends: how a stop or start-up shows
+    /// the service manager that it is not hung.
+    private(set) var progressTicks = 0
     var queuedCount: Int { scheduler.queuedCount }
     var currentWorld: WorldSnapshot { world }
     var currentPolicy: SchedulingPolicy { policy }
@@ -94,6 +98,7 @@ actor Dispatcher {
         // A stop that came in meanwhile keeps its mode; otherwise start accepting, even on an error.
         defer { if mode == .restoring { mode = .accepting } }
         let requeued = try await store.requeueInterrupted(at: clock.now())
+        progressTicks += 1
         if !requeued.isEmpty {
             logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
@@ -112,7 +117,10 @@ actor Dispatcher {
             let next = page.count < pageSize ? nil : Task.detached { try await store.queuedJobs(after: last.id, limit: pageSize) }
             let now = timeline.now()
             for (index, job) in timeline.place(page).enumerated() {
-                if index % 10_000 == 0 { await Task.yield() }
+                if index % 10_000 == 0 {
+                    progressTicks += 1
+                    await Task.yield()
+                }
                 scheduler.enqueue(job, now: now)
                 unfinished[job.owner, default: 0] += 1
             }
@@ -421,6 +429,7 @@ actor Dispatcher {
 
     private func execute(_ id: JobID) async {
         defer {
+            progressTicks += 1
             running[id] = nil
             if let meter = meters.removeValue(forKey: id) { accountants[id] = meter.finish() }
             scheduler.jobFinished(id, at: timeline.now())

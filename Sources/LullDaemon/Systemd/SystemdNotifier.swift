@@ -36,20 +36,33 @@ struct SystemdNotifier: Sendable {
         send("EXTEND_TIMEOUT_USEC=\(micros)")
     }
 
-    /// Runs `body` while telling the manager every `period` that it needs `period * 3` more:
-    /// a restore or drain that makes progress is never killed by `TimeoutStartSec=`/
-    /// `TimeoutStopSec=`, while one that hangs is (the extension stops with the process).
+    /// Runs `body` while asking the manager for `period * 3` more time, at once and then after
+    /// every `period` in which `progress` moved: a restore or drain that makes progress is never
+    /// killed by `TimeoutStartSec=`/`TimeoutStopSec=`, while one that hangs still is.
     func extendingTimeout<T: Sendable>(
-        every period: Duration = .seconds(5), _ body: () async throws -> T
+        every period: Duration = .seconds(5), progress: @escaping @Sendable () async -> Int, _ body: () async throws -> T
     ) async rethrows -> T {
-        let extender = Task {
-            while !Task.isCancelled {
-                extendTimeout(by: period * 3)
-                try? await sleeper.sleep(for: period)
-            }
+        let extender = Task { [sleeper] in
+            await Self.extendWhileProgressing(every: period, progress: progress, sleeper: sleeper) { extendTimeout(by: $0) }
         }
         defer { extender.cancel() }
         return try await body()
+    }
+
+    /// The extension loop of `extendingTimeout`, until cancelled. Extending on a timer alone
+    /// would keep a wedged stop alive for ever.
+    static func extendWhileProgressing(
+        every period: Duration, progress: @Sendable () async -> Int, sleeper: any Sleeper, extend: (Duration) -> Void
+    ) async {
+        var seen: Int?
+        while !Task.isCancelled {
+            let now = await progress()
+            if now != seen {
+                extend(period * 3)
+                seen = now
+            }
+            do { try await sleeper.sleep(for: period) } catch { return }
+        }
     }
 
     private func send(_ message: String) {
