@@ -3,6 +3,7 @@ import Logging
 import LullAPI
 import LullClient
 import LullCore
+import LullStore
 @testable import LullDaemon
 import LullTestSupport
 import Synchronization
@@ -80,6 +81,32 @@ import Testing
         loop.cancel()
         await loop.value
         #expect(extendedAfter.withLock { $0 } == [0, 1, 2, 3], "at once, then after each period that moved")
+    }
+
+    /// A hook whose start fails (a bus that is restarting) is tried again after each delay,
+    /// and recorded as run only once it started or was given up; no wall time passes.
+    @Test func aFailedHookStartIsTriedAgainThenRecorded() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lull-hook-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SQLiteJobStore(path: path)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let jobs = try await store.insert(["a.service", "b.service"].map {
+            NewJob(owner: OwnerID(1000), spec: JobSpec(kind: .fetch, url: "http://h/x", destination: "/tmp/x", onCompleteUnit: $0), createdAt: now)
+        })
+        for job in jobs { _ = try await store.apply(JobUpdate(id: job.id, from: [.queued], to: .cancelled, event: .cancelled, time: now)) }
+        let ended = try await store.pendingCompletionHooks()
+        let waits = Mutex<[Duration]>([])
+        let starter = FlakyStarter(failuresBeforeStart: ["a.service": 2, "b.service": 9])
+        let hooks = CompletionHooks(
+            store: store, starter: starter, clock: FixedClock(now),
+            sleeper: ScriptedPeriods { waits.withLock { $0.append(.zero) } }, logger: Logger(label: "lull.test"),
+            retryDelays: [.seconds(1), .seconds(5), .seconds(30)])
+        await hooks.run(for: ended[0])
+        #expect(starter.calls("a.service") == 3 && starter.started == ["a.service"], "two failures, then started")
+        await hooks.run(for: ended[1])
+        #expect(starter.calls("b.service") == 4, "the first try and one per delay, then given up")
+        #expect(waits.withLock { $0.count } == 5)
+        #expect(try await store.pendingCompletionHooks().isEmpty, "both are settled")
     }
 
     @Test func unitNamesAndTemplateInstances() throws {
@@ -193,4 +220,34 @@ private struct ScriptedPeriods: Sleeper {
     func sleep(for duration: Duration) async throws {
         try await script()
     }
+}
+
+/// Refuses each unit a given number of times, then starts it.
+private final class FlakyStarter: UnitStarting {
+    private let state: Mutex<(failuresLeft: [String: Int], calls: [String: Int], started: [String])>
+
+    init(failuresBeforeStart: [String: Int]) { state = Mutex((failuresBeforeStart, [:], [])) }
+
+    func start(unit: String) async throws -> String {
+        try state.withLock { state in
+            state.calls[unit, default: 0] += 1
+            if state.failuresLeft[unit, default: 0] > 0 {
+                state.failuresLeft[unit, default: 0] -= 1
+                throw BusRestarting()
+            }
+            state.started.append(unit)
+            return "/org/freedesktop/systemd1/job/1"
+        }
+    }
+
+    func calls(_ unit: String) -> Int { state.withLock { $0.calls[unit] ?? 0 } }
+
+    struct BusRestarting: Error {}
+    var started: [String] { state.withLock { $0.started } }
+}
+
+private struct FixedClock: LullClock {
+    let date: Date
+    init(_ date: Date) { self.date = date }
+    func now() -> Date { date }
 }

@@ -90,7 +90,7 @@ public enum Daemon {
         let metrics = DaemonMetrics()
         let manager = HookManager(config.hooks.manager)
         let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
-        let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, logger: logger)
+        let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, sleeper: sleeper, logger: logger)
         let dispatcher = Dispatcher(
             store: store, engines: engines, policy: config.policy, world: sensors.current, pressure: pressure,
             metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, sleeper: sleeper, logger: logger,

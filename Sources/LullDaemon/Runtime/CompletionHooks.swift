@@ -6,23 +6,35 @@ import LullCore
 /// counterpart of waking an app to hand it its finished background transfers. A template
 /// (`name@.service`) is started as `name@JOBID.service`. The store remembers which hooks ran,
 /// so a hook due when the daemon stopped or crashed runs at the next start (at least once).
+/// A start that fails is tried again after each of `retryDelays` (the bus may be restarting),
+/// then given up and recorded as settled, so a unit that cannot start is not tried for ever.
 struct CompletionHooks: Sendable {
     let store: any JobStore
     let starter: any UnitStarting
     let clock: any LullClock
+    let sleeper: any Sleeper
     let logger: Logger
+    var retryDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30)]
 
     func run(for job: Job) async {
         guard let name = job.spec.onCompleteUnit, let unit = UnitName(name) else { return }
         let instance = unit.instance(for: job.id)
         let metadata = Dispatcher.metadata(job, ["unit": "\(instance)", "state": "\(job.state.rawValue)"])
-        do {
-            let systemdJob = try await starter.start(unit: instance)
-            logger.notice("completion hook started \(instance)", metadata: metadata.merging(["systemd_job": "\(systemdJob)"]) { $1 })
-        } catch {
-            logger.error(
-                "completion hook \(instance) could not be started",
-                metadata: metadata.merging(["error_code": "hook_failed", "error": "\(error)"]) { $1 })
+        var delays = retryDelays[...]
+        while true {
+            do {
+                let systemdJob = try await starter.start(unit: instance)
+                logger.notice("completion hook started \(instance)", metadata: metadata.merging(["systemd_job": "\(systemdJob)"]) { $1 })
+                break
+            } catch {
+                let next = delays.popFirst()
+                logger.error(
+                    "completion hook \(instance) could not be started; \(next.map { "trying again in \($0.components.seconds) s" } ?? "giving up")",
+                    metadata: metadata.merging(["error_code": "hook_failed", "error": "\(error)"]) { $1 })
+                guard let next else { break }
+                // A stop meanwhile leaves the hook unrecorded: the next start runs it.
+                do { try await sleeper.sleep(for: next) } catch { return }
+            }
         }
         do {
             try await store.completionHookRan(job.id, at: clock.now())
