@@ -74,6 +74,9 @@ public enum Daemon {
         _ settings: DaemonSettings, listener: Listener, activated: Bool, store: SQLiteJobStore, hub: EventHub,
         clients: HTTPClients, logger: Logger
     ) async throws {
+        // Taken over before the restore, which can take seconds with a large queue: a stop or
+        // reload meanwhile then waits for it instead of killing the daemon with the default action.
+        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         let config = settings.config
         let clock = SystemClock()
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
@@ -137,7 +140,6 @@ public enum Daemon {
         }
 
         let serving = Task { try await server.serve(listener) }
-        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         var stopSignal = "end of signals"
         for await signal in signals.stream {
             if signal == SIGHUP {
