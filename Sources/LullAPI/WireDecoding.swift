@@ -42,11 +42,6 @@ public enum WireDecoding {
             if let reason = context.underlyingError as? FieldProblem {
                 return ValidationError(.invalidValue, field: field, "field \"\(field)\" \(reason.problem)")
             }
-            if context.codingPath.last?.stringValue == "kind" {
-                return ValidationError(
-                    .invalidValue, field: field,
-                    "field \"\(field)\" must be one of \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
             return ValidationError(.invalidValue, field: field, "field \"\(field)\" has an invalid value")
         @unknown default:
             return ValidationError(.malformedJSON, field: nil, "request body could not be decoded")

@@ -76,6 +76,26 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
         try number(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
 
+    public func decode<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T
+    where T.RawValue == String {
+        try choice(type, key) { try base.decode(type, forKey: $0) }
+    }
+    public func decodeIfPresent<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T?
+    where T.RawValue == String {
+        try choice(type, key) { try base.decodeIfPresent(type, forKey: $0) }
+    }
+
+    /// An enumeration's error names the values it takes, so the client need not look them up.
+    private func choice<T: CaseIterable & RawRepresentable, R>(
+        _ type: T.Type, _ key: Keys, _ decode: (StrictKey<Keys>) throws -> R
+    ) throws -> R where T.RawValue == String {
+        do {
+            return try decode(StrictKey(key))
+        } catch DecodingError.dataCorrupted {
+            throw dataCorrupted(forKey: key, "must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
     /// The error for a value present under `key` but not acceptable. `problem` says what the
     /// value must be ("must be ..."); the wire error shows it after the field's name.
     public func dataCorrupted(forKey key: Keys, _ problem: String) -> DecodingError {

@@ -99,6 +99,21 @@ import Testing
             == #"field "expected_bytes" must be an integer"#)
     }
 
+    @Test func anUnknownChoiceNamesTheChoices() {
+        let cases: [(String, String, String)] = [
+            (#"{"kind":"fetch","url":"http://h","network":"wifi"}"#, "network", JobConstraints.Network.allCases.map(\.rawValue).joined(separator: ", ")),
+            (#"{"kind":"upload","url":"http://h","protocol":"ftp"}"#, "protocol", "raw, multipart, tus"),
+            (#"{"kind":"fetch","url":"http://h","on_deadline":"panic"}"#, "on_deadline", DeadlineAction.allCases.map(\.rawValue).joined(separator: ", ")),
+        ]
+        for (json, field, choices) in cases {
+            let error = failure(json)
+            #expect(error?.code == .invalidValue && error?.field == field, "\(json)")
+            #expect(error?.message == "field \"\(field)\" must be one of \(choices)", "\(String(describing: error?.message))")
+        }
+        let inBatch = failure(#"{"jobs":[{"kind":"teleport","url":"http://h"}]}"#, as: BatchSubmission.self)
+        #expect(inBatch?.field == "jobs[0].kind" && inBatch?.message.contains("fetch, push, upload") == true)
+    }
+
     @Test func everyFieldOfAFullSubmissionIsRead() throws {
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data("""
             {"kind":"upload","url":"http://h/u","source":"/tmp/s","protocol":"tus","form_field":"f",
