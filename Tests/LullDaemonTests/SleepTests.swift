@@ -49,6 +49,43 @@ struct SleepTests {
         }
     }
 
+    /// logind refuses the inhibitor (polkit says no): lulld still follows PrepareForSleep and
+    /// checkpoints its transfers, as far as the suspend lets it, and picks them up on waking.
+    @Test func aRefusedInhibitorStillCheckpointsOnPrepareForSleep() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        let refuse = try bus.python("""
+            manager = bus.get_object('\(login1)', '/org/freedesktop/login1')
+            manager.AddMethod('org.freedesktop.login1.Manager', 'Inhibit', 'ssss', 'h',
+                'raise dbus.exceptions.DBusException("not allowed", name="org.freedesktop.DBus.Error.AccessDenied")',
+                dbus_interface='org.freedesktop.DBus.Mock')
+            """)
+        #expect(refuse.status == 0, "\(refuse.stderr)")
+        let content = TestHTTPServer.bytes(count: 4 << 20, seed: 6)
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/big", .init(body: content, etag: "\"r1\"", faults: [.stallAfter(1 << 20)]))
+        let config = "[sensors]\nbus = \"\(bus.address)\"\n[transfers]\ncheckpoint_interval = 0.2\n"
+        try await withDaemon(config: config) { daemon, client in
+            try await awaitLog(daemon, "logind refused it")
+            let destination = daemon.directory.appendingPathComponent("big.bin").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
+            try await awaitEvent(client: client, "bytes arriving") {
+                $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
+            }
+            let cursor = try await client.events(after: 0).lastSeq
+            try prepareForSleep(bus, true)
+            try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
+                $0.jobId == job.id && $0.type == .requeued
+            }
+            try prepareForSleep(bus, false)
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
+        }
+    }
+
     private func inhibitors(_ bus: MockSystemBus) throws -> String {
         let result = try bus.python("""
             manager = bus.get_object('\(login1)', '/org/freedesktop/login1')

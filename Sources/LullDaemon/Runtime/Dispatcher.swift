@@ -382,7 +382,9 @@ actor Dispatcher {
         timerDue = due
         guard let due else { return }
         // Measured on the time line and slept on the monotonic clock: a wall-clock jump moves neither.
-        // At most a day at a time (a wake-up only decides again): far-off times stay in range.
+        // At most `longestTimer` at a time (a wake-up only decides again): far-off times stay in
+        // range, and as the event loop's clock stops while the machine sleeps, a suspend nobody
+        // reported (no logind) delays a start by no more than that.
         let wait = min(max(0, due.timeIntervalSince(timeline.now())), Self.longestTimer)
         timer = Task { [weak self, sleeper] in
             try? await sleeper.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
@@ -391,7 +393,7 @@ actor Dispatcher {
         }
     }
 
-    private static let longestTimer: TimeInterval = 86_400
+    private static let longestTimer: TimeInterval = 900
 
     private func timerFired() {
         timerDue = nil

@@ -22,7 +22,9 @@ final class SleepInhibitor: Sendable {
     }
 
     /// Connects to logind on `endpoint`, subscribes to `PrepareForSleep` and takes the
-    /// inhibitor. nil (with a log line) when there is no logind to talk to.
+    /// inhibitor. nil (with a log line) when there is no logind to talk to. When logind refuses
+    /// the inhibitor (polkit), the signals are still followed: the checkpoint then races the
+    /// suspend, and the queue is still looked at again on waking.
     static func start(
         on endpoint: BusEndpoint, logger: Logger,
         sleeping: @escaping @Sendable () async -> Void, woke: @escaping @Sendable () async -> Void
@@ -40,12 +42,16 @@ final class SleepInhibitor: Sendable {
                 }
             }
             bus.setDisconnectHandler { continuation.finish() }
-            try await inhibitor.take()
         } catch {
             logger.notice("no sleep inhibitor: logind is not reachable; transfers are not checkpointed before suspend",
                           metadata: ["bus": "\(endpoint)", "error": "\(error)"])
             continuation.finish()
             return nil
+        }
+        do { try await inhibitor.take() } catch {
+            logger.notice(
+                "no sleep inhibitor: logind refused it; transfers are checkpointed on PrepareForSleep without a delay",
+                metadata: ["bus": "\(endpoint)", "error": "\(error)"])
         }
         let task = Task {
             for await going in signals {
