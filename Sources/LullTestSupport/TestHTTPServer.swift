@@ -34,13 +34,20 @@ public final class TestHTTPServer: Sendable {
         public var faults: [Fault]
         /// Status for a request with a body (push, upload) once the body is received.
         public var uploadStatus: Int
+        /// Answer every `Range` with `206`, whatever `If-Range` says: a server (or cache) that
+        /// would splice two versions of the resource if the client let it.
+        public var ignoresIfRange: Bool
 
-        public init(body: [UInt8] = [], etag: String? = nil, lastModified: String? = nil, faults: [Fault] = [], uploadStatus: Int = 201) {
+        public init(
+            body: [UInt8] = [], etag: String? = nil, lastModified: String? = nil, faults: [Fault] = [], uploadStatus: Int = 201,
+            ignoresIfRange: Bool = false
+        ) {
             self.body = body
             self.etag = etag
             self.lastModified = lastModified
             self.faults = faults
             self.uploadStatus = uploadStatus
+            self.ignoresIfRange = ignoresIfRange
         }
     }
 
@@ -217,7 +224,7 @@ public final class TestHTTPServer: Sendable {
             if let range = head.headers.first(name: "range"), range.hasPrefix("bytes="),
                let first = Int(range.dropFirst(6).split(separator: "-").first ?? ""), first < route.body.count {
                 let validator = head.headers.first(name: "if-range")
-                if validator == nil || validator == route.etag || validator == route.lastModified {
+                if validator == nil || validator == route.etag || validator == route.lastModified || route.ignoresIfRange {
                     start = first
                     headers["content-range"] = "bytes \(first)-\(route.body.count - 1)/\(route.body.count)"
                 }

@@ -67,11 +67,15 @@ public struct FetchTransfer: TransferEngine {
             try await staging.restart()
         }
         if offset > 0 && response.status == .partialContent {
-            if Self.rangeStart(response.headers) != offset {
-                // A range we did not ask for: restart from zero without a range.
+            // A range we did not ask for cannot continue the file. Nor can the right range of
+            // another version: a server that ignores If-Range answers 206 even after the resource
+            // changed, and splicing its bytes onto the old ones would make a file that never
+            // existed. Either way the partial file goes and the whole resource is asked for again.
+            if Self.rangeStart(response.headers) != offset || !Self.continues(previous.validator, response.headers) {
                 offset = 0
                 try await staging.restart()
                 response = try await send(job, from: 0, validator: nil, conditional: nil, destination: destination)
+                watchdog.touch()
             }
         }
         if response.status == .notModified, context.validators != nil {
@@ -92,7 +96,7 @@ public struct FetchTransfer: TransferEngine {
         try await checkLimits(job, total: total, offset: offset, destination: destination)
         let etag = response.headers.first(name: "etag")
         let lastModified = response.headers.first(name: "last-modified")
-        let validator = etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? lastModified
+        let validator = Self.resumeValidator(response.headers)
         var resume = ResumeState(validator: validator, offset: offset)
         resume.transferredBytes = transferred
         await context.checkpoint(resume)
@@ -226,6 +230,23 @@ public struct FetchTransfer: TransferEngine {
             throw JobFailure(
                 code: "no_space", message: "\(needed) bytes needed in \(directory), \(free) free; free some space", retryable: true)
         }
+    }
+
+    /// What a resumed request names in `If-Range`: a strong `ETag` (a weak one may not be used
+    /// for ranges), else `Last-Modified`.
+    static func resumeValidator(_ headers: HTTPHeaders) -> String? {
+        headers.first(name: "etag").flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? headers.first(name: "last-modified")
+    }
+
+    /// Whether a `206` is of the version the partial file was downloaded under. Byte-for-byte
+    /// equality with its `ETag` is the strong comparison (a weak tag never equals the stored
+    /// strong one); a stored `Last-Modified` matches the response's. A response with no
+    /// validator at all cannot be told apart and is taken at its word.
+    static func continues(_ validator: String?, _ headers: HTTPHeaders) -> Bool {
+        let etag = headers.first(name: "etag")
+        let lastModified = headers.first(name: "last-modified")
+        if etag == nil && lastModified == nil { return true }
+        return validator != nil && (validator == etag || validator == lastModified)
     }
 
     /// The first byte of a `Content-Range: bytes START-END/TOTAL`.

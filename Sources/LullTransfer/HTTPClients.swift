@@ -21,7 +21,7 @@ public final class HTTPClients: Sendable {
     let proxy: ProxySettings
     private let defaultConnectSeconds: Int64
     private let defaultConnect: TimeAmount
-    private let make: @Sendable (_ via: (host: String, port: Int)?, _ connect: TimeAmount) -> HTTPClient
+    private let make: @Sendable (_ via: ProxyEndpoint?, _ connect: TimeAmount) -> HTTPClient
     private let routes: Mutex<[Int64: Routes]>
     static let maxTimeoutVariants = 8
     /// Waits on the clients' event loops (transfer watchdogs).
@@ -39,7 +39,10 @@ public final class HTTPClients: Sendable {
             // pool retrying silently until some other timeout hides the reason.
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.decompression = .disabled
-            if let via { configuration.proxy = .server(host: via.host, port: via.port) }
+            if let via {
+                let authorization = via.credentials.map { HTTPClient.Authorization.basic(username: $0.user, password: $0.password) }
+                configuration.proxy = .server(host: via.host, port: via.port, authorization: authorization)
+            }
             return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         }
         defaultConnectSeconds = max(1, (connectTimeout.nanoseconds + 999_999_999) / 1_000_000_000)
@@ -88,43 +91,5 @@ public final class HTTPClients: Sendable {
     public func shutdown() async {
         let clients = routes.withLock { routes in routes.values.flatMap(\.all) }
         for client in clients { try? await client.shutdown() }
-    }
-}
-
-/// Proxy settings from the conventional environment variables.
-public struct ProxySettings: Sendable, Equatable {
-    public var http: (host: String, port: Int)?
-    public var https: (host: String, port: Int)?
-    public var noProxy: [String]
-
-    public init(environment: [String: String]) {
-        func value(_ name: String) -> String? {
-            (environment[name.lowercased()] ?? environment[name.uppercased()]).flatMap { $0.isEmpty ? nil : $0 }
-        }
-        http = value("http_proxy").flatMap(Self.endpoint)
-        https = value("https_proxy").flatMap(Self.endpoint)
-        noProxy = (value("no_proxy") ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-    }
-
-    /// Whether `host` is exempt: an exact name, a domain suffix (".example.org" or "example.org"), or "*".
-    public func bypasses(_ host: String) -> Bool {
-        let host = host.lowercased()
-        return noProxy.contains { entry in
-            if entry == "*" { return true }
-            let suffix = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
-            return host == suffix || host.hasSuffix("." + suffix)
-        }
-    }
-
-    static func endpoint(_ text: String) -> (host: String, port: Int)? {
-        let withScheme = text.contains("://") ? text : "http://" + text
-        guard let components = URLComponents(string: withScheme), let host = components.host else { return nil }
-        return (host, components.port ?? 80)
-    }
-
-    public static func == (lhs: ProxySettings, rhs: ProxySettings) -> Bool {
-        lhs.http?.host == rhs.http?.host && lhs.http?.port == rhs.http?.port
-            && lhs.https?.host == rhs.https?.host && lhs.https?.port == rhs.https?.port && lhs.noProxy == rhs.noProxy
     }
 }

@@ -32,9 +32,9 @@ public struct PushTransfer: TransferEngine {
             return try await watchdog.guarding { [request] in
                 let response = try await client.execute(request, timeout: timeout)
                 watchdog.touch()
-                try await ResponseCapture.requireSuccess(response)
+                try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
                 context.progress(TransferProgress(bytesDone: bodyBytes, bytesTotal: bodyBytes))
-                return try await ResponseCapture.result(response, maxBody: maxBody, bytes: bodyBytes)
+                return try await ResponseCapture.result(response, maxBody: maxBody, bytes: bodyBytes, watchdog: watchdog)
             }
         } catch let failure as JobFailure {
             throw failure

@@ -5,13 +5,17 @@ import NIOCore
 
 /// Keeps what a client may want from a push or upload response: the status, a few headers and
 /// the start of the body (the rest is read and dropped so the connection can be reused).
+/// Every chunk of the body touches the attempt's watchdog: a server that has already answered
+/// but sends its body slowly is still moving bytes, and failing it as idle would send a push or
+/// upload the server has accepted a second time.
 enum ResponseCapture {
     static let keptHeaders = ["content-type", "location", "etag", "last-modified", "retry-after", "upload-offset", "tus-resumable"]
 
-    static func result(_ response: HTTPClientResponse, maxBody: Int, bytes: Int64?) async throws -> JobResult {
+    static func result(_ response: HTTPClientResponse, maxBody: Int, bytes: Int64?, watchdog: TransferWatchdog) async throws -> JobResult {
         var body: [UInt8] = []
-        for try await chunk in response.body where body.count < maxBody {
-            body += chunk.readableBytesView.prefix(maxBody - body.count)
+        for try await chunk in response.body {
+            watchdog.touch()
+            if body.count < maxBody { body += chunk.readableBytesView.prefix(maxBody - body.count) }
         }
         var headers: [String: String] = [:]
         for name in keptHeaders {
@@ -24,9 +28,20 @@ enum ResponseCapture {
     }
 
     /// Throws the failure a non-2xx status means, after draining a little of the body.
-    static func requireSuccess(_ response: HTTPClientResponse) async throws {
+    static func requireSuccess(_ response: HTTPClientResponse, watchdog: TransferWatchdog) async throws {
         guard !(200..<300).contains(response.status.code) else { return }
-        _ = try? await response.body.collect(upTo: 64 << 10)
+        try? await drain(response, upTo: 64 << 10, watchdog: watchdog)
         throw TransferFailures.httpStatus(response.status, headers: response.headers)
+    }
+
+    /// Reads and drops the body, up to `limit` bytes (past it the connection is not worth
+    /// keeping: what is left is abandoned).
+    static func drain(_ response: HTTPClientResponse, upTo limit: Int, watchdog: TransferWatchdog) async throws {
+        var read = 0
+        for try await chunk in response.body {
+            watchdog.touch()
+            read += chunk.readableBytes
+            if read > limit { return }
+        }
     }
 }

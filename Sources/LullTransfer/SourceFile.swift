@@ -26,13 +26,9 @@ final class SourceFile: Sendable {
 
     static func open(_ path: String, owner: OwnerID, files: FileAccess) async throws -> SourceFile {
         let (fd, size, modified) = try await files.run(as: owner) { () -> (CInt, Int64, Double) in
-            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
-            var info = stat()
-            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                Glibc.close(fd)
-                throw FileFailure(operation: "upload (not a regular file)", path: path, errno: EINVAL)
-            }
+            // A symlink is followed: the owner may name a file through one, and reads it with
+            // their own rights either way.
+            let (fd, info) = try RegularFile.open(path, flags: O_RDONLY | O_CLOEXEC, operation: "upload")
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
             return (fd, Int64(info.st_size), modified)
         }

@@ -29,10 +29,7 @@ final class StagingFile: Sendable {
     static func open(for destination: String, jobID: Int64, owner: OwnerID, keep: Int64, files: FileAccess) async throws -> (StagingFile, Int64) {
         let path = Self.path(for: destination, jobID: jobID)
         let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw FileFailure(operation: "create", path: path, errno: errno) }
-            var info = stat()
-            fstat(fd, &info)
+            let (fd, info) = try RegularFile.open(path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o644, operation: "create")
             let length = min(Int64(info.st_size), max(keep, 0))
             guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
                 let code = errno
@@ -106,8 +103,7 @@ final class StagingFile: Sendable {
             let start = position
             let count = Int(Swift.min(Int64(1 << 20), length - position))
             let chunk = try await files.run(as: owner) { () -> [UInt8] in
-                let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                guard fd >= 0 else { throw FileFailure(operation: "read", path: path, errno: errno) }
+                let (fd, _) = try RegularFile.open(path, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, operation: "read")
                 defer { Glibc.close(fd) }
                 var buffer = [UInt8](repeating: 0, count: count)
                 let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(start)) }

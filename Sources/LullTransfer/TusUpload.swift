@@ -49,6 +49,7 @@ struct TusUpload {
                 context.progress(TransferProgress(bytesDone: sent, bytesTotal: total))
             }, length: .known(total - offset))
             let response = try await client.execute(request, timeout: settings.total(for: job))
+            watchdog.touch()
             try await source.checkUnchanged(against: resume)
             if response.status == .notFound || response.status == .gone {
                 // The server forgot the upload: start a new one next attempt.
@@ -63,8 +64,8 @@ struct TusUpload {
                 throw JobFailure(
                     code: "tus_offset_conflict", message: "the server's offset moved past \(offset); asking it again", retryable: true)
             }
-            try await ResponseCapture.requireSuccess(response)
-            _ = try? await response.body.collect(upTo: 64 << 10)
+            try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
+            try? await ResponseCapture.drain(response, upTo: 64 << 10, watchdog: watchdog)
             offset = response.headers.first(name: "upload-offset").flatMap(Int64.init) ?? offset
             resume.offset = offset
             await context.checkpoint(resume)
@@ -85,7 +86,7 @@ struct TusUpload {
         let response = try await client.execute(request, timeout: .seconds(Int64(settings.connectTimeout + settings.idleTimeout)))
         watchdog.touch()
         if response.status == .notFound || response.status == .gone || response.status == .forbidden { return nil }
-        try await ResponseCapture.requireSuccess(response)
+        try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
         guard let offset = response.headers.first(name: "upload-offset").flatMap(Int64.init) else {
             throw JobFailure(code: "tus_protocol", message: "HEAD \(url) answered without Upload-Offset", retryable: false)
         }
@@ -104,7 +105,7 @@ struct TusUpload {
         for (header, value) in job.spec.headers ?? [:] { request.headers.add(name: header, value: value) }
         let response = try await client.execute(request, timeout: .seconds(Int64(settings.connectTimeout + settings.idleTimeout)))
         watchdog.touch()
-        try await ResponseCapture.requireSuccess(response)
+        try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
         guard let location = response.headers.first(name: "location"),
               let absolute = URL(string: location, relativeTo: URL(string: job.spec.url))?.absoluteString
         else {

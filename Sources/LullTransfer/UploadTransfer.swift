@@ -72,9 +72,10 @@ public struct UploadTransfer: TransferEngine {
             request.body = .stream(chunks, length: .known(total))
         }
         let response = try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
+        watchdog.touch()
         try await source.checkUnchanged()
-        try await ResponseCapture.requireSuccess(response)
-        return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: total)
+        try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
+        return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: total, watchdog: watchdog)
     }
 }
 

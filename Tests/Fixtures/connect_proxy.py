@@ -1,12 +1,16 @@
 """A forward proxy for tests that speaks CONNECT (what AsyncHTTPClient sends to a proxy) and
 sends every tunnel to one fixed upstream, whatever host was asked for, so a test can fetch a
 name that resolves nowhere. Each CONNECT target and its headers are appended to LOG as one JSON
-line. usage: connect_proxy.py PORT_FILE UPSTREAM_PORT LOG"""
+line. Given USER:PASSWORD, a tunnel is opened only for a CONNECT carrying them as
+`Proxy-Authorization: Basic`; any other gets 407.
+usage: connect_proxy.py PORT_FILE UPSTREAM_PORT LOG [USER:PASSWORD]"""
 import asyncio
+import base64
 import json
 import sys
 
 port_file, upstream_port, log_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+required = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 async def pipe(reader, writer):
@@ -29,6 +33,12 @@ async def handle(reader, writer):
         log.write(json.dumps({"method": method, "target": target, "headers": headers}) + "\n")
     if method != "CONNECT":
         writer.write(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        await writer.drain()
+        writer.close()
+        return
+    if required is not None and headers.get("proxy-authorization") != "Basic " + base64.b64encode(required.encode()).decode():
+        writer.write(b'HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm="test"\r\n'
+                     b"content-length: 0\r\nconnection: close\r\n\r\n")
         await writer.drain()
         writer.close()
         return

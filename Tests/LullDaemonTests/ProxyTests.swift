@@ -17,30 +17,10 @@ import Testing
         origin.serve("/proxied", viaProxy)
         origin.serve("/direct", direct)
 
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lull-proxy-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let portFile = work.appendingPathComponent("port").path
-        let log = work.appendingPathComponent("proxy.log").path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/connect_proxy.py").path
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        proxy.arguments = [script, portFile, String(origin.port), log]
-        try proxy.run()
-        defer {
-            kill(proxy.processIdentifier, SIGKILL)
-            proxy.waitUntilExit()
-        }
-        let deadline = ContinuousClock.now + .seconds(10)
-        var proxyPort: String?
-        while proxyPort == nil, ContinuousClock.now < deadline {
-            proxyPort = try? String(contentsOfFile: portFile, encoding: .utf8)
-            if proxyPort?.isEmpty ?? true { proxyPort = nil; try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let port = try #require(proxyPort, "the proxy did not start")
+        let proxy = try await ConnectProxy.start(upstreamPort: origin.port)
+        defer { proxy.stop() }
 
-        try await withDaemon(environment: ["HTTP_PROXY": "http://127.0.0.1:\(port)", "NO_PROXY": "127.0.0.1,localhost"]) { daemon, client in
+        try await withDaemon(environment: ["HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "127.0.0.1,localhost"]) { daemon, client in
             // A name that resolves nowhere: only the proxy can have reached it.
             let proxied = try await client.submit(JobSubmission(
                 kind: .fetch, url: "http://files.lull-proxy-test.invalid/proxied",
@@ -52,12 +32,36 @@ import Testing
             #expect(try Data(contentsOf: daemon.directory.appendingPathComponent("p")) == Data(viaProxy))
             #expect(try Data(contentsOf: daemon.directory.appendingPathComponent("d")) == Data(direct))
 
-            let tunnels = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            let tunnels = try proxy.log()
             #expect(tunnels.count == 1 && tunnels[0].contains("\"CONNECT\"") && tunnels[0].contains("files.lull-proxy-test.invalid:80"),
                     "one tunnel, to the named host: \(tunnels)")
             #expect(origin.requests.map(\.uri).sorted() == ["/direct", "/proxied"])
             #expect(origin.requests.first { $0.uri == "/proxied" }?.header("authorization") == "Bearer do-not-log")
             #expect(!daemon.log().contains("do-not-log"), "credentials never reach the log")
+        }
+    }
+
+    /// `http_proxy=http://user:password@host:port`: the proxy gets the (percent-decoded) user and
+    /// password as `Proxy-Authorization: Basic`, and without them answers 407.
+    @Test func proxyCredentialsInTheURLAreSentToTheProxy() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { Task { await origin.stop() } }
+        let content = TestHTTPServer.bytes(count: 20_000, seed: 5)
+        origin.serve("/behind-auth", content)
+        let proxy = try await ConnectProxy.start(upstreamPort: origin.port, credentials: "lull@test:s:cret")
+        defer { proxy.stop() }
+
+        try await withDaemon(environment: ["http_proxy": "http://lull%40test:s%3Acret@127.0.0.1:\(proxy.port)"]) { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("a").path
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://files.lull-proxy-test.invalid/behind-auth", destination: destination,
+                retry: RetrySettings(maxAttempts: 1)))
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
+            let tunnels = try proxy.log()
+            #expect(tunnels.count == 1 && tunnels[0].contains(#""proxy-authorization": "Basic bHVsbEB0ZXN0OnM6Y3JldA==""#), "\(tunnels)")
+            #expect(!daemon.log().contains("s:cret") && !daemon.log().contains("s%3Acret"), "the password never reaches the log")
         }
     }
 }

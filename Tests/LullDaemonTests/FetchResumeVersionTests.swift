@@ -1,0 +1,67 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+/// A resumed fetch must not splice two versions of a resource. The server here ignores
+/// `If-Range`: after the resource changed it still answers the range request with `206`, but
+/// with the new version's validator. The download has to notice and start over.
+@Suite struct FetchResumeVersionTests {
+    enum Validator: String, Sendable, CaseIterable {
+        case etag, lastModified
+
+        func route(_ body: [UInt8], version: Int, faults: [TestHTTPServer.Fault] = []) -> TestHTTPServer.Route {
+            switch self {
+            case .etag: .init(body: body, etag: value(version: version), faults: faults, ignoresIfRange: true)
+            case .lastModified: .init(body: body, lastModified: value(version: version), faults: faults, ignoresIfRange: true)
+            }
+        }
+
+        func value(version: Int) -> String {
+            switch self {
+            case .etag: "\"v\(version)\""
+            case .lastModified: ["Sun, 01 Jun 2025 10:00:00 GMT", "Mon, 02 Jun 2025 10:00:00 GMT"][version - 1]
+            }
+        }
+    }
+
+    @Test(arguments: Validator.allCases)
+    func a206OfAnotherVersionStartsTheDownloadOver(_ validator: Validator) async throws {
+        let old = [UInt8](repeating: UInt8(ascii: "A"), count: 1000)
+        let new = [UInt8](repeating: UInt8(ascii: "B"), count: 1000)
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        // The cut goes through a proxy so it comes after the new version is in place: the second
+        // attempt can only ever see version 2.
+        let proxy = try await CuttingProxy.start(forwardingTo: server.port)
+        defer { Task { await proxy.stop() } }
+        server.route("/file", validator.route(old, version: 1, faults: [.stallAfter(400)]))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("file.bin").path
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:\(proxy.port)/file", destination: destination))
+            try await awaitEvent(client: client, "the first 400 bytes arriving") {
+                $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) >= 400
+            }
+            server.route("/file", validator.route(new, version: 2))
+            proxy.cutAll()
+
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(done.attempts == 2, "the new version is fetched in the attempt that found it")
+            let written = try Data(contentsOf: URL(fileURLWithPath: destination))
+            #expect(written == Data(new), "\(written.count { $0 == old[0] }) bytes of the old version in the file")
+            let requests = server.requests.filter { $0.uri == "/file" }
+            try #require(requests.count == 3, "\(requests.map { ($0.header("range"), $0.header("if-range")) })")
+            #expect(requests[1].header("range") == "bytes=400-", "the second attempt did try to resume")
+            #expect(requests[1].header("if-range") == validator.value(version: 1))
+            #expect(requests[2].header("range") == nil, "then asked for the whole new version")
+            switch validator {
+            case .etag: #expect(done.result?.etag == validator.value(version: 2))
+            case .lastModified: #expect(done.result?.lastModified == validator.value(version: 2))
+            }
+        }
+    }
+}
