@@ -44,6 +44,38 @@ import Testing
         }
     }
 
+    @Test func doubledSlashesAreIgnoredAndQueryValuesStillDecoded() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            for n in 0..<2 {
+                _ = try await client.submit(
+                    JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/\(n)", destination: "/tmp/lull-slash-\(n)", label: n == 1 ? "a b+c" : nil))
+            }
+            // A leading "//" is what a URL parser takes for an authority ("v1" the host).
+            let (status, statusText) = try curl(daemon.socketPath, "GET", "//v1//status")
+            #expect(status == 200, "\(statusText)")
+            #expect(try WireJSON.decoder().decode(StatusView.self, from: Data(statusText.utf8)).pid == daemon.pid)
+
+            let (listed, listText) = try curl(daemon.socketPath, "GET", "/v1//jobs?limit=1")
+            #expect(listed == 200, "\(listText)")
+            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(listText.utf8)).jobs.count == 1, "\(listText)")
+
+            let (labelled, labelText) = try curl(daemon.socketPath, "GET", "//v1/jobs/?label=a%20b%2Bc&limit=5")
+            #expect(labelled == 200, "\(labelText)")
+            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(labelText.utf8)).jobs.map(\.label) == ["a b+c"], "\(labelText)")
+
+            let (badLimit, badText) = try curl(daemon.socketPath, "GET", "//v1/jobs?limit=%zz")
+            #expect(badLimit == 400, "\(badText)")
+            #expect(try apiError(badText).field == "limit")
+
+            // The absolute form, which HTTP/1.1 servers must accept, keeps working.
+            let connection = try UnixSocketConnection(path: daemon.socketPath)
+            defer { connection.close() }
+            connection.send("GET http://lull//v1/status HTTP/1.1\r\nHost: lull\r\nConnection: close\r\n\r\n")
+            let answer = connection.receive(timeout: .seconds(10))
+            #expect(UnixSocketConnection.status(of: answer.bytes) == 200, "\(String(decoding: answer.bytes, as: UTF8.self))")
+        }
+    }
+
     @Test func pauseResumeAndCancelFollowTheRules() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
             let job = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/never"))

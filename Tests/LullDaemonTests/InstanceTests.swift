@@ -80,6 +80,35 @@ import Testing
         #expect(broken.status == 2)
         #expect(broken.stderr.contains("30-typo.toml:2: classes.background.min_batery"), "\(broken.stderr)")
     }
+
+    @Test func retryCoversClassesLaterDropInsDefineAndFollowsFileOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-retry-\(UUID())")
+        let dropIns = directory.appendingPathComponent("lull.d")
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let main = directory.appendingPathComponent("lull.toml").path
+        try "[retry]\nmax_attempts = 1\n\n[classes.utility]\nmax_attempts = 3\nbackoff_cap = 50\n".write(
+            toFile: main, atomically: true, encoding: .utf8)
+        try "[classes.bulk]\nmax_concurrent = 1\n".write(
+            to: dropIns.appendingPathComponent("50-bulk.toml"), atomically: true, encoding: .utf8)
+        try "[retry]\ncap_seconds = 100\n\n[classes.bulk]\nbackoff_cap = 200\n".write(
+            to: dropIns.appendingPathComponent("60-cap.toml"), atomically: true, encoding: .utf8)
+
+        let checked = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout == "\(main): ok\n\(dropIns.path)/50-bulk.toml: ok\n\(dropIns.path)/60-cap.toml: ok\n", "\(checked.stdout)")
+
+        let loaded = try ConfigLoader.loadWithDropIns(file: main)
+        let bulk = try #require(loaded.policy.classPolicy(named: "bulk"))
+        #expect(bulk.retry.maxAttempts == 1, "the main file's [retry] covers a class a drop-in defines")
+        #expect(bulk.retry.backoffCap == 200, "a class's own key beats [retry] in the same file")
+        #expect(bulk.retry.backoffBase == 30, "a key no file sets keeps the new-class value")
+        let utility = try #require(loaded.policy.classPolicy(named: "utility"))
+        #expect(utility.retry.maxAttempts == 3, "a class's own key beats [retry] in the same file")
+        #expect(utility.retry.backoffCap == 100, "a later drop-in's [retry] replaces a class key of an earlier file")
+        let standard = try #require(loaded.policy.classPolicy(named: "default"))
+        #expect(standard.retry.maxAttempts == 1 && standard.retry.backoffCap == 100 && standard.retry.backoffBase == 10)
+    }
 }
 
 /// Runs lullctl as another uid through setpriv, so the kernel's peer credentials differ for real.

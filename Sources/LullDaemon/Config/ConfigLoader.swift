@@ -10,15 +10,18 @@ public enum ConfigLoader {
     /// `/etc/lull/lull.toml`). Problems of every file are reported together.
     public static func loadWithDropIns(file path: String) throws(ConfigError) -> DaemonConfig {
         var config = DaemonConfig()
+        var retry = RetryDefaults()
         var problems: [ConfigError.Problem] = []
         for file in [path] + dropIns(of: path) {
             do {
-                config = try load(file: file, over: config)
+                config = try read(contentsOf: file, over: config, retry: &retry)
             } catch {
                 problems += error.problems
             }
         }
         if !problems.isEmpty { throw ConfigError(problems: problems) }
+        // Only now: a class that a drop-in defines after the file holding `[retry]` is covered too.
+        retry.apply(to: &config.policy)
         return config
     }
 
@@ -30,16 +33,34 @@ public enum ConfigLoader {
     }
 
     public static func load(file path: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+        var retry = RetryDefaults()
+        var config = try read(contentsOf: path, over: base, retry: &retry)
+        retry.apply(to: &config.policy)
+        return config
+    }
+
+    public static func parse(_ text: String, file: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+        var retry = RetryDefaults()
+        var config = try parse(text, file: file, over: base, retry: &retry)
+        retry.apply(to: &config.policy)
+        return config
+    }
+
+    private static func read(contentsOf path: String, over base: DaemonConfig, retry: inout RetryDefaults) throws(ConfigError) -> DaemonConfig {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw ConfigError(problems: [.init(file: path, message: "cannot read the file: \(error.localizedDescription)")])
         }
-        return try parse(text, file: path, over: base)
+        return try parse(text, file: path, over: base, retry: &retry)
     }
 
-    public static func parse(_ text: String, file: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+    /// One file over `base`, its `[retry]` and class retry keys added to `retry` but not yet applied.
+    private static func parse(
+        _ text: String, file: String, over base: DaemonConfig, retry: inout RetryDefaults
+    ) throws(ConfigError) -> DaemonConfig {
+        retry.startFile()
         let unparsable = TOMLPreflight.problems(in: text, file: file)
         if !unparsable.isEmpty { throw ConfigError(problems: unparsable) }
         let table: TOMLTable
@@ -50,7 +71,7 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(problems: [.init(file: file, message: "not valid TOML: \(error)")])
         }
-        var reader = Reader(file: file, lines: LineIndex(text), config: base)
+        var reader = Reader(file: file, lines: LineIndex(text), config: base, retry: retry)
         for section in table.keys.sorted() {
             guard let values = table[section]?.table else {
                 reader.problem(section: nil, key: section, "expected a [\(section)] table")
@@ -69,20 +90,60 @@ public enum ConfigLoader {
                     section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [hooks], [classes.NAME]")
             }
         }
-        reader.applyRetryDefaults()
+        retry = reader.retry
         if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
         return reader.config
+    }
+
+    /// `[retry]` and the retry keys classes set themselves, over every file read so far. Applied
+    /// once all files are read: a drop-in may define a class after the file holding `[retry]`.
+    struct RetryDefaults {
+        private struct Value<T> {
+            var value: T
+            var file: Int
+        }
+
+        /// The index of the file being read: later files override earlier ones.
+        private var file = -1
+        private var attempts: Value<Int>?
+        private var base: Value<Double>?
+        private var cap: Value<Double>?
+        /// The last file that set each retry key of a class in its `[classes.NAME]` table.
+        private var classKeys: [String: [JobClassPolicy.Setting: Int]] = [:]
+
+        mutating func startFile() { file += 1 }
+
+        mutating func setAttempts(_ value: Int) { attempts = Value(value: value, file: file) }
+        mutating func setBase(_ value: Double) { base = Value(value: value, file: file) }
+        mutating func setCap(_ value: Double) { cap = Value(value: value, file: file) }
+
+        mutating func classSets(_ setting: JobClassPolicy.Setting, of name: String) {
+            classKeys[name, default: [:]][setting] = file
+        }
+
+        /// A `[retry]` key wins over a class's own key set in an earlier file; the class's key
+        /// wins when set in the same file as `[retry]` or a later one.
+        func apply(to policy: inout SchedulingPolicy) {
+            for index in policy.classes.indices {
+                let set = classKeys[policy.classes[index].name] ?? [:]
+                func applies<T>(_ value: Value<T>?, over setting: JobClassPolicy.Setting) -> T? {
+                    guard let value else { return nil }
+                    if let classFile = set[setting], classFile >= value.file { return nil }
+                    return value.value
+                }
+                if let attempts = applies(attempts, over: .maxAttempts) { policy.classes[index].retry.maxAttempts = attempts }
+                if let base = applies(base, over: .backoffBase) { policy.classes[index].retry.backoffBase = base }
+                if let cap = applies(cap, over: .backoffCap) { policy.classes[index].retry.backoffCap = cap }
+            }
+        }
     }
 
     private struct Reader {
         let file: String
         let lines: LineIndex
         var config: DaemonConfig
+        var retry: RetryDefaults
         var problems: [ConfigError.Problem] = []
-        /// `[retry]` values, applied to every class that does not set its own.
-        var retryDefaults: (attempts: Int?, base: Double?, cap: Double?) = (nil, nil, nil)
-        /// Class settings given explicitly, so `[retry]` does not override them.
-        var explicitClassRetry: [String: Set<JobClassPolicy.Setting>] = [:]
 
         func origin(_ section: String, _ key: String) -> ConfigOrigin {
             ConfigOrigin(file: file, line: lines.line(section: section, key: key), key: "\(section).\(key)")
@@ -199,9 +260,9 @@ public enum ConfigLoader {
             for key in table.keys.sorted() {
                 let value = table[key]!
                 switch key {
-                case "max_attempts": retryDefaults.attempts = integer(value, "retry", key, 1...100)
-                case "base_seconds": retryDefaults.base = seconds(value, "retry", key, 0.01...86_400)
-                case "cap_seconds": retryDefaults.cap = seconds(value, "retry", key, 0.01...(7 * 86_400))
+                case "max_attempts": if let v = integer(value, "retry", key, 1...100) { retry.setAttempts(v) }
+                case "base_seconds": if let v = seconds(value, "retry", key, 0.01...86_400) { retry.setBase(v) }
+                case "cap_seconds": if let v = seconds(value, "retry", key, 0.01...(7 * 86_400)) { retry.setCap(v) }
                 default: problem(section: "retry", key: key, "unknown key; known: base_seconds, cap_seconds, max_attempts")
                 }
             }
@@ -245,13 +306,13 @@ public enum ConfigLoader {
                         }
                     case .maxAttempts:
                         if let v = integer(value, section, key, 1...100) { policy.retry.maxAttempts = v } else { ok = false }
-                        explicitClassRetry[name, default: []].insert(setting)
+                        retry.classSets(setting, of: name)
                     case .backoffBase:
                         if let v = seconds(value, section, key, 0.01...86_400) { policy.retry.backoffBase = v } else { ok = false }
-                        explicitClassRetry[name, default: []].insert(setting)
+                        retry.classSets(setting, of: name)
                     case .backoffCap:
                         if let v = seconds(value, section, key, 0.01...(7 * 86_400)) { policy.retry.backoffCap = v } else { ok = false }
-                        explicitClassRetry[name, default: []].insert(setting)
+                        retry.classSets(setting, of: name)
                     case .maxMeteredJobBytes:
                         if let v = integer(value, section, key, 0...Int.max) { policy.maxMeteredJobBytes = Int64(v) } else { ok = false }
                     case .meteredBytesPerDay:
@@ -290,23 +351,6 @@ public enum ConfigLoader {
                     if key == "metered_interfaces" { config.sensors.meteredInterfaces = patterns } else { config.sensors.cellularInterfaces = patterns }
                 default:
                     problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root, proc_root")
-                }
-            }
-        }
-
-        /// `[retry]` applies to every class that does not set its own retry keys.
-        mutating func applyRetryDefaults() {
-            for index in config.policy.classes.indices {
-                let name = config.policy.classes[index].name
-                let explicit = explicitClassRetry[name] ?? []
-                if let attempts = retryDefaults.attempts, !explicit.contains(.maxAttempts) {
-                    config.policy.classes[index].retry.maxAttempts = attempts
-                }
-                if let base = retryDefaults.base, !explicit.contains(.backoffBase) {
-                    config.policy.classes[index].retry.backoffBase = base
-                }
-                if let cap = retryDefaults.cap, !explicit.contains(.backoffCap) {
-                    config.policy.classes[index].retry.backoffCap = cap
                 }
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LullAPI
 import LullClient
 
@@ -15,7 +16,7 @@ struct List: AsyncParsableCommand {
     var jobClass: String?
 
     @Option(name: .long, help: "At most this many jobs (1-1000).")
-    var limit: Int = 100
+    var limit: Int = Self.defaultLimit
 
     @Option(name: .long, help: "Start after this job id (paging).")
     var after: Int64?
@@ -49,6 +50,35 @@ struct List: AsyncParsableCommand {
                 Format.progress(job), Format.relative(job.updatedAt), Format.target(job))
         }
         print(table.render())
-        if let next { print("more: lullctl list --after \(next)") }
+        if let next { print("more: \(nextPageCommand(after: next))") }
+    }
+
+    /// The command for the next page: the same filters and page size (and socket, when given),
+    /// or it would page through other jobs, or another daemon's.
+    func nextPageCommand(after next: Int64) -> String {
+        var words = ["lullctl list"]
+        // A value that starts with '-' was given as --name=VALUE, or it would read as an option.
+        func option(_ name: String, _ value: String?) {
+            guard let value else { return }
+            words.append(value.hasPrefix("-") ? "--\(name)=\(Self.shellQuoted(value))" : "--\(name) \(Self.shellQuoted(value))")
+        }
+        option("state", state)
+        option("label", label)
+        option("class", jobClass)
+        option("limit", limit == Self.defaultLimit ? nil : String(limit))
+        option("after", String(next))
+        option("socket", connection.socket)
+        return words.joined(separator: " ")
+    }
+
+    static let defaultLimit = 100
+
+    /// `word` as one POSIX shell word: unchanged when no character is special to the shell,
+    /// else in single quotes (inside which only `'` itself needs care).
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "@%+=:,./_-".unicodeScalars.contains($0))
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
