@@ -17,24 +17,10 @@ struct SleepTests {
         let bus = try MockSystemBus()
         defer { bus.stop() }
         try bus.startTemplate("logind", busName: login1)
-        let content = TestHTTPServer.bytes(count: 4 << 20, seed: 5)
-        let server = try await TestHTTPServer.start()
-        defer { Task { await server.stop() } }
-        server.route("/big", .init(body: content, etag: "\"s1\"", faults: [.stallAfter(1 << 20)]))
-        let config = "[sensors]\nbus = \"\(bus.address)\"\n[transfers]\ncheckpoint_interval = 0.2\n"
-        try await withDaemon(config: config) { daemon, client in
+        try await withStalledFetch(bus) { _, client, fetch in
             try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) { try inhibitors(bus).contains("sleep lulld delay") }
-
-            let destination = daemon.directory.appendingPathComponent("big.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
-            try await awaitEvent(client: client, "bytes arriving") {
-                $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
-            }
-            let cursor = try await client.events(after: 0).lastSeq
-            try prepareForSleep(bus, true)
-            let requeued = try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
-                $0.jobId == job.id && $0.type == .requeued
-            }
+            let (job, destination, content, server) = (fetch.job, fetch.destination, fetch.content, fetch.server)
+            let requeued = try await checkpointForSleep(bus, job, client)
             #expect(requeued.message?.contains("sleep") == true, "\(requeued.message ?? "")")
             try await waitUntil("the inhibitor to be released", timeout: .seconds(15)) { try !inhibitors(bus).contains("lulld") }
             #expect(try await client.job(job.id).state == .queued, "nothing starts while the machine sleeps")
@@ -62,27 +48,43 @@ struct SleepTests {
                 dbus_interface='org.freedesktop.DBus.Mock')
             """)
         #expect(refuse.status == 0, "\(refuse.stderr)")
-        let content = TestHTTPServer.bytes(count: 4 << 20, seed: 6)
+        try await withStalledFetch(bus) { daemon, client, fetch in
+            try await awaitLog(daemon, "logind refused it")
+            try await checkpointForSleep(bus, fetch.job, client)
+            try prepareForSleep(bus, false)
+            let done = try await awaitJob(fetch.job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fetch.destination)) == Data(fetch.content))
+        }
+    }
+
+    /// A daemon following the mock logind, with a 4 MiB fetch stalled after its first MiB.
+    private func withStalledFetch(
+        _ bus: MockSystemBus,
+        _ body: (DaemonProcess, LullClient, (job: JobView, destination: String, content: [UInt8], server: TestHTTPServer)) async throws -> Void
+    ) async throws {
+        let content = TestHTTPServer.bytes(count: 4 << 20, seed: 5)
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        server.route("/big", .init(body: content, etag: "\"r1\"", faults: [.stallAfter(1 << 20)]))
+        server.route("/big", .init(body: content, etag: "\"s1\"", faults: [.stallAfter(1 << 20)]))
         let config = "[sensors]\nbus = \"\(bus.address)\"\n[transfers]\ncheckpoint_interval = 0.2\n"
         try await withDaemon(config: config) { daemon, client in
-            try await awaitLog(daemon, "logind refused it")
             let destination = daemon.directory.appendingPathComponent("big.bin").path
             let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
             try await awaitEvent(client: client, "bytes arriving") {
                 $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
             }
-            let cursor = try await client.events(after: 0).lastSeq
-            try prepareForSleep(bus, true)
-            try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
-                $0.jobId == job.id && $0.type == .requeued
-            }
-            try prepareForSleep(bus, false)
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
-            #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
+            try await body(daemon, client, (job, destination, content, server))
+        }
+    }
+
+    /// PrepareForSleep(true), then the job's `requeued` event.
+    @discardableResult
+    private func checkpointForSleep(_ bus: MockSystemBus, _ job: JobView, _ client: LullClient) async throws -> EventView {
+        let cursor = try await client.events(after: 0).lastSeq
+        try prepareForSleep(bus, true)
+        return try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
+            $0.jobId == job.id && $0.type == .requeued
         }
     }
 
