@@ -222,9 +222,15 @@ public final class TestHTTPServer: Sendable {
             }
             var start = 0
             if let range = head.headers.first(name: "range"), range.hasPrefix("bytes="),
-               let first = Int(range.dropFirst(6).split(separator: "-").first ?? ""), first < route.body.count {
+               let first = Int(range.dropFirst(6).split(separator: "-").first ?? "") {
                 let validator = head.headers.first(name: "if-range")
                 if validator == nil || validator == route.etag || validator == route.lastModified || route.ignoresIfRange {
+                    guard first < route.body.count else {
+                        // As nginx does: a range starting at or past the end is unsatisfiable.
+                        headers["content-range"] = "bytes */\(route.body.count)"
+                        send(context: context, head: head, status: .rangeNotSatisfiable, headers: headers, body: [], from: 0)
+                        return
+                    }
                     start = first
                     headers["content-range"] = "bytes \(first)-\(route.body.count - 1)/\(route.body.count)"
                 }

@@ -66,6 +66,14 @@ public struct FetchTransfer: TransferEngine {
             offset = 0
             try await staging.restart()
         }
+        if offset > 0 && response.status == .rangeNotSatisfiable {
+            // The partial file already reached the end (a stop between the last byte and the
+            // rename) or the resource shrank: ask for all of it rather than fail for good.
+            offset = 0
+            try await staging.restart()
+            response = try await send(job, from: 0, validator: nil, conditional: nil, destination: destination)
+            watchdog.touch()
+        }
         if offset > 0 && response.status == .partialContent {
             // A range we did not ask for cannot continue the file. Nor can the right range of
             // another version: a server that ignores If-Range answers 206 even after the resource

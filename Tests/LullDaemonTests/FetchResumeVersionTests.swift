@@ -2,6 +2,7 @@ import Foundation
 import LullAPI
 import LullClient
 import LullCore
+import LullStore
 import LullTestSupport
 import Testing
 
@@ -62,6 +63,36 @@ import Testing
             case .etag: #expect(done.result?.etag == validator.value(version: 2))
             case .lastModified: #expect(done.result?.lastModified == validator.value(version: 2))
             }
+        }
+    }
+
+    /// A stop between the last byte and the rename leaves a complete partial file: resuming
+    /// asks for the range past its end, which the server refuses with 416. The fetch then
+    /// asks for the whole resource again instead of failing for good.
+    @Test func aPartialFileThatIsAlreadyCompleteIsFetchedAgainNotFailed() async throws {
+        let content = TestHTTPServer.bytes(count: 1000, seed: 4)
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/file", .init(body: content, etag: "\"c1\""))
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("file.bin").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination))
+            // What a stop right before the rename leaves: the whole body staged, its checkpoint at the end.
+            #expect(daemon.stop() == 0)
+            let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
+            _ = try await store.apply(JobUpdate(
+                id: JobID(job.id), from: [.queued], to: .queued, event: .progress, time: Date(),
+                resume: ResumeState(validator: "\"c1\"", offset: 1000), silent: true))
+            let staging = daemon.directory.appendingPathComponent(".file.bin.lull-\(job.id).part").path
+            try Data(content).write(to: URL(fileURLWithPath: staging))
+            try fastRetries.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            try daemon.start()
+
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
+            let ranges = server.requests.filter { $0.uri == "/file" }.map { $0.header("range") }
+            #expect(ranges == ["bytes=1000-", nil], "416 for the range past the end, then the whole file")
         }
     }
 }
