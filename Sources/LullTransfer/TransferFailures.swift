@@ -55,6 +55,10 @@ enum TransferFailures {
                 return JobFailure(code: "connection_closed", message: "the server closed the connection", retryable: true)
             case .redirectLimitReached, .redirectCycleDetected:
                 return JobFailure(code: "too_many_redirects", message: "the server redirected too often", retryable: false)
+            case .proxyAuthenticationRequired:
+                return JobFailure(
+                    code: "proxy_auth_failed",
+                    message: "the proxy answered 407: check the user and password in http_proxy / https_proxy", retryable: false)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return JobFailure(code: "invalid_url", message: "\(client)", retryable: false)
             default:

@@ -63,6 +63,15 @@ import Testing
             #expect(tunnels.count == 1 && tunnels[0].contains(#""proxy-authorization": "Basic bHVsbEB0ZXN0OnM6Y3JldA==""#), "\(tunnels)")
             #expect(!daemon.log().contains("s:cret") && !daemon.log().contains("s%3Acret"), "the password never reaches the log")
         }
+        // A wrong password: retrying cannot help, so the job fails at once and says what to check.
+        try await withDaemon(environment: ["http_proxy": "http://lull%40test:wrong@127.0.0.1:\(proxy.port)"]) { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://files.lull-proxy-test.invalid/behind-auth",
+                destination: daemon.directory.appendingPathComponent("b").path))
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
+            #expect(done.state == .failed && done.attempts == 1)
+            #expect(done.error?.code == "proxy_auth_failed" && done.error?.retryable == false, "\(String(describing: done.error))")
+        }
     }
 }
 
