@@ -8,7 +8,7 @@ public enum StrictKeys {
     /// One container serves the check and the decoding: JSONDecoder gathers an object's members
     /// into a dictionary each time a keyed container is made, and a second container for the
     /// check alone cost about a tenth of a submission's instructions.
-    public static func container<Keys: CodingKey>(
+    @inlinable public static func container<Keys: CodingKey>(
         _ decoder: any Decoder, keyedBy: Keys.Type
     ) throws -> StrictDecodingContainer<Keys> {
         let container = try decoder.container(keyedBy: StrictKey<Keys>.self)
@@ -23,7 +23,7 @@ public enum StrictKeys {
 /// Any key of an object, with the `Known` key it spells when there is one: a container keyed by
 /// it lists unknown keys too, which one keyed by `Known` would silently leave out.
 public struct StrictKey<Known: CodingKey>: CodingKey {
-    let known: Known?
+    @usableFromInline let known: Known?
     public let stringValue: String
     public var intValue: Int? { nil }
 
@@ -34,7 +34,7 @@ public struct StrictKey<Known: CodingKey>: CodingKey {
 
     public init?(intValue: Int) { nil }
 
-    init(_ key: Known) {
+    @inlinable init(_ key: Known) {
         self.known = key
         self.stringValue = key.stringValue
     }
@@ -42,51 +42,56 @@ public struct StrictKey<Known: CodingKey>: CodingKey {
 
 /// A keyed container that answers to the type's own keys. The common scalar types have their
 /// own overloads, as `KeyedDecodingContainer` has, so they keep the decoder's direct paths.
+/// Inlinable, so each caller's module specializes it for its keys: unspecialized, every field
+/// looked up the generic metadata of the key and container types (some 70k instructions per
+/// submission).
 public struct StrictDecodingContainer<Keys: CodingKey> {
-    let base: KeyedDecodingContainer<StrictKey<Keys>>
+    @usableFromInline let base: KeyedDecodingContainer<StrictKey<Keys>>
 
-    public func contains(_ key: Keys) -> Bool { base.contains(StrictKey(key)) }
+    @usableFromInline init(base: KeyedDecodingContainer<StrictKey<Keys>>) { self.base = base }
 
-    public func decode<T: Decodable>(_ type: T.Type, forKey key: Keys) throws -> T {
+    @inlinable public func contains(_ key: Keys) -> Bool { base.contains(StrictKey(key)) }
+
+    @inlinable public func decode<T: Decodable>(_ type: T.Type, forKey key: Keys) throws -> T {
         try base.decode(type, forKey: StrictKey(key))
     }
-    public func decode(_ type: String.Type, forKey key: Keys) throws -> String {
+    @inlinable public func decode(_ type: String.Type, forKey key: Keys) throws -> String {
         try base.decode(type, forKey: StrictKey(key))
     }
-    public func decode(_ type: Double.Type, forKey key: Keys) throws -> Double {
+    @inlinable public func decode(_ type: Double.Type, forKey key: Keys) throws -> Double {
         try number(type, key) { try base.decode(type, forKey: $0) }
     }
 
-    public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Keys) throws -> T? {
+    @inlinable public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Keys) throws -> T? {
         try base.decodeIfPresent(type, forKey: StrictKey(key))
     }
-    public func decodeIfPresent(_ type: String.Type, forKey key: Keys) throws -> String? {
+    @inlinable public func decodeIfPresent(_ type: String.Type, forKey key: Keys) throws -> String? {
         try base.decodeIfPresent(type, forKey: StrictKey(key))
     }
-    public func decodeIfPresent(_ type: Bool.Type, forKey key: Keys) throws -> Bool? {
+    @inlinable public func decodeIfPresent(_ type: Bool.Type, forKey key: Keys) throws -> Bool? {
         try base.decodeIfPresent(type, forKey: StrictKey(key))
     }
-    public func decodeIfPresent(_ type: Int.Type, forKey key: Keys) throws -> Int? {
+    @inlinable public func decodeIfPresent(_ type: Int.Type, forKey key: Keys) throws -> Int? {
         try number(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
-    public func decodeIfPresent(_ type: Int64.Type, forKey key: Keys) throws -> Int64? {
+    @inlinable public func decodeIfPresent(_ type: Int64.Type, forKey key: Keys) throws -> Int64? {
         try number(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
-    public func decodeIfPresent(_ type: Double.Type, forKey key: Keys) throws -> Double? {
+    @inlinable public func decodeIfPresent(_ type: Double.Type, forKey key: Keys) throws -> Double? {
         try number(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
 
-    public func decode<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T
+    @inlinable public func decode<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T
     where T.RawValue == String {
         try choice(type, key) { try base.decode(type, forKey: $0) }
     }
-    public func decodeIfPresent<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T?
+    @inlinable public func decodeIfPresent<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T?
     where T.RawValue == String {
         try choice(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
 
     /// An enumeration's error names the values it takes, so the client need not look them up.
-    private func choice<T: CaseIterable & RawRepresentable, R>(
+    @inlinable func choice<T: CaseIterable & RawRepresentable, R>(
         _ type: T.Type, _ key: Keys, _ decode: (StrictKey<Keys>) throws -> R
     ) throws -> R where T.RawValue == String {
         do {
@@ -98,7 +103,7 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
 
     /// The error for a value present under `key` but not acceptable. `problem` says what the
     /// value must be ("must be ..."); the wire error shows it after the field's name.
-    public func dataCorrupted(forKey key: Keys, _ problem: String) -> DecodingError {
+    @inlinable public func dataCorrupted(forKey key: Keys, _ problem: String) -> DecodingError {
         DecodingError.dataCorrupted(.init(
             codingPath: base.codingPath + [StrictKey(key)], debugDescription: problem,
             underlyingError: FieldProblem(problem: problem)))
@@ -108,7 +113,7 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
     /// `1e30` for an integer) and turns it into corrupt data without a coding path at the top,
     /// which would read as "not valid JSON"; this names the field and calls it the type
     /// mismatch it is.
-    private func number<T>(_ type: Any.Type, _ key: Keys, _ decode: (StrictKey<Keys>) throws -> T) throws -> T {
+    @inlinable func number<T>(_ type: Any.Type, _ key: Keys, _ decode: (StrictKey<Keys>) throws -> T) throws -> T {
         do {
             return try decode(StrictKey(key))
         } catch let error as DecodingError {
@@ -124,4 +129,6 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
 /// What was wrong with a field's value, in words for the user (see `dataCorrupted(forKey:_:)`).
 public struct FieldProblem: Error, Sendable {
     public let problem: String
+
+    @inlinable public init(problem: String) { self.problem = problem }
 }
