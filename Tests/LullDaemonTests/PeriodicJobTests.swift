@@ -53,6 +53,30 @@ import Testing
         }
     }
 
+    /// A flex window as wide as the period: the second occurrence may run at once (its window
+    /// opens as the first ends), but the third waits for its own period. Measured from each end
+    /// alone, every window opened as the last run ended, and the series ran back to back.
+    @Test func aWindowAsWideAsThePeriodRunsOncePerPeriod() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/tick", Array("tick\n".utf8))
+        try await withDaemon { daemon, client in
+            let first = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/tick"), destination: daemon.directory.appendingPathComponent("tick").path,
+                label: "tick", periodic: PeriodicSchedule(every: 900, flex: 900)))
+            #expect(try await awaitJob(first.id, in: [.succeeded, .failed], client: client).state == .succeeded)
+            let second = try #require(try await client.list(label: "tick").jobs.first { $0.id > first.id })
+            let secondDone = try await awaitJob(second.id, in: [.succeeded, .failed], client: client)
+            #expect(secondDone.state == .succeeded)
+            let third = try #require(try await client.list(state: "queued", label: "tick").jobs.first, "the third occurrence waits")
+            let notBefore = try #require(third.notBefore)
+            let secondDue = try #require(second.deadline)
+            #expect(notBefore >= secondDue.addingTimeInterval(-1), "the third window opens at the second's due time, not at its end")
+            #expect(notBefore.timeIntervalSinceNow > 800)
+            #expect(server.requests.filter { $0.uri == "/tick" }.count == 2)
+        }
+    }
+
     @Test func badSchedulesAreRefusedNamingTheField() async throws {
         try await withDaemon(config: holdEverything) { daemon, _ in
             let cases: [(String, String)] = [

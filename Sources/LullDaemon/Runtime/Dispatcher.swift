@@ -644,7 +644,11 @@ actor Dispatcher {
         guard let periodic = job.spec.periodic else { return nil }
         let now = clock.now()
         let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
-        let window = periodic.nextWindow(after: now, interval: interval, salt: UInt64(job.id.rawValue))
+        // From this occurrence's due time when it ended earlier, in its flex window: measured
+        // from the end alone, a window as wide as the period opened the moment a run ended, and
+        // the series ran back to back for ever.
+        let base = max(now, job.spec.deadline ?? now)
+        let window = periodic.nextWindow(after: base, interval: interval, salt: UInt64(job.id.rawValue))
         var spec = job.spec
         spec.notBefore = window.opens
         spec.deadline = window.due
