@@ -217,6 +217,15 @@ extension JobScheduler {
         return job
     }
 
+    static let pressureConditions: ConditionSet = [.cpuPressure, .memoryPressure]
+
+    /// Applies every transition due by `now` (a job's `not_before` or backoff passing, a
+    /// release, a deadline): what `decide` does first. Before asking `pressureDependence`,
+    /// so jobs that become ready at this moment count.
+    public mutating func advance(to date: Date) {
+        fireTimers(now: date.timeIntervalSinceReferenceDate)
+    }
+
     /// The earliest future time something could start or expire with no other event.
     mutating func nextWakeup(failing: [ConditionSet], statuses: [GroupStatus], world: WorldSnapshot, now: Double) -> Date? {
         var wake = Double.infinity
@@ -225,11 +234,14 @@ extension JobScheduler {
         for g in groups.indices where groups[g].live > 0 {
             while let timer = deadlineTimers[g].min, !live(timer) { deadlineTimers[g].removeMin() }
             if let timer = deadlineTimers[g].min { wake = min(wake, timer.time) }
-            if case .open = statuses[g] {
+            // Pressure is no event: nothing samples it until a ready job waits on it, so a group
+            // held by pressure (alone or beside a time rule) still wakes at its timers, and the
+            // wake-up reads pressure afresh. Otherwise a stale reading held it for good.
+            let f = failing[g].subtracting(Self.pressureConditions)
+            if f.rawValue == 0 {
                 while let timer = loudTimers[g].min, !live(timer) { loudTimers[g].removeMin() }
                 if let timer = loudTimers[g].min { wake = min(wake, timer.time) }
             }
-            let f = failing[g]
             if f.rawValue != 0 && f.rawValue & ~ConditionSet.timeDriven.rawValue == 0 {
                 if f.contains(.outsideWindow), let window = groupRules[g].window {
                     wake = min(wake, localTime.nextOpening(of: window, atOrAfter: now))

@@ -16,7 +16,7 @@ extension JobScheduler {
     /// Whether pressure decides anything for the ready jobs under `world`: O(groups + buckets).
     public func pressureDependence(world: WorldSnapshot, now date: Date) -> PressureDependence {
         let now = date.timeIntervalSinceReferenceDate
-        let pressureBits = ConditionSet([.cpuPressure, .memoryPressure])
+        let pressureBits = Self.pressureConditions
         var readyInGroup = [Int](repeating: 0, count: groups.count)
         for b in buckets.indices where buckets[b].ready > 0 { readyInGroup[bucketInfo[b].group] += buckets[b].ready }
         var dependence = PressureDependence.none

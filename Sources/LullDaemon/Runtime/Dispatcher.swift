@@ -355,7 +355,9 @@ actor Dispatcher {
         // Local-time rules follow the wall clock (a daylight-saving change is a wall-clock event).
         if wallNow >= localTimeKnownUntil { refreshLocalTime(at: wallNow) }
         // Pressure is read only when a start hangs on it, and sampled only while it holds jobs.
-        // The cheap staleness test first: while a reading is fresh, no scan of the groups.
+        // Due timers first, so a job released at this moment is among those it may hold. The
+        // cheap staleness test next: while a reading is fresh, no scan of the groups.
+        scheduler.advance(to: now)
         if pressureReadAt.map({ wallNow.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true,
             scheduler.pressureDependence(world: world, now: now).consulted
         {

@@ -333,6 +333,24 @@ import Testing
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1], "the budget is for metered links only")
     }
 
+    /// A job held by pressure next to a timer of its own (not_before, a backoff): pressure has no
+    /// event, so the timer must still wake the scheduler, which then reads pressure afresh.
+    /// (Once the stale reading held the job until something unrelated happened.)
+    @Test func aJobHeldByPressureStillWakesAtItsTimer() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, "background", notBefore: at(60)), now: now)
+        let busy = Worlds.world(cpu: 42, memory: 20)
+        let decision = scheduler.decide(world: busy, now: now)
+        #expect(decision.start.isEmpty)
+        #expect(decision.nextWakeup == at(60), "the not_before timer is armed although pressure also holds the job")
+        // At the wake-up the job is ready, so pressure decides it: the daemon reads it first.
+        scheduler.advance(to: at(60))
+        let dependence = scheduler.pressureDependence(world: busy, now: at(60))
+        #expect(dependence.consulted && dependence.holding)
+        #expect(scheduler.decide(world: Worlds.world(cpu: 0, memory: 0), now: at(60)).startedIDs == [1])
+    }
+
     @Test func pressureHoldsBackgroundWork() {
         var scheduler = JobScheduler()
         let now = at(0)
