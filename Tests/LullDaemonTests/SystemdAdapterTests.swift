@@ -3,6 +3,7 @@ import Logging
 import LullAPI
 import LullClient
 import LullCore
+import LullSensors
 import LullStore
 @testable import LullDaemon
 import LullTestSupport
@@ -250,4 +251,24 @@ private struct FixedClock: LullClock {
     let date: Date
     init(_ date: Date) { self.date = date }
     func now() -> Date { date }
+}
+
+/// `GET /v1/samples` leases the sampler: many requests at once make one claim, and when the
+/// lease lapses it is given back and sampling stops. (Requests that arrived while the first
+/// claim was being made once made claims of their own, and the sampler ran for ever.)
+@Suite struct SampleWatchTests {
+    @Test func concurrentWatchersShareOneClaimThatLapses() async throws {
+        let sampler = Sampler(configuration: .init(cgroupRoot: nil, busyInterval: .milliseconds(20)))
+        let watch = SampleWatch(sampler: sampler, lease: .milliseconds(100), sleeper: TaskSleeper())
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 { group.addTask { _ = await watch.samples() } }
+        }
+        #expect(await sampler.demandCount == 1)
+        #expect(await sampler.isRunning)
+        try await waitUntil("the lease to lapse and sampling to stop") {
+            await sampler.demandCount == 0
+        }
+        #expect(await !sampler.isRunning)
+        await watch.stop()
+    }
 }

@@ -11,6 +11,9 @@ actor SampleWatch {
     private let sampler: Sampler
     private let lease: Duration
     private var demand: Sampler.Demand?
+    /// Set before the first suspension of `renew`: requests arriving while the claim is being
+    /// made must not make claims of their own, which only the last would ever give back.
+    private var watched = false
     private var expiry: ContinuousClock.Instant = .now
     private var expiryTask: Task<Void, Never>?
     private let sleeper: any Sleeper
@@ -45,13 +48,13 @@ actor SampleWatch {
     func stop() async {
         expiryTask?.cancel()
         expiryTask = nil
-        if let demand { await sampler.release(demand) }
-        demand = nil
+        await giveBack()
     }
 
     private func renew() async {
         expiry = .now + lease
-        guard demand == nil else { return }
+        guard !watched else { return }
+        watched = true
         demand = await sampler.acquire(.watch)
         if await sampler.latest == nil { await sampler.sampleNow() }
         expiryTask = Task { await self.releaseWhenExpired() }
@@ -63,8 +66,15 @@ actor SampleWatch {
             if now >= expiry { break }
             do { try await sleeper.sleep(until: expiry) } catch { return }
         }
-        if let demand { await sampler.release(demand) }
-        demand = nil
         expiryTask = nil
+        await giveBack()
+    }
+
+    /// Clears the claim before the release suspends, so a request meanwhile makes a new one.
+    private func giveBack() async {
+        let held = demand
+        demand = nil
+        watched = false
+        if let held { await sampler.release(held) }
     }
 }
