@@ -94,6 +94,29 @@ import Testing
     }
 }
 
+/// A class a reload removed still has its jobs in the store: its series follow them. (Left out
+/// of the zero-fill, the cancelled job was counted as queued and cancelled at once, for good.)
+@Suite struct MetricsAfterReloadTests {
+    @Test func aRemovedClassesCountsFollowItsJobs() async throws {
+        try await withDaemon(config: holdEverything + "\n[classes.tmp]\n") { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:9/x", destination: daemon.directory.appendingPathComponent("x").path,
+                jobClass: "tmp"))
+            #expect(try metrics(on: daemon).contains { $0.name == "lull_jobs" && $0.labels["class"] == "tmp" && $0.value == 1 })
+            try holdEverything.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            daemon.reload()
+            try await awaitLog(daemon, "policy reloaded")
+            _ = try await client.cancel(job.id)
+            let samples = try metrics(on: daemon)
+            func value(_ state: String) -> Double? {
+                samples.first { $0.name == "lull_jobs" && $0.labels["class"] == "tmp" && $0.labels["state"] == state }?.value
+            }
+            #expect(value("queued") == 0)
+            #expect(value("cancelled") == 1)
+        }
+    }
+}
+
 struct MetricSample: Decodable {
     var name: String
     var labels: [String: String]

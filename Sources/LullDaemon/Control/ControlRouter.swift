@@ -113,11 +113,17 @@ struct ControlRouter: Sendable {
     /// Prometheus text format; aggregate numbers only, so any client of the socket may read them.
     private func metricsText(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
+        // Every state of every class the policy or the store knows gets a value, zero or not: a
+        // series left out keeps its last value in the registry (a class a reload removed would
+        // go on reporting its queued job after the job was cancelled).
+        let counts = try await store.countsByClassAndState()
+        var classes = Set(await dispatcher.currentPolicy.classes.map(\.name))
+        classes.formUnion(counts.keys.map(\.jobClass))
         var jobs: [JobCountKey: Int] = [:]
-        for policy in await dispatcher.currentPolicy.classes {
-            for state in JobState.allCases { jobs[JobCountKey(jobClass: policy.name, state: state)] = 0 }
+        for name in classes {
+            for state in JobState.allCases { jobs[JobCountKey(jobClass: name, state: state)] = 0 }
         }
-        for (key, count) in try await store.countsByClassAndState() { jobs[key] = count }
+        for (key, count) in counts { jobs[key] = count }
         let usage = ProcessUsage.current()
         let sampler = await samples.activity()
         let snapshot = MetricsSnapshot(
