@@ -170,7 +170,14 @@ public final class LullClient: Sendable {
         let decoder = WireJSON.decoder()
         for try await chunk in response.body {
             for message in parser.feed(chunk.readableBytesView) {
-                deliver(try decoder.decode(EventView.self, from: Data(message.data.utf8)))
+                // Not a broken connection: reconnecting from the same cursor would read the
+                // same event again, for ever (an older client following a newer daemon).
+                do {
+                    deliver(try decoder.decode(EventView.self, from: Data(message.data.utf8)))
+                } catch {
+                    throw LullClientError.protocolViolation(
+                        "event \(message.id ?? "?") could not be read (\(error)); is lullctl older than lulld?")
+                }
             }
         }
     }
