@@ -114,7 +114,8 @@ extension JobScheduler {
         if world.network.connectivity == .offline { failing |= ConditionSet.offline.rawValue }
         if world.power.onBattery {
             if rule.requiresAC { failing |= ConditionSet.onBattery.rawValue }
-            if !rule.minBattery.isNaN, (world.power.batteryPercent ?? -1) < rule.minBattery {
+            // `min_battery = 0` never holds a job, even while the charge is unknown.
+            if !rule.minBattery.isNaN, rule.minBattery > 0, (world.power.batteryPercent ?? -1) < rule.minBattery {
                 failing |= ConditionSet.batteryBelow.rawValue
             }
         }

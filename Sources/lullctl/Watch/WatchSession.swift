@@ -75,7 +75,11 @@ struct WatchSession {
                 ticks += 1
                 // Why a queued job waits changes without an event (the world moved): ask again now and then.
                 if ticks % 3 == 0 {
-                    for id in board.queuedIDs { board.refresh(from: try await client.job(id)) }
+                    // A daemon restarting meanwhile is not an error: the event stream reconnects
+                    // (for up to a minute) and its failure, if any, ends the watch.
+                    for id in board.queuedIDs {
+                        if let job = try? await client.job(id) { board.refresh(from: job) }
+                    }
                 }
                 if mode == .live { draw() }
             case .signal(.resized):

@@ -351,6 +351,18 @@ import Testing
         #expect(scheduler.decide(world: Worlds.world(cpu: 0, memory: 0), now: at(60)).startedIDs == [1])
     }
 
+    /// `min_battery = 0` never holds a job, as configuration.md says, even on battery with the
+    /// charge unknown; any other floor does hold it then.
+    @Test func aZeroBatteryFloorNeverHolds() {
+        var scheduler = JobScheduler()
+        let now = at(0)
+        scheduler.enqueue(job(1, constraints: JobConstraints(minBattery: 0)), now: now)
+        scheduler.enqueue(job(2, constraints: JobConstraints(minBattery: 10)), now: now)
+        let unknownCharge = Worlds.world(onBattery: true, battery: nil)
+        #expect(scheduler.decide(world: unknownCharge, now: now).startedIDs == [1])
+        #expect(scheduler.codes(2, unknownCharge, now) == [.batteryBelow])
+    }
+
     @Test func pressureHoldsBackgroundWork() {
         var scheduler = JobScheduler()
         let now = at(0)
