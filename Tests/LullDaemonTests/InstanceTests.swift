@@ -171,4 +171,46 @@ struct OwnershipTests {
             #expect(try asNobody(["submit", "fetch", "http://127.0.0.1:9/q5", "-o", "/tmp/lull-quota-5"] + socket).status == 7)
         }
     }
+
+    /// One uid may hold 64 event streams open; the 65th is refused with 429, naming the limit,
+    /// and a closed stream gives its place back. (Unbounded, 1,100 streams from one uid took
+    /// every descriptor the daemon had, and root could no longer ask for status.)
+    @Test func anOwnersOpenEventStreamsAreCapped() async throws {
+        let config = holdEverything + "\n[daemon]\nsocket_mode = \"0666\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            let script = """
+                import socket, sys
+                def stream():
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(sys.argv[1])
+                    s.sendall(b"GET /v1/events?after=0 HTTP/1.1\\r\\nHost: l\\r\\nAccept: text/event-stream\\r\\n\\r\\n")
+                    head = b""
+                    while b"\\r\\n" not in head:
+                        chunk = s.recv(4096)
+                        if not chunk: break
+                        head += chunk
+                    return s, head.split(b" ")[1].decode(), head
+                held = [stream() for _ in range(64)]
+                extra, status, head = stream()
+                print(",".join(sorted(set(h[1] for h in held))), status)
+                print("")
+                held[0][0].close()
+                extra.close()
+                import time
+                for _ in range(100):
+                    again, status, _ = stream()
+                    if status == "200": break
+                    again.close(); time.sleep(0.05)
+                print(status)
+                """
+            let result = try CommandRunner.run(
+                "/usr/bin/setpriv",
+                ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", "/usr/bin/env", "python3", "-c", script, daemon.socketPath])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            #expect(lines.first == "200 429", "64 streams open, the 65th refused: \(result.stdout)")
+            #expect(lines.count > 2 && lines[2] == "200", "a closed stream gives its place back: \(result.stdout)")
+            #expect(try await client.status().pid == daemon.pid, "root is served meanwhile")
+        }
+    }
 }

@@ -21,6 +21,7 @@ struct ControlRouter: Sendable {
     let clock: any LullClock
     let samples: SampleWatch
     let metrics: DaemonMetrics
+    var streams = EventStreamLimit()
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         do {
@@ -216,8 +217,18 @@ struct ControlRouter: Sendable {
             let events = try await store.events(after: after, owner: owner, limit: pageSize)
             return .encode(.ok, EventPageView(events: events.map(EventView.init), lastSeq: events.last?.seq ?? after))
         }
+        let slot = try owner.map { owner in
+            guard let granted = streams.reserve(for: owner) else {
+                throw APIError(
+                    .tooManyRequests, code: "too_many_streams",
+                    "uid \(owner.rawValue) already has \(streams.perOwner) event streams open, the limit; close one, or read pages with GET /v1/events?after=SEQ (no text/event-stream)")
+            }
+            return granted
+        }
         let hub = self.hub
-        return .stream(contentType: "text/event-stream") { writer in
+        // The slot is held by the closure: given back when the stream ends, or if it never starts.
+        return .stream(contentType: "text/event-stream") { [slot] writer in
+            withExtendedLifetime(slot) {}
             let encoder = WireJSON.encoder()
             var cursor = after
             // The hub's sequence number as of our last look; anything committed later is above it.
