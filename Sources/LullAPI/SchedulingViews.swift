@@ -164,7 +164,8 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
         if metered != nil || cellular != nil || offline != nil {
             world.network = NetworkState(
                 connectivity: offline == true ? .offline : (offline == false ? .online : world.network.connectivity),
-                metered: metered ?? world.network.metered, cellular: cellular ?? world.network.cellular,
+                // Cellular counts as metered, as the sensors report it, unless the request says otherwise.
+                metered: metered ?? (cellular == true ? true : world.network.metered), cellular: cellular ?? world.network.cellular,
                 interface: world.network.interface, link: cellular == true ? .cellular : world.network.link,
                 source: "simulated")
         }

@@ -156,3 +156,14 @@ import Testing
         #expect(messages[1].data == "x\ny")
     }
 }
+
+@Suite struct SimulateRequestTests {
+    /// A simulated cellular link is metered, as the sensors report one, unless the request says
+    /// it is not: otherwise max_metered_job_bytes and byte budgets never showed in simulate.
+    @Test func cellularIsMeteredUnlessSaidOtherwise() {
+        let world = WorldSnapshot()
+        #expect(SimulateRequest(cellular: true).applied(to: world).network.metered)
+        #expect(!SimulateRequest(metered: false, cellular: true).applied(to: world).network.metered)
+        #expect(!SimulateRequest(offline: false).applied(to: world).network.metered)
+    }
+}

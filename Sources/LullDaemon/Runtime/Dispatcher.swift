@@ -478,7 +478,9 @@ actor Dispatcher {
             }
             let failure = error as? JobFailure ?? JobFailure(
                 code: "internal_error", message: "unexpected error: \(error)", retryable: false)
-            let classRetry = policy.classPolicy(named: job.spec.jobClass)?.retry ?? .standard
+            // A class a reload removed: the job runs as `default`, so it retries as `default` too.
+            let classRetry = (policy.classPolicy(named: job.spec.jobClass) ?? policy.classPolicy(named: JobClassName.default))?.retry
+                ?? .standard
             if let delay = classRetry.overridden(by: job.spec.retry).delay(afterAttempt: job.attempts, failure: failure, unitRandom: random()) {
                 await retry(job, after: failure, in: delay)
             } else {
