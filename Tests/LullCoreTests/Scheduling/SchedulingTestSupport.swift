@@ -91,7 +91,8 @@ struct ConstraintOracle {
         if power.onBattery {
             if cls.requiresAC || job.constraints.requiresAC { return false }
             let least = [cls.minBattery, job.constraints.minBattery].compactMap { $0 }.max()
-            if let least, (power.batteryPercent ?? -1) < least { return false }
+            // configuration.md: a floor of 0 never holds a job, even with the charge unknown.
+            if let least, least > 0, (power.batteryPercent ?? -1) < least { return false }
         }
         if world.network.metered {
             if !cls.allowMetered || job.constraints.network == .unmetered { return false }
