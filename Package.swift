@@ -148,6 +148,7 @@ let package = Package(
             name: "LullTestSupport",
             dependencies: [
                 "LullClient",
+                "LullCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -67,7 +67,7 @@ import Testing
         let loop = Task {
             await SystemdNotifier.extendWhileProgressing(
                 every: .seconds(5), progress: { progress.withLock { $0 } },
-                sleeper: ScriptedPeriods {
+                sleeper: ScriptedSleeper { _ in
                     // Progress in periods 1 to 3, then none; the loop is parked from period 8.
                     let period = periods.withLock { $0 += 1; return $0 }
                     if period <= 3 { progress.withLock { $0 += 1 } }
@@ -100,13 +100,13 @@ import Testing
         let starter = FlakyStarter(failuresBeforeStart: ["a.service": 2, "b.service": 9])
         let hooks = CompletionHooks(
             store: store, starter: starter, clock: FixedClock(now),
-            sleeper: ScriptedPeriods { waits.withLock { $0.append(.zero) } }, logger: Logger(label: "lull.test"),
+            sleeper: ScriptedSleeper { delay in waits.withLock { $0.append(delay) } }, logger: Logger(label: "lull.test"),
             retryDelays: [.seconds(1), .seconds(5), .seconds(30)])
         await hooks.run(for: ended[0])
         #expect(starter.calls("a.service") == 3 && starter.started == ["a.service"], "two failures, then started")
         await hooks.run(for: ended[1])
         #expect(starter.calls("b.service") == 4, "the first try and one per delay, then given up")
-        #expect(waits.withLock { $0.count } == 5)
+        #expect(waits.withLock { $0 } == [.seconds(1), .seconds(5), .seconds(1), .seconds(5), .seconds(30)])
         #expect(try await store.pendingCompletionHooks().isEmpty, "both are settled")
     }
 
@@ -214,15 +214,6 @@ struct CompletionHookTests {
     }
 }
 
-/// Runs `script` instead of waiting.
-private struct ScriptedPeriods: Sleeper {
-    let script: @Sendable () async throws -> Void
-
-    func sleep(for duration: Duration) async throws {
-        try await script()
-    }
-}
-
 /// Refuses each unit a given number of times, then starts it.
 private final class FlakyStarter: UnitStarting {
     private let state: Mutex<(failuresLeft: [String: Int], calls: [String: Int], started: [String])>
@@ -245,12 +236,6 @@ private final class FlakyStarter: UnitStarting {
 
     struct BusRestarting: Error {}
     var started: [String] { state.withLock { $0.started } }
-}
-
-private struct FixedClock: LullClock {
-    let date: Date
-    init(_ date: Date) { self.date = date }
-    func now() -> Date { date }
 }
 
 /// `GET /v1/samples` leases the sampler: many requests at once make one claim, and when the

@@ -202,17 +202,3 @@ struct SamplerTests {
     }
 }
 
-struct FixedClock: LullClock {
-    let date: Date
-    init(_ date: Date) { self.date = date }
-    func now() -> Date { date }
-}
-
-/// A sleeper that runs the test's script instead of (or around) waiting.
-struct ScriptedSleeper: Sleeper {
-    let script: @Sendable (Duration) async throws -> Void
-
-    func sleep(for duration: Duration) async throws {
-        try await script(duration)
-    }
-}
