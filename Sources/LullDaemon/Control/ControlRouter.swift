@@ -387,6 +387,8 @@ final class ValidatorHolder: Sendable {
     init(_ validator: JobSpecValidator) { value = Mutex(validator) }
 
     var current: JobSpecValidator { value.withLock { $0 } }
+    /// Read for every request: the one number, without copying the validator.
+    var maxRequestBytes: Int { value.withLock { $0.limits.maxRequestBytes } }
     func replace(_ validator: JobSpecValidator) { value.withLock { $0 = validator } }
 }
 

@@ -85,7 +85,7 @@ struct ControlServer: Sendable {
         channel: any Channel
     ) async throws -> Bool {
         // Read per request: a reload may change it.
-        let maxRequestBytes = router.validator.limits.maxRequestBytes
+        let maxRequestBytes = router.validators.maxRequestBytes
         let declared = head.headers.first(name: "content-length").flatMap(Int.init)
         if let declared, declared > maxRequestBytes {
             // Answer before reading: a well-behaved client (curl with Expect: 100-continue) stops sending.
