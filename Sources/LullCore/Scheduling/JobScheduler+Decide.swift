@@ -165,11 +165,13 @@ extension JobScheduler {
     }
 
     /// Inside a class: jobs past or near their deadline first (earliest deadline), then the
-    /// owner with the fewest running jobs (fair share between owners), then priority order.
+    /// owner with the fewest running jobs (fair share between owners), then, for jobs not near a
+    /// deadline, the owner served longest ago (owners take turns when there are more of them than
+    /// slots), then priority order.
     mutating func candidate(inClass c: Int, statuses: [GroupStatus], ridersAllowed: Bool, metered: Bool)
         -> (bucket: Int, host: UInt32, item: PoolItem)?
     {
-        var chosen: (bucket: Int, host: UInt32, item: PoolItem, urgent: Bool, load: Int)?
+        var chosen: (bucket: Int, host: UInt32, item: PoolItem, urgent: Bool, load: Int, turn: UInt64)?
         for b in classes[c].buckets where buckets[b].ready > 0 {
             let info = bucketInfo[b]
             let status = statuses[info.group]
@@ -184,16 +186,20 @@ extension JobScheduler {
             else { continue }
             let urgent = item.tier <= PoolItem.urgent
             let load = runningByOwner[owner, default: 0]
+            let turn = ownerLastTurn[owner, default: 0]
             if let current = chosen {
                 if current.urgent != urgent {
                     if current.urgent { continue }
                 } else if current.load != load {
                     if current.load < load { continue }
+                } else if !urgent && current.turn != turn {
+                    // Deadlines keep their earliest-first order; turns are for ordinary work.
+                    if current.turn < turn { continue }
                 } else if !(item < current.item) {
                     continue
                 }
             }
-            chosen = (b, host, item, urgent, load)
+            chosen = (b, host, item, urgent, load, turn)
         }
         return chosen.map { ($0.bucket, $0.host, $0.item) }
     }
@@ -212,6 +218,8 @@ extension JobScheduler {
         let job = queuedJob(entry)
         drop(Int(item.slot))
         let classIndex = bucketInfo[b].classIndex
+        turns += 1
+        ownerLastTurn[entry.owner] = turns
         addRunning(entry.id, RunningJob(
             className: policy.classes[classIndex].name, classIndex: classIndex, kind: entry.kind,
             owner: entry.owner, host: entry.host))

@@ -24,6 +24,9 @@ public struct JobScheduler: Sendable {
     var classes: [ClassState] = []
     var groups: [GroupState] = []
     var groupIndex: [GroupKey: Int] = [:]
+    /// Groups whose last job left, reused before the arrays grow: the groups and buckets a
+    /// decision walks are those of the jobs queued now, not of every job ever seen.
+    var freeGroups: [Int] = []
     var groupRules: [GroupRule] = []
     /// Per group: readyAt / release times, which wake the daemon only while the group may start jobs.
     var loudTimers: [Heap<TimerItem>] = []
@@ -36,6 +39,7 @@ public struct JobScheduler: Sendable {
     var buckets: [BucketState] = []
     var bucketInfo: [BucketInfo] = []
     var bucketIndex: [BucketKey: Int] = [:]
+    var freeBuckets: [Int] = []
     var hostNames: [String] = []
     var hostIndex: [String: UInt32] = [:]
     /// Queued jobs in a slab: heap items name a slot, so checking an item costs an array read.
@@ -52,6 +56,10 @@ public struct JobScheduler: Sendable {
     var lastLinkActivity = -Double.infinity
     /// Stride scheduling's virtual time: the pass of the last class served.
     var virtualTime = 0
+    /// Starts so far, and the start at which each owner was last served: between owners with as
+    /// many jobs running, the one served longest ago goes first, so owners take turns.
+    var turns: UInt64 = 0
+    var ownerLastTurn: [OwnerID: UInt64] = [:]
     var usage = MeteredUsage()
     /// Re-placements since the last compaction (each may leave stale heap items behind).
     var detachesSinceCompaction = 0
@@ -76,6 +84,9 @@ public struct JobScheduler: Sendable {
     // MARK: - Queries
 
     public var queuedCount: Int { slotOf.count }
+    /// Groups and buckets held in memory, in use or free for reuse (what a decision walks).
+    public var allocatedGroups: Int { groups.count }
+    public var allocatedBuckets: Int { buckets.count }
     public var runningCount: Int { running.count }
     public var runningIDs: Set<JobID> { Set(running.keys) }
 
@@ -109,6 +120,7 @@ public struct JobScheduler: Sendable {
         let tooBig = cls.maxMeteredJobBytes.map { (job.expectedBytes ?? 0) > $0 } ?? false
         let group = group(for: GroupKey(classIndex: classIndex, constraints: job.constraints, tooBigForMetered: tooBig))
         let bucket = bucket(for: BucketKey(group: group, owner: job.owner, kind: job.kind))
+        buckets[bucket].members += 1
         generation &+= 1
         let slot = allocate(SchedulerEntry(
             id: job.id, owner: job.owner, host: intern(job.host), bucket: UInt32(bucket), gen: generation, kind: job.kind,
@@ -193,9 +205,9 @@ public struct JobScheduler: Sendable {
         let queued = slotOf.values.map { (queuedJob(slots[Int($0)]), slots[Int($0)].pool == .paused) }.sorted { $0.0.id < $1.0.id }
         let wasRunning = running
         let oldHosts = hostNames
-        let keep = (isPausedAll, statistics, usage, lastLinkActivity)
+        let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerLastTurn)
         self = JobScheduler(policy: newPolicy, localTime: localTime)
-        (isPausedAll, statistics, usage, lastLinkActivity) = keep
+        (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerLastTurn) = keep
         for (id, job) in wasRunning {
             let classIndex = classIndexByName[job.className] ?? defaultClassIndex
             var moved = job
@@ -237,29 +249,81 @@ public struct JobScheduler: Sendable {
 
     mutating func group(for key: GroupKey) -> Int {
         if let index = groupIndex[key] { return index }
-        let index = groups.count
         let effective = EffectiveConstraints(classPolicy: policy.classes[key.classIndex], job: key.constraints)
-        groups.append(GroupState(key: key, effective: effective))
-        loudTimers.append(Heap())
-        deadlineTimers.append(Heap())
-        quietTimers.append(Heap())
-        groupRules.append(GroupRule(
+        let state = GroupState(key: key, effective: effective)
+        let rule = GroupRule(
             classIndex: key.classIndex, effective: effective, tooBigForMetered: key.tooBigForMetered,
-            meteredBudget: policy.classes[key.classIndex].meteredBytesPerDay))
+            meteredBudget: policy.classes[key.classIndex].meteredBytesPerDay)
+        let index: Int
+        if let free = freeGroups.popLast() {
+            index = free
+            groups[index] = state
+            groupRules[index] = rule
+        } else {
+            index = groups.count
+            groups.append(state)
+            groupRules.append(rule)
+            loudTimers.append(Heap())
+            deadlineTimers.append(Heap())
+            quietTimers.append(Heap())
+        }
         groupIndex[key] = index
         return index
     }
 
     mutating func bucket(for key: BucketKey) -> Int {
         if let index = bucketIndex[key] { return index }
-        let index = buckets.count
         let classIndex = groups[key.group].key.classIndex
-        buckets.append(BucketState())
-        bucketInfo.append(BucketInfo(group: key.group, classIndex: classIndex, owner: key.owner, kind: key.kind))
+        let info = BucketInfo(
+            group: key.group, classIndex: classIndex, owner: key.owner, kind: key.kind,
+            groupPosition: groups[key.group].buckets.count, classPosition: classes[classIndex].buckets.count)
+        let index: Int
+        if let free = freeBuckets.popLast() {
+            index = free
+            buckets[index] = BucketState()
+            bucketInfo[index] = info
+        } else {
+            index = buckets.count
+            buckets.append(BucketState())
+            bucketInfo.append(info)
+        }
         bucketIndex[key] = index
         groups[key.group].buckets.append(index)
         classes[classIndex].buckets.append(index)
         return index
+    }
+
+    /// A job left bucket `b` for good: the bucket is freed with its last job, and its group with
+    /// its last bucket. Their heaps hold only stale items by then (the job was detached first).
+    mutating func leave(bucket b: Int) {
+        buckets[b].members -= 1
+        guard buckets[b].members == 0 else { return }
+        let info = bucketInfo[b]
+        bucketIndex[BucketKey(group: info.group, owner: info.owner, kind: info.kind)] = nil
+        if let moved = Self.swapRemove(at: info.groupPosition, from: &groups[info.group].buckets) {
+            bucketInfo[moved].groupPosition = info.groupPosition
+        }
+        if let moved = Self.swapRemove(at: info.classPosition, from: &classes[info.classIndex].buckets) {
+            bucketInfo[moved].classPosition = info.classPosition
+        }
+        buckets[b] = BucketState()
+        freeBuckets.append(b)
+        guard groups[info.group].buckets.isEmpty else { return }
+        let g = info.group
+        groupIndex[groups[g].key] = nil
+        loudTimers[g] = Heap()
+        deadlineTimers[g] = Heap()
+        quietTimers[g] = Heap()
+        freeGroups.append(g)
+    }
+
+    /// Removes `array[index]` by moving the last element into its place; returns the moved
+    /// element, if one moved.
+    static func swapRemove(at index: Int, from array: inout [Int]) -> Int? {
+        let last = array.removeLast()
+        guard index < array.count else { return nil }
+        array[index] = last
+        return last
     }
 
     mutating func addRunning(_ id: JobID, _ job: RunningJob) {
@@ -302,6 +366,7 @@ public struct JobScheduler: Sendable {
         detach(slot)
         slotOf[slots[slot].id] = nil
         freeSlots.append(UInt32(slot))
+        leave(bucket: Int(slots[slot].bucket))
     }
 
     /// Takes a job out of its pool's counts; its heap items go stale (new generation).

@@ -148,12 +148,15 @@ struct GroupState: Sendable {
     }
 }
 
-/// The fixed identity of a bucket, kept apart from its heaps so reading it copies nothing.
+/// The identity of a bucket, kept apart from its heaps so reading it copies nothing.
 struct BucketInfo: Sendable {
     var group: Int
     var classIndex: Int
     var owner: OwnerID
     var kind: JobKind
+    /// Where the bucket sits in its group's and its class's `buckets`, so it leaves them in O(1).
+    var groupPosition: Int
+    var classPosition: Int
 }
 
 struct BucketKey: Hashable, Sendable {
@@ -168,6 +171,8 @@ struct BucketState: Sendable {
     var laneHeap = Heap<LaneRef>()
     /// Ready jobs in the lanes.
     var ready = 0
+    /// Queued jobs of the bucket in any pool (paused ones too): at 0 the bucket is freed.
+    var members = 0
 }
 
 struct ClassState: Sendable {

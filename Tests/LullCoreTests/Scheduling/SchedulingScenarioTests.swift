@@ -189,6 +189,86 @@ import Testing
         #expect(shared.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 6])
     }
 
+    /// More owners than slots: with as many jobs running each, the owner served longest ago goes
+    /// next, so a second owner's jobs do not wait behind every job of the first (lower ids).
+    @Test func ownersTakeTurnsWhenSlotsAreScarce() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(1)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        for id in 1...4 { scheduler.enqueue(job(Int64(id), owner: 1000), now: now) }
+        for id in 5...8 { scheduler.enqueue(job(Int64(id), owner: 2000), now: now) }
+        for id in 9...10 { scheduler.enqueue(job(Int64(id), owner: 3000), now: now) }
+        var order: [Int64] = []
+        while scheduler.queuedCount > 0 {
+            let started = scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs
+            #expect(started.count == 1)
+            order += started
+            for id in started { scheduler.jobFinished(JobID(id), at: now) }
+        }
+        // Each owner's own jobs still go in submission order.
+        #expect(order == [1, 5, 9, 2, 6, 10, 3, 7, 4, 8])
+    }
+
+    /// Urgent jobs keep earliest-deadline order between owners; turns apply to ordinary work.
+    @Test func deadlinesOrderUrgentJobsBeforeTurns() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(1)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        scheduler.enqueue(job(1, owner: 1000, deadline: at(60)), now: now)
+        scheduler.enqueue(job(2, owner: 1000, deadline: at(120)), now: now)
+        scheduler.enqueue(job(3, owner: 2000, deadline: at(180)), now: now)
+        var order: [Int64] = []
+        while scheduler.queuedCount > 0 {
+            let started = scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs
+            order += started
+            for id in started { scheduler.jobFinished(JobID(id), at: now) }
+        }
+        #expect(order == [1, 2, 3])
+    }
+
+    /// Groups and buckets are freed with their last job and reused: a stream of jobs, each
+    /// with constraints of its own, leaves the structures a decision walks at the size of what
+    /// is queued now (they once grew with every distinct `min_battery` ever submitted).
+    @Test func groupsAndBucketsOfGoneJobsAreReused() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(4)
+        var scheduler = JobScheduler(policy: policy)
+        var now = at(0)
+        var next: Int64 = 1
+        for round in 0..<500 {
+            now = at(Double(round))
+            // Eight jobs, each in a group of its own, from four owners and both kinds.
+            for k in 0..<8 {
+                let constraints = JobConstraints(minBattery: Double(round % 97) + Double(k) / 10)
+                scheduler.enqueue(
+                    job(next, owner: 1000 + UInt32(k % 4), kind: k % 2 == 0 ? .fetch : .push, constraints: constraints),
+                    now: now)
+                next += 1
+            }
+            // One is cancelled and one paused then resumed; the rest run to the end.
+            scheduler.remove(JobID(next - 1))
+            scheduler.pause(JobID(next - 2))
+            scheduler.resume(JobID(next - 2), now: now)
+            while scheduler.queuedCount > 0 {
+                let started = scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs
+                #expect(!started.isEmpty)
+                if started.isEmpty { break }
+                for id in started { scheduler.jobFinished(JobID(id), at: now) }
+            }
+        }
+        #expect(scheduler.runningCount == 0)
+        #expect(scheduler.allocatedGroups <= 8)
+        #expect(scheduler.allocatedBuckets <= 8)
+
+        // A reused group holds its new constraints, not its old ones.
+        scheduler.enqueue(job(next, constraints: JobConstraints(minBattery: 50)), now: now)
+        #expect(scheduler.decide(world: Worlds.battery(40), now: now).start.isEmpty)
+        #expect(scheduler.codes(next, Worlds.battery(40), now) == [.batteryBelow])
+        #expect(scheduler.decide(world: Worlds.battery(60), now: now).startedIDs == [next])
+    }
+
     @Test func classAndKindLimits() {
         var policy = SchedulingPolicy.defaults
         policy.maxConcurrent = ConfiguredLimit(10)
