@@ -26,6 +26,16 @@ public struct JobConstraints: Sendable, Hashable, Codable {
     }
 
     public static let none = JobConstraints()
+
+    /// The constraints as the scheduler applies them: `minBattery` rounded up to a whole
+    /// percent. Jobs are grouped by their constraints and a decision looks at every group, so
+    /// fractions would let one client make a group per job; against the whole percents sysfs
+    /// reports, 30.2 and 31 hold a job at exactly the same charges.
+    public var inWholePercent: JobConstraints {
+        var rounded = self
+        rounded.minBattery = minBattery?.rounded(.up)
+        return rounded
+    }
 }
 
 /// What happens to a job still waiting when its deadline comes.

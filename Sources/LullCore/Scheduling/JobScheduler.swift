@@ -118,7 +118,7 @@ public struct JobScheduler: Sendable {
         let classIndex = classIndexByName[job.className] ?? defaultClassIndex
         let cls = policy.classes[classIndex]
         let tooBig = cls.maxMeteredJobBytes.map { (job.expectedBytes ?? 0) > $0 } ?? false
-        let group = group(for: GroupKey(classIndex: classIndex, constraints: job.constraints, tooBigForMetered: tooBig))
+        let group = group(for: GroupKey(classIndex: classIndex, constraints: job.constraints.inWholePercent, tooBigForMetered: tooBig))
         let bucket = bucket(for: BucketKey(group: group, owner: job.owner, kind: job.kind))
         buckets[bucket].members += 1
         generation &+= 1

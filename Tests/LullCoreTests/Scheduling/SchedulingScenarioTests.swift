@@ -269,6 +269,21 @@ import Testing
         #expect(scheduler.decide(world: Worlds.battery(60), now: now).startedIDs == [next])
     }
 
+    /// Fractions of a percent share a group: a client cannot make one group per job.
+    @Test func minBatteryAppliesInWholePercent() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        for (id, percent) in [(1, 30.2), (2, 30.7), (3, 31.0), (4, 30.95)] {
+            scheduler.enqueue(job(Int64(id), constraints: JobConstraints(minBattery: percent)), now: now)
+        }
+        #expect(scheduler.allocatedGroups == 1)
+        #expect(scheduler.decide(world: Worlds.battery(30.5), now: now).start.isEmpty)
+        #expect(scheduler.codes(1, Worlds.battery(30.5), now) == [.batteryBelow])
+        #expect(scheduler.decide(world: Worlds.battery(31), now: now).startedIDs == [1, 2, 3, 4])
+    }
+
     @Test func classAndKindLimits() {
         var policy = SchedulingPolicy.defaults
         policy.maxConcurrent = ConfiguredLimit(10)
