@@ -231,8 +231,9 @@ struct ControlRouter: Sendable {
             withExtendedLifetime(slot) {}
             let encoder = WireJSON.encoder()
             var cursor = after
-            // The hub's sequence number as of our last look; anything committed later is above it.
-            var known = hub.latest
+            // The hub's sequence number for this follower as of our last look; anything it may
+            // see that is committed later is above it.
+            var known = hub.latest(for: owner)
             try await writer.write(": lull event stream after seq \(after)\n\n")
             while !Task.isCancelled {
                 let events = try await store.events(after: cursor, owner: owner, limit: pageSize)
@@ -242,7 +243,7 @@ struct ControlRouter: Sendable {
                     cursor = event.seq
                 }
                 if events.count < pageSize {
-                    known = await hub.wait(after: known)
+                    known = await hub.wait(after: known, for: owner)
                 }
             }
         }

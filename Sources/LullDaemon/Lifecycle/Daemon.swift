@@ -23,9 +23,7 @@ public enum Daemon {
         defer { withExtendedLifetime(lock) {} }
 
         let hub = EventHub()
-        let store = try SQLiteJobStore(path: settings.storePath) { events in
-            if let last = events.last { hub.published(upTo: last.seq) }
-        }
+        let store = try SQLiteJobStore(path: settings.storePath) { events in hub.published(events) }
         // The log of earlier runs: without it `status.last_event_seq` read 0 after a restart until
         // the next event, and a client that starts following there replays the whole history.
         hub.published(upTo: try await store.latestEventSeq())
