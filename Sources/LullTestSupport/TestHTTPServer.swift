@@ -25,6 +25,9 @@ public final class TestHTTPServer: Sendable {
         /// Send the body `bytes` at a time, one piece every `interval`: a slow-drip server that
         /// never goes quiet long enough for an idle timeout.
         case drip(bytes: Int, every: TimeAmount)
+        /// Send the body chunked (no `Content-Length`) and end it properly after this many bytes:
+        /// a short body that no framing error gives away.
+        case endChunkedAfter(Int)
     }
 
     public struct Route: Sendable {
@@ -37,10 +40,12 @@ public final class TestHTTPServer: Sendable {
         /// Answer every `Range` with `206`, whatever `If-Range` says: a server (or cache) that
         /// would splice two versions of the resource if the client let it.
         public var ignoresIfRange: Bool
+        /// A `206` names no total length (`Content-Range: bytes 400-999/*`).
+        public var hidesTotalLength: Bool
 
         public init(
             body: [UInt8] = [], etag: String? = nil, lastModified: String? = nil, faults: [Fault] = [], uploadStatus: Int = 201,
-            ignoresIfRange: Bool = false
+            ignoresIfRange: Bool = false, hidesTotalLength: Bool = false
         ) {
             self.body = body
             self.etag = etag
@@ -48,6 +53,7 @@ public final class TestHTTPServer: Sendable {
             self.faults = faults
             self.uploadStatus = uploadStatus
             self.ignoresIfRange = ignoresIfRange
+            self.hidesTotalLength = hidesTotalLength
         }
     }
 
@@ -232,7 +238,7 @@ public final class TestHTTPServer: Sendable {
                         return
                     }
                     start = first
-                    headers["content-range"] = "bytes \(first)-\(route.body.count - 1)/\(route.body.count)"
+                    headers["content-range"] = "bytes \(first)-\(route.body.count - 1)/\(route.hidesTotalLength ? "*" : String(route.body.count))"
                 }
             }
             send(context: context, head: head, status: start > 0 ? .partialContent : .ok, headers: headers, body: route.body, from: start)
@@ -241,6 +247,11 @@ public final class TestHTTPServer: Sendable {
         private func send(context: ChannelHandlerContext, head: HTTPRequestHead, status: HTTPResponseStatus, headers: [String: String], body: [UInt8], from start: Int) {
             var responseHeaders = HTTPHeaders(headers.map { ($0.key, $0.value) })
             let length = status == .notModified ? 0 : body.count - start
+            if case .endChunkedAfter(let count) = fault {
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
+                writeChunks(context: context, body: body, from: start, to: min(body.count, start + count), complete: true)
+                return
+            }
             responseHeaders.add(name: "content-length", value: String(length))
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
             if head.method == .HEAD || length == 0 {

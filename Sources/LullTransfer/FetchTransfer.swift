@@ -264,9 +264,16 @@ public struct FetchTransfer: TransferEngine {
     }
 
     /// The whole resource's length: from `Content-Range` on 206, else offset + `Content-Length`.
+    /// A range with an unknown total (`bytes 400-999/*`) still says where this response ends:
+    /// a body that stops short of it is a truncated download, not a complete one.
     static func totalLength(_ headers: HTTPHeaders, offset: Int64) -> Int64? {
         if let range = headers.first(name: "content-range"), let slash = range.lastIndex(of: "/") {
-            return Int64(range[range.index(after: slash)...])
+            let total = range[range.index(after: slash)...]
+            guard total == "*" else { return Int64(total) }
+            let span = range[..<slash]
+            guard let dash = span.lastIndex(of: "-"), let last = Int64(span[span.index(after: dash)...]), last < .max
+            else { return nil }
+            return last + 1
         }
         return headers.first(name: "content-length").flatMap(Int64.init).map { $0 + offset }
     }

@@ -66,6 +66,37 @@ import Testing
         }
     }
 
+    /// A `206` that names no total (`bytes 400-999/*`) and ends its chunked body early: nothing
+    /// in the framing gives it away, but the range says where the body should have ended. The
+    /// download is truncated (and resumes), not finished with 700 of 1,000 bytes.
+    @Test func aShortRangeWithAnUnknownTotalIsTruncatedNotDone() async throws {
+        let content = TestHTTPServer.bytes(count: 1000, seed: 5)
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/file", .init(body: content, etag: "\"c1\"", faults: [.endChunkedAfter(300)], hidesTotalLength: true))
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let destination = daemon.directory.appendingPathComponent("file.bin").path
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination))
+            // A first attempt that got 400 bytes and stopped, as a stop of the daemon leaves it.
+            #expect(daemon.stop() == 0)
+            let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
+            _ = try await store.apply(JobUpdate(
+                id: JobID(job.id), from: [.queued], to: .queued, event: .progress, time: Date(),
+                resume: ResumeState(validator: "\"c1\"", offset: 400), silent: true))
+            let staging = daemon.directory.appendingPathComponent(".file.bin.lull-\(job.id).part").path
+            try Data(content[..<400]).write(to: URL(fileURLWithPath: staging))
+            try fastRetries.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            try daemon.start()
+
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(done.attempts == 2, "the short answer is a truncated attempt")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
+            let ranges = server.requests.filter { $0.uri == "/file" }.map { $0.header("range") }
+            #expect(ranges == ["bytes=400-", "bytes=700-"], "the second attempt resumes where the short body ended")
+        }
+    }
+
     /// A stop between the last byte and the rename leaves a complete partial file: resuming
     /// asks for the range past its end, which the server refuses with 416. The fetch then
     /// asks for the whole resource again instead of failing for good.
