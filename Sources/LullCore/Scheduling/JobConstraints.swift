@@ -29,8 +29,9 @@ public struct JobConstraints: Sendable, Hashable, Codable {
 
     /// The constraints as the scheduler applies them: `minBattery` rounded up to a whole
     /// percent. Jobs are grouped by their constraints and a decision looks at every group, so
-    /// fractions would let one client make a group per job; against the whole percents sysfs
-    /// reports, 30.2 and 31 hold a job at exactly the same charges.
+    /// fractions would let one client make a group per job. The cost is at most one percent
+    /// stricter: 30.2 holds a job at a charge of 30.5 (UPower and several batteries give
+    /// fractions; one battery's sysfs `capacity` is a whole percent, where nothing changes).
     public var inWholePercent: JobConstraints {
         var rounded = self
         rounded.minBattery = minBattery?.rounded(.up)

@@ -165,9 +165,9 @@ extension JobScheduler {
     }
 
     /// Inside a class: jobs past or near their deadline first (earliest deadline), then the
-    /// owner with the fewest running jobs (fair share between owners), then, for jobs not near a
-    /// deadline, the owner served longest ago (owners take turns when there are more of them than
-    /// slots), then priority order.
+    /// owner with the fewest running jobs (fair share between owners), then, between jobs of the
+    /// same tier not near a deadline, the owner served longest ago (owners take turns when there
+    /// are more of them than slots), then priority order.
     mutating func candidate(inClass c: Int, statuses: [GroupStatus], ridersAllowed: Bool, metered: Bool)
         -> (bucket: Int, host: UInt32, item: PoolItem)?
     {
@@ -177,7 +177,8 @@ extension JobScheduler {
             let status = statuses[info.group]
             if case .blocked = status { continue }
             let owner = info.owner
-            if runningByOwner[owner, default: 0] >= ownerLimit { continue }
+            let load = runningByOwner[owner, default: 0]
+            if load >= ownerLimit { continue }
             if let limit = kindLimit[info.kind], runningByKind[info.kind, default: 0] >= limit { continue }
             if metered, let budget = policy.perOwnerMeteredBytesPerDay?.value, usage.byOwner[owner, default: 0] >= budget {
                 continue
@@ -185,15 +186,15 @@ extension JobScheduler {
             guard let (item, host) = top(ofBucket: b), status.allows(tier: item.tier, ridersAllowed: ridersAllowed)
             else { continue }
             let urgent = item.tier <= PoolItem.urgent
-            let load = runningByOwner[owner, default: 0]
-            let turn = ownerLastTurn[owner, default: 0]
+            let turn = ownerTurn[info.ownerSlot]
             if let current = chosen {
                 if current.urgent != urgent {
                     if current.urgent { continue }
                 } else if current.load != load {
                     if current.load < load { continue }
-                } else if !urgent && current.turn != turn {
-                    // Deadlines keep their earliest-first order; turns are for ordinary work.
+                } else if !urgent && current.item.tier == item.tier && current.turn != turn {
+                    // Deadlines keep their earliest-first order and riders stay behind ordinary
+                    // jobs; turns are between jobs of the same standing.
                     if current.turn < turn { continue }
                 } else if !(item < current.item) {
                     continue
@@ -219,7 +220,7 @@ extension JobScheduler {
         drop(Int(item.slot))
         let classIndex = bucketInfo[b].classIndex
         turns += 1
-        ownerLastTurn[entry.owner] = turns
+        ownerTurn[bucketInfo[b].ownerSlot] = turns
         addRunning(entry.id, RunningJob(
             className: policy.classes[classIndex].name, classIndex: classIndex, kind: entry.kind,
             owner: entry.owner, host: entry.host))

@@ -59,7 +59,8 @@ public struct JobScheduler: Sendable {
     /// Starts so far, and the start at which each owner was last served: between owners with as
     /// many jobs running, the one served longest ago goes first, so owners take turns.
     var turns: UInt64 = 0
-    var ownerLastTurn: [OwnerID: UInt64] = [:]
+    var ownerSlot: [OwnerID: Int] = [:]
+    var ownerTurn: [UInt64] = []
     var usage = MeteredUsage()
     /// Re-placements since the last compaction (each may leave stale heap items behind).
     var detachesSinceCompaction = 0
@@ -87,6 +88,8 @@ public struct JobScheduler: Sendable {
     /// Groups and buckets held in memory, in use or free for reuse (what a decision walks).
     public var allocatedGroups: Int { groups.count }
     public var allocatedBuckets: Int { buckets.count }
+    /// Lanes listed as parked on a full host, over all hosts.
+    public var parkedLaneCount: Int { parkedLanes.values.reduce(0) { $0 + $1.count } }
     public var runningCount: Int { running.count }
     public var runningIDs: Set<JobID> { Set(running.keys) }
 
@@ -205,9 +208,9 @@ public struct JobScheduler: Sendable {
         let queued = slotOf.values.map { (queuedJob(slots[Int($0)]), slots[Int($0)].pool == .paused) }.sorted { $0.0.id < $1.0.id }
         let wasRunning = running
         let oldHosts = hostNames
-        let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerLastTurn)
+        let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn)
         self = JobScheduler(policy: newPolicy, localTime: localTime)
-        (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerLastTurn) = keep
+        (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn) = keep
         for (id, job) in wasRunning {
             let classIndex = classIndexByName[job.className] ?? defaultClassIndex
             var moved = job
@@ -274,8 +277,16 @@ public struct JobScheduler: Sendable {
     mutating func bucket(for key: BucketKey) -> Int {
         if let index = bucketIndex[key] { return index }
         let classIndex = groups[key.group].key.classIndex
+        let owner: Int
+        if let known = ownerSlot[key.owner] {
+            owner = known
+        } else {
+            owner = ownerTurn.count
+            ownerTurn.append(0)
+            ownerSlot[key.owner] = owner
+        }
         let info = BucketInfo(
-            group: key.group, classIndex: classIndex, owner: key.owner, kind: key.kind,
+            group: key.group, classIndex: classIndex, owner: key.owner, ownerSlot: owner, kind: key.kind,
             groupPosition: groups[key.group].buckets.count, classPosition: classes[classIndex].buckets.count)
         let index: Int
         if let free = freeBuckets.popLast() {
@@ -305,6 +316,12 @@ public struct JobScheduler: Sendable {
         }
         if let moved = Self.swapRemove(at: info.classPosition, from: &classes[info.classIndex].buckets) {
             bucketInfo[moved].classPosition = info.classPosition
+        }
+        // A parked lane is listed under its host; a fresh bucket here must not leave the old
+        // entry behind, or a host that stays full collects one per bucket ever parked on it.
+        for (host, lane) in buckets[b].lanes where lane.parked {
+            parkedLanes[host]?.removeAll { $0 == b }
+            if parkedLanes[host]?.isEmpty == true { parkedLanes[host] = nil }
         }
         buckets[b] = BucketState()
         freeBuckets.append(b)

@@ -153,6 +153,8 @@ struct BucketInfo: Sendable {
     var group: Int
     var classIndex: Int
     var owner: OwnerID
+    /// The owner's index in `JobScheduler.ownerTurn`: an array read in the hot loop, not a hash.
+    var ownerSlot: Int
     var kind: JobKind
     /// Where the bucket sits in its group's and its class's `buckets`, so it leaves them in O(1).
     var groupPosition: Int

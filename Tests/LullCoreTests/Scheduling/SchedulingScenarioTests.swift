@@ -210,6 +210,43 @@ import Testing
         #expect(order == [1, 5, 9, 2, 6, 10, 3, 7, 4, 8])
     }
 
+    /// A deferrable job (tier 3, rides along) stays behind another owner's ordinary job, even
+    /// when its owner has waited longer for a turn.
+    @Test func turnsDoNotLiftRidersAboveOrdinaryJobs() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(1)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        scheduler.enqueue(job(1, "background", owner: 1000), now: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1])
+        scheduler.jobFinished(JobID(1), at: now)
+        scheduler.enqueue(job(2, "background", owner: 1000), now: now)
+        scheduler.enqueue(job(3, "background", owner: 2000, deadline: at(hours(72)), deferrable: true), now: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [2])
+    }
+
+    /// A bucket freed and made again while its host stays full is listed once as parked, not
+    /// once per life.
+    @Test func aFullHostKeepsOneParkedEntryPerLane() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        policy.perHost = ConfiguredLimit(1)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        scheduler.enqueue(job(1, host: "h"), now: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1])
+        for id in Int64(2)...200 {
+            scheduler.enqueue(job(id, owner: 2000, host: "h"), now: now)
+            #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.isEmpty)
+            scheduler.remove(JobID(id))
+        }
+        #expect(scheduler.parkedLaneCount <= 1)
+        scheduler.enqueue(job(201, owner: 2000, host: "h"), now: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).start.isEmpty)
+        scheduler.jobFinished(JobID(1), at: now)
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [201])
+    }
+
     /// Urgent jobs keep earliest-deadline order between owners; turns apply to ordinary work.
     @Test func deadlinesOrderUrgentJobsBeforeTurns() {
         var policy = SchedulingPolicy.defaults
