@@ -78,15 +78,7 @@ import Testing
             let destination = daemon.directory.appendingPathComponent("file.bin").path
             let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination))
             // A first attempt that got 400 bytes and stopped, as a stop of the daemon leaves it.
-            #expect(daemon.stop() == 0)
-            let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
-            _ = try await store.apply(JobUpdate(
-                id: JobID(job.id), from: [.queued], to: .queued, event: .progress, time: Date(),
-                resume: ResumeState(validator: "\"c1\"", offset: 400), silent: true))
-            let staging = daemon.directory.appendingPathComponent(".file.bin.lull-\(job.id).part").path
-            try Data(content[..<400]).write(to: URL(fileURLWithPath: staging))
-            try fastRetries.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-            try daemon.start()
+            try await restartAfterInterruptedFetch(daemon, job: job, staged: content[..<400], validator: "\"c1\"")
 
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
@@ -109,15 +101,7 @@ import Testing
             let destination = daemon.directory.appendingPathComponent("file.bin").path
             let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination))
             // What a stop right before the rename leaves: the whole body staged, its checkpoint at the end.
-            #expect(daemon.stop() == 0)
-            let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
-            _ = try await store.apply(JobUpdate(
-                id: JobID(job.id), from: [.queued], to: .queued, event: .progress, time: Date(),
-                resume: ResumeState(validator: "\"c1\"", offset: 1000), silent: true))
-            let staging = daemon.directory.appendingPathComponent(".file.bin.lull-\(job.id).part").path
-            try Data(content).write(to: URL(fileURLWithPath: staging))
-            try fastRetries.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-            try daemon.start()
+            try await restartAfterInterruptedFetch(daemon, job: job, staged: content[...], validator: "\"c1\"")
 
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
@@ -125,5 +109,22 @@ import Testing
             let ranges = server.requests.filter { $0.uri == "/file" }.map { $0.header("range") }
             #expect(ranges == ["bytes=1000-", nil], "416 for the range past the end, then the whole file")
         }
+    }
+
+    /// Stops the daemon and leaves what an attempt interrupted after `staged` bytes leaves: the
+    /// bytes in the staging file beside `file.bin` and the checkpoint in the store. Then starts
+    /// it again with quick retries, so the job runs at once.
+    private func restartAfterInterruptedFetch(
+        _ daemon: DaemonProcess, job: JobView, staged: ArraySlice<UInt8>, validator: String
+    ) async throws {
+        #expect(daemon.stop() == 0)
+        let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
+        _ = try await store.apply(JobUpdate(
+            id: JobID(job.id), from: [.queued], to: .queued, event: .progress, time: Date(),
+            resume: ResumeState(validator: validator, offset: Int64(staged.count)), silent: true))
+        let staging = daemon.directory.appendingPathComponent(".file.bin.lull-\(job.id).part").path
+        try Data(staged).write(to: URL(fileURLWithPath: staging))
+        try fastRetries.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try daemon.start()
     }
 }

@@ -192,30 +192,19 @@ import Testing
     /// More owners than slots: with as many jobs running each, the owner served longest ago goes
     /// next, so a second owner's jobs do not wait behind every job of the first (lower ids).
     @Test func ownersTakeTurnsWhenSlotsAreScarce() {
-        var policy = SchedulingPolicy.defaults
-        policy.maxConcurrent = ConfiguredLimit(1)
-        var scheduler = JobScheduler(policy: policy)
+        var scheduler = JobScheduler(maxConcurrent: 1)
         let now = at(0)
         for id in 1...4 { scheduler.enqueue(job(Int64(id), owner: 1000), now: now) }
         for id in 5...8 { scheduler.enqueue(job(Int64(id), owner: 2000), now: now) }
         for id in 9...10 { scheduler.enqueue(job(Int64(id), owner: 3000), now: now) }
-        var order: [Int64] = []
-        while scheduler.queuedCount > 0 {
-            let started = scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs
-            #expect(started.count == 1)
-            order += started
-            for id in started { scheduler.jobFinished(JobID(id), at: now) }
-        }
         // Each owner's own jobs still go in submission order.
-        #expect(order == [1, 5, 9, 2, 6, 10, 3, 7, 4, 8])
+        #expect(scheduler.drain(world: Worlds.pluggedIn, now: now) == [1, 5, 9, 2, 6, 10, 3, 7, 4, 8])
     }
 
     /// A deferrable job (tier 3, rides along) stays behind another owner's ordinary job, even
     /// when its owner has waited longer for a turn.
     @Test func turnsDoNotLiftRidersAboveOrdinaryJobs() {
-        var policy = SchedulingPolicy.defaults
-        policy.maxConcurrent = ConfiguredLimit(1)
-        var scheduler = JobScheduler(policy: policy)
+        var scheduler = JobScheduler(maxConcurrent: 1)
         let now = at(0)
         scheduler.enqueue(job(1, "background", owner: 1000), now: now)
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1])
@@ -228,10 +217,7 @@ import Testing
     /// A bucket freed and made again while its host stays full is listed once as parked, not
     /// once per life.
     @Test func aFullHostKeepsOneParkedEntryPerLane() {
-        var policy = SchedulingPolicy.defaults
-        policy.maxConcurrent = ConfiguredLimit(10)
-        policy.perHost = ConfiguredLimit(1)
-        var scheduler = JobScheduler(policy: policy)
+        var scheduler = JobScheduler(maxConcurrent: 10) { $0.perHost = ConfiguredLimit(1) }
         let now = at(0)
         scheduler.enqueue(job(1, host: "h"), now: now)
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1])
@@ -249,29 +235,19 @@ import Testing
 
     /// Urgent jobs keep earliest-deadline order between owners; turns apply to ordinary work.
     @Test func deadlinesOrderUrgentJobsBeforeTurns() {
-        var policy = SchedulingPolicy.defaults
-        policy.maxConcurrent = ConfiguredLimit(1)
-        var scheduler = JobScheduler(policy: policy)
+        var scheduler = JobScheduler(maxConcurrent: 1)
         let now = at(0)
         scheduler.enqueue(job(1, owner: 1000, deadline: at(60)), now: now)
         scheduler.enqueue(job(2, owner: 1000, deadline: at(120)), now: now)
         scheduler.enqueue(job(3, owner: 2000, deadline: at(180)), now: now)
-        var order: [Int64] = []
-        while scheduler.queuedCount > 0 {
-            let started = scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs
-            order += started
-            for id in started { scheduler.jobFinished(JobID(id), at: now) }
-        }
-        #expect(order == [1, 2, 3])
+        #expect(scheduler.drain(world: Worlds.pluggedIn, now: now) == [1, 2, 3])
     }
 
     /// Groups and buckets are freed with their last job and reused: a stream of jobs, each
     /// with constraints of its own, leaves the structures a decision walks at the size of what
     /// is queued now (they once grew with every distinct `min_battery` ever submitted).
     @Test func groupsAndBucketsOfGoneJobsAreReused() {
-        var policy = SchedulingPolicy.defaults
-        policy.maxConcurrent = ConfiguredLimit(4)
-        var scheduler = JobScheduler(policy: policy)
+        var scheduler = JobScheduler(maxConcurrent: 4)
         var now = at(0)
         var next: Int64 = 1
         for round in 0..<500 {
@@ -288,12 +264,7 @@ import Testing
             scheduler.remove(JobID(next - 1))
             scheduler.pause(JobID(next - 2))
             scheduler.resume(JobID(next - 2), now: now)
-            while scheduler.queuedCount > 0 {
-                let started = scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs
-                #expect(!started.isEmpty)
-                if started.isEmpty { break }
-                for id in started { scheduler.jobFinished(JobID(id), at: now) }
-            }
+            #expect(scheduler.drain(world: Worlds.pluggedIn, now: now).count == 7)
         }
         #expect(scheduler.runningCount == 0)
         #expect(scheduler.allocatedGroups <= 8)
@@ -308,9 +279,7 @@ import Testing
 
     /// Fractions of a percent share a group: a client cannot make one group per job.
     @Test func minBatteryAppliesInWholePercent() {
-        var policy = SchedulingPolicy.defaults
-        policy.maxConcurrent = ConfiguredLimit(10)
-        var scheduler = JobScheduler(policy: policy)
+        var scheduler = JobScheduler(maxConcurrent: 10)
         let now = at(0)
         for (id, percent) in [(1, 30.2), (2, 30.7), (3, 31.0), (4, 30.95)] {
             scheduler.enqueue(job(Int64(id), constraints: JobConstraints(minBattery: percent)), now: now)

@@ -47,6 +47,27 @@ extension JobScheduler {
     func codes(_ id: Int64, _ world: WorldSnapshot, _ now: Date) -> [WaitingReason.Code] {
         waitingReasons(for: JobID(id), world: world, now: now).map(\.code)
     }
+
+    /// The default policy with `maxConcurrent` global slots, changed further by `configure`.
+    init(maxConcurrent: Int, _ configure: (inout SchedulingPolicy) -> Void = { _ in }) {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(maxConcurrent)
+        configure(&policy)
+        self.init(policy: policy)
+    }
+
+    /// Decides and finishes at once until the queue is empty (or nothing starts); the ids in
+    /// the order they started.
+    mutating func drain(world: WorldSnapshot, now: Date) -> [Int64] {
+        var order: [Int64] = []
+        while queuedCount > 0 {
+            let started = decide(world: world, now: now).startedIDs
+            if started.isEmpty { break }
+            order += started
+            for id in started { jobFinished(JobID(id), at: now) }
+        }
+        return order
+    }
 }
 
 /// SplitMix64: a tiny deterministic generator, seeded by the property-based framework.
