@@ -5,7 +5,7 @@ import Foundation
 
 /// Starts a helper server as a process (tuspyserver, `openssl s_server`, a file server in a
 /// network namespace) and waits until it serves, failing early if it exits first.
-enum ServerLaunch {
+public enum ServerLaunch {
     /// Ready once it accepts connections on its loopback `port`.
     static func start(
         _ name: String, executable: String, arguments: [String], port: Int, timeout: Duration,
@@ -16,7 +16,7 @@ enum ServerLaunch {
     }
 
     /// Ready once `isReady` says so; `readiness` words it for the error.
-    static func start(
+    public static func start(
         _ name: String, executable: String, arguments: [String], timeout: Duration, input: Pipe? = nil,
         readiness: String, isReady: () throws -> Bool
     ) throws -> Process {
@@ -42,7 +42,7 @@ enum ServerLaunch {
     }
 
     /// SIGKILL and reap: children of a test process may inherit a signal mask that blocks SIGTERM.
-    static func kill(_ process: Process?) {
+    public static func kill(_ process: Process?) {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

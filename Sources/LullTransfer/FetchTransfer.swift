@@ -66,25 +66,11 @@ public struct FetchTransfer: TransferEngine {
             offset = 0
             try await staging.restart()
         }
-        if offset > 0 && response.status == .rangeNotSatisfiable {
-            // The partial file already reached the end (a stop between the last byte and the
-            // rename) or the resource shrank: ask for all of it rather than fail for good.
+        if offset > 0 && Self.cannotContinue(response, from: offset, validator: previous.validator) {
             offset = 0
             try await staging.restart()
             response = try await send(job, from: 0, validator: nil, conditional: nil, destination: destination)
             watchdog.touch()
-        }
-        if offset > 0 && response.status == .partialContent {
-            // A range we did not ask for cannot continue the file. Nor can the right range of
-            // another version: a server that ignores If-Range answers 206 even after the resource
-            // changed, and splicing its bytes onto the old ones would make a file that never
-            // existed. Either way the partial file goes and the whole resource is asked for again.
-            if Self.rangeStart(response.headers) != offset || !Self.continues(previous.validator, response.headers) {
-                offset = 0
-                try await staging.restart()
-                response = try await send(job, from: 0, validator: nil, conditional: nil, destination: destination)
-                watchdog.touch()
-            }
         }
         if response.status == .notModified, context.validators != nil {
             keepStaging = false
@@ -237,6 +223,22 @@ public struct FetchTransfer: TransferEngine {
         if free < needed {
             throw JobFailure(
                 code: "no_space", message: "\(needed) bytes needed in \(directory), \(free) free; free some space", retryable: true)
+        }
+    }
+
+    /// Whether the answer to a resumed request rules out continuing the partial file, so that
+    /// it goes and the whole resource is asked for again:
+    /// - `416`: the partial file already reached the end (a stop between the last byte and the
+    ///   rename) or the resource shrank; failing for good would be wrong.
+    /// - a `206` of a range not asked for.
+    /// - a `206` of another version: a server that ignores `If-Range` answers 206 even after the
+    ///   resource changed, and splicing its bytes onto the old ones would make a file that never
+    ///   existed.
+    static func cannotContinue(_ response: HTTPClientResponse, from offset: Int64, validator: String?) -> Bool {
+        switch response.status {
+        case .rangeNotSatisfiable: true
+        case .partialContent: rangeStart(response.headers) != offset || !continues(validator, response.headers)
+        default: false
         }
     }
 

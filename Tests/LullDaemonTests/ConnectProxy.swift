@@ -1,4 +1,5 @@
 import Foundation
+import LullTestSupport
 
 /// `Tests/Fixtures/connect_proxy.py`, running until `stop()`.
 struct ConnectProxy {
@@ -7,24 +8,28 @@ struct ConnectProxy {
     private let work: URL
 
     /// `credentials` (`USER:PASSWORD`): the proxy refuses a CONNECT without them with 407.
-    static func start(upstreamPort: Int, credentials: String? = nil) async throws -> ConnectProxy {
+    static func start(upstreamPort: Int, credentials: String? = nil) throws -> ConnectProxy {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("lull-proxy-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let portFile = work.appendingPathComponent("port").path
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/connect_proxy.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script, portFile, String(upstreamPort), Self.logPath(work)] + (credentials.map { [$0] } ?? [])
-        try process.run()
-        let proxy = { (port: Int) in ConnectProxy(port: port, process: process, work: work) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, process.isRunning {
-            if let port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap({ Int($0) }) { return proxy(port) }
-            try await Task.sleep(for: .milliseconds(50))
+        var port: Int?
+        do {
+            // The proxy binds port 0 and writes the port it got once it listens.
+            let process = try ServerLaunch.start(
+                "the CONNECT proxy", executable: "/usr/bin/python3",
+                arguments: [script, portFile, String(upstreamPort), Self.logPath(work)] + (credentials.map { [$0] } ?? []),
+                timeout: .seconds(10), readiness: "write its port"
+            ) {
+                port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
+                return port != nil
+            }
+            return ConnectProxy(port: port!, process: process, work: work)
+        } catch {
+            try? FileManager.default.removeItem(at: work)
+            throw error
         }
-        proxy(0).stop()
-        throw TimedOut(description: "the proxy did not start")
     }
 
     private static func logPath(_ work: URL) -> String { work.appendingPathComponent("proxy.log").path }
@@ -35,8 +40,7 @@ struct ConnectProxy {
     }
 
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        ServerLaunch.kill(process)
         try? FileManager.default.removeItem(at: work)
     }
 }

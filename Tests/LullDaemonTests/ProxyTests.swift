@@ -17,7 +17,7 @@ import Testing
         origin.serve("/proxied", viaProxy)
         origin.serve("/direct", direct)
 
-        let proxy = try await ConnectProxy.start(upstreamPort: origin.port)
+        let proxy = try ConnectProxy.start(upstreamPort: origin.port)
         defer { proxy.stop() }
 
         try await withDaemon(environment: ["HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "127.0.0.1,localhost"]) { daemon, client in
@@ -48,7 +48,7 @@ import Testing
         defer { Task { await origin.stop() } }
         let content = TestHTTPServer.bytes(count: 20_000, seed: 5)
         origin.serve("/behind-auth", content)
-        let proxy = try await ConnectProxy.start(upstreamPort: origin.port, credentials: "lull@test:s:cret")
+        let proxy = try ConnectProxy.start(upstreamPort: origin.port, credentials: "lull@test:s:cret")
         defer { proxy.stop() }
 
         try await withDaemon(environment: ["http_proxy": "http://lull%40test:s%3Acret@127.0.0.1:\(proxy.port)"]) { daemon, client in

@@ -21,7 +21,7 @@ struct ControlRouter: Sendable {
     let clock: any LullClock
     let samples: SampleWatch
     let metrics: DaemonMetrics
-    var streams = EventStreamLimit()
+    let streams = EventStreamLimit()
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         do {
