@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "lullctl",
             dependencies: [
-                "LullClient", "LullAPI", "LullCore",
+                "LullClient", "LullAPI", "LullCore", "CLullSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: lean

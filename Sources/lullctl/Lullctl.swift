@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Lullctl: AsyncParsableCommand {
@@ -20,4 +23,12 @@ struct Lullctl: AsyncParsableCommand {
             Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self, Status.self,
             Events.self, Watch.self, Top.self,
         ])
+
+    static func main() async {
+        // lullctl writes UTF-8 whatever the locale; the C library's character type must be UTF-8
+        // too for `wcwidth` to know how many columns a character takes (TextLayout). Only the
+        // character type: numbers, dates and messages stay as they are.
+        if setlocale(LC_CTYPE, "C.UTF-8") == nil { setlocale(LC_CTYPE, "") }
+        await main(nil)
+    }
 }

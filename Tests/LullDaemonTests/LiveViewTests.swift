@@ -76,6 +76,59 @@ struct LiveViewTests {
         }
     }
 
+    /// More jobs than rows, and file names in a script whose characters take two columns each:
+    /// the block must stay within the window (a taller one scrolls a copy into the scrollback at
+    /// every redraw) and every line within its width (a longer one wraps and breaks the redraw).
+    @Test func watchKeepsToASmallWindowAndCtrlCExits130() async throws {
+        try await withDaemon(config: "[limits]\nmax_concurrent = 0\n") { daemon, client in
+            let ids = try await client.submit(batch: (1...25).map { number in
+                JobSubmission(
+                    kind: .fetch, url: "http://127.0.0.1:9/album/\(number)",
+                    destination: daemon.directory.appendingPathComponent("写真アルバム-\(number).tar").path, label: "album")
+            }).map(\.id)
+            try Self.watchInASmallWindow(ids, daemon)
+        }
+    }
+
+    /// The terminal part, synchronous: nothing may await while the (non-Sendable) session is open.
+    private static func watchInASmallWindow(_ ids: [Int64], _ daemon: DaemonProcess) throws {
+        let terminal = try TmuxSession(
+            "\(lullctl) watch --label album", environment: terminalEnvironment(daemon), columns: 112, rows: 12)
+        defer { terminal.close() }
+        let first = try terminal.waitForScreen("the first jobs and a count of the rest") { $0.contains("25 queued") }
+        TmuxSession.keep(first, as: "watch-small-window.txt")
+        let rows = first.split(separator: "\n").map(String.init)
+        // 12 rows: 9 jobs, the count of the rest, the status line, and the cursor's row.
+        #expect(rows.filter { $0.contains("queued  ") }.count == 9, "\(first)")
+        #expect(first.contains("… 16 more jobs not shown"))
+        #expect(rows.contains { $0.contains("アルバム-") }, "the file names are shown: \(first)")
+        let strayRows = rows.filter { !isWatchRow($0) }
+        #expect(strayRows.isEmpty, "a row that is none of watch's own is a wrapped line: \(first)")
+
+        // A cancel redraws the block; the job leaves the shown ones for the next in line.
+        let cancel = try CommandRunner.run(lullctl, ["cancel", String(ids[0]), "--socket", daemon.socketPath])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        let redrawn = try terminal.waitForScreen("the redraw after a cancel") { $0.contains("24 queued, 1 cancelled") }
+        let strayAfter = redrawn.split(separator: "\n").map(String.init).filter { !isWatchRow($0) }
+        #expect(strayAfter.isEmpty, "\(redrawn)")
+        let scrollback = try terminal.history().split(separator: "\n").map(String.init)
+        let timesDrawn = ids[1...9].map { id in
+            scrollback.filter { $0.hasPrefix("\(id)  ") || $0.hasPrefix(" \(id)  ") }.count
+        }
+        #expect(timesDrawn == Array(repeating: 1, count: 9), "each job drawn once, in place: \(scrollback)")
+
+        try terminal.send("C-c")
+        let stopped = try terminal.waitForScreen("watch to stop") { $0.contains("exit=") }
+        #expect(stopped.contains("stopped watching; the jobs go on"))
+        #expect(stopped.contains("exit=130"), "stopped early is not success: \(stopped)")
+    }
+
+    /// A job's line, the count of jobs not shown, the status line, or blank.
+    private static func isWatchRow(_ row: String) -> Bool {
+        let trimmed = row.drop { $0 == " " }
+        return trimmed.isEmpty || trimmed.first!.isNumber || trimmed.hasPrefix("… ")
+    }
+
     @Test(.enabled(if: MockSystemBus.isAvailable, "needs dbus-daemon and python3-dbusmock"))
     func topShowsJobsHeldOnBatteryAndQuitsOnQ() async throws {
         let bus = try MockSystemBus()

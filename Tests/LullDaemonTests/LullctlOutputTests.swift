@@ -25,10 +25,11 @@ import Testing
             #expect(!list.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
             #expect(list.stdout.contains(#"a\n99  running fetch /etc/shadow\u{1B}[31m"#))
             #expect(list.stdout.contains("🎉🎉🎉"), "an emoji label is not cut in half:\n\(list.stdout)")
-            // The columns after the labels start at the same place in both rows.
+            // The columns after the labels start at the same place on a terminal in both rows: each
+            // 🎉 (U+1F389, East Asian Width "wide") takes two columns.
             let directory = daemon.directory.path
             let targets = rows.dropFirst().map { row in
-                row.distance(from: row.startIndex, to: row.range(of: directory).map(\.lowerBound) ?? row.endIndex)
+                row[..<(row.range(of: directory)?.lowerBound ?? row.endIndex)].reduce(0) { $0 + ($1 == "🎉" ? 2 : 1) }
             }
             #expect(Set(targets).count == 1, "\(list.stdout)")
 

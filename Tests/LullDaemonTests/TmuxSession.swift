@@ -34,6 +34,11 @@ final class TmuxSession {
         try run(["capture-pane", "-p", "-t", name])
     }
 
+    /// The scrollback and the visible screen: what scrolled off the top is here too.
+    func history() throws -> String {
+        try run(["capture-pane", "-p", "-t", name, "-S", "-"])
+    }
+
     func send(_ keys: String...) throws {
         try run(["send-keys", "-t", name] + keys)
     }

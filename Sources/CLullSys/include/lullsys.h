@@ -28,4 +28,9 @@ typedef void (*lull_job_sink)(void *job);
 /// out of its dynamic symbol table. Returns 1, or 0 if a hook was already installed.
 int lull_take_over_global_executor(lull_job_sink jobs);
 
+/// The terminal columns a Unicode scalar takes by the C library's width table (`wcwidth`,
+/// which Swift's Glibc module does not declare): 0, 1 or 2, or -1 when the table does not know
+/// it or the locale's character type is not UTF-8.
+int lull_wcwidth(unsigned int scalar);
+
 #endif

@@ -15,7 +15,8 @@ struct Watch: AsyncParsableCommand {
 
             Exit codes: 0 every watched job succeeded (a fetch that was not modified counts); \
             8 at least one failed, was cancelled or expired; 3 the daemon is not reachable; \
-            4 no such job.
+            4 no such job; 130 stopped with ctrl-c before the jobs ended (128 + the signal: \
+            143 for SIGTERM, 129 for SIGHUP), as a shell reports an interrupted command.
             """)
 
     /// Exit code when a watched job ended without succeeding.
@@ -42,19 +43,21 @@ struct Watch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let failed = try await connection.withClient(style: .eventLoop) { client -> Bool in
+        let (ending, failed) = try await connection.withClient(style: .eventLoop) { client -> (WatchSession.Ending, Bool) in
             // The cursor is taken before the jobs are read, so nothing that happens in between is missed.
             let cursor = try await client.status().lastEventSeq ?? 0
             let jobs = try await resolve(client)
             guard !jobs.isEmpty else {
                 print("no unfinished jobs with label \"\(label ?? "")\"; lullctl list --label \(label ?? "") shows the finished ones")
-                return false
+                return (.jobsEnded, false)
             }
             let mode: WatchSession.Mode = json ? .json : (plain || !Terminal.standardOutputIsTerminal ? .plain : .live)
             var session = WatchSession(board: WatchBoard(jobs), mode: mode)
-            try await session.run(client: client, after: cursor)
-            return !session.board.failures.isEmpty
+            let ending = try await session.run(client: client, after: cursor)
+            return (ending, !session.board.failures.isEmpty)
         }
+        // Stopped early, the jobs' outcome is unknown: a script must not take it for success.
+        if case .stopped(let signal) = ending { throw ExitCode(128 + signal) }
         if failed { throw ExitCode(Self.someJobDidNotSucceed) }
     }
 

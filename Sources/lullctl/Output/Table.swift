@@ -11,9 +11,9 @@ struct Table {
         let all = ([headers] + rows).map { $0.map(TextLayout.printable) }
         var widths = Array(repeating: 0, count: headers.count)
         for row in all {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextLayout.columns(cell)) }
         }
-        // Widths count characters; `padding(toLength:)` would count UTF-16 units and cut an emoji in half.
+        // Widths count terminal columns; `padding(toLength:)` would count UTF-16 units and cut an emoji in half.
         return all.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : TextLayout.pad(cell, widths[index])

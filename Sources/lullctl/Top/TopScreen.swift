@@ -7,7 +7,7 @@ struct TopScreen {
     var size: Terminal.Size
     var unicode = Terminal.supportsUnicode
 
-    private var width: Int { max(20, size.columns) }
+    private var width: Int { max(1, size.columns) }
 
     func lines(_ snapshot: TopSnapshot?, problem: String?) -> [String] {
         var lines: [String] = []
@@ -109,7 +109,7 @@ struct TopScreen {
             let percent = Format.percentColumn(watched.fraction)
             var line = "  \(id)  \(TextLayout.pad(job.jobClass, 11)) [\(ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction))] \(percent)  "
             line += watched.detail(now: snapshot.takenAt)
-            let room = width - line.count - 2
+            let room = width - TextLayout.columns(line) - 2
             if room >= 12 { line += "  " + TextLayout.fitTail(Format.target(job), room) }
             lines.append(line)
         }
@@ -121,7 +121,7 @@ struct TopScreen {
         let total = snapshot.status.jobs["queued"] ?? snapshot.queued.count
         var lines = ["QUEUE (\(total) queued, \(summary.held) held)"]
         if summary.classes.isEmpty { lines.append("  the queue is empty") }
-        let nameWidth = max(11, summary.classes.map(\.jobClass.count).max() ?? 0)
+        let nameWidth = max(11, summary.classes.map { TextLayout.columns($0.jobClass) }.max() ?? 0)
         for line in summary.classes {
             var text = "  \(TextLayout.pad(line.jobClass, nameWidth))  \(line.queued) queued, \(line.held) held"
             if let first = line.reasons.first {

@@ -6,11 +6,34 @@ import LullCore
 struct WatchRenderer {
     var unicode = Terminal.supportsUnicode
 
-    /// One line per job plus a status line, each fitted to `width` columns.
-    func lines(_ board: WatchBoard, width: Int, now: Date) -> [String] {
-        let idWidth = board.jobs.map { String($0.id).count }.max() ?? 1
-        var lines = board.jobs.map { line(for: $0, idWidth: idWidth, width: width, now: now) }
-        lines.append(TextLayout.fit(board.counts() + (board.allEnded ? "" : " · ctrl-c stops watching (the jobs go on)"), width))
+    /// One line per job plus a status line, each fitted to `width` columns, at most `height`
+    /// lines in all. The block is redrawn by moving the cursor back up over it, which cannot go
+    /// above the top of the window: a taller block would scroll a copy into the scrollback at
+    /// every redraw. When the jobs do not fit, the unfinished ones are shown first (running,
+    /// then waiting), in the order given, and one line counts the rest.
+    func lines(_ board: WatchBoard, width: Int, height: Int, now: Date) -> [String] {
+        let status = TextLayout.fit(board.counts() + (board.allEnded ? "" : " · ctrl-c stops watching (the jobs go on)"), width)
+        var shown = board.jobs
+        if shown.count + 1 > height {
+            let room = max(0, height - 2)
+            let rank: (WatchedJob) -> Int = { job in
+                switch job.state {
+                case .running: 0
+                case .queued, .paused: 1
+                default: 2
+                }
+            }
+            let chosen = Set(board.jobs.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+                .prefix(room).map(\.element.id))
+            shown = board.jobs.filter { chosen.contains($0.id) }
+        }
+        let idWidth = shown.map { String($0.id).count }.max() ?? 1
+        var lines = shown.map { line(for: $0, idWidth: idWidth, width: width, now: now) }
+        let hidden = board.jobs.count - shown.count
+        if hidden > 0 && height >= 2 {
+            lines.append(TextLayout.fit("… \(hidden) more \(hidden == 1 ? "job" : "jobs") not shown (a taller window shows them)", width))
+        }
+        lines.append(status)
         return lines
     }
 
@@ -24,7 +47,7 @@ struct WatchRenderer {
             text += "[" + ProgressBar(width: barWidth, unicode: unicode).render(job.fraction) + "] \(percent)  "
         }
         text += job.detail(now: now)
-        let room = width - text.count - 2
+        let room = width - TextLayout.columns(text) - 2
         if room >= 12 { text += "  " + TextLayout.fitTail(job.target, min(room, 60)) }
         return TextLayout.fit(text, width)
     }

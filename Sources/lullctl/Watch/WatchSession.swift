@@ -7,6 +7,12 @@ import LullClient
 struct WatchSession {
     enum Mode { case live, plain, json }
 
+    /// How a watch ended: every job ended, or a signal (ctrl-c) stopped the watching.
+    enum Ending: Equatable {
+        case jobsEnded
+        case stopped(signal: Int32)
+    }
+
     private enum Input: Sendable {
         case event(EventView)
         case tick
@@ -25,7 +31,7 @@ struct WatchSession {
         self.mode = mode
     }
 
-    mutating func run(client: LullClient, after cursor: Int64) async throws {
+    mutating func run(client: LullClient, after cursor: Int64) async throws -> Ending {
         if mode == .plain { printInitialLines() }
         if mode == .live {
             Terminal.write(ANSI.hideCursor)
@@ -84,24 +90,28 @@ struct WatchSession {
                 if mode == .live { draw() }
             case .signal(.resized):
                 if mode == .live { draw() }
-            case .signal(.stop):
+            case .signal(.stop(let signal)):
                 if mode == .live { Terminal.write("stopped watching; the jobs go on (lullctl list shows them)\n") }
-                return
+                return .stopped(signal: signal)
             case .failed(let error):
                 throw error
             }
             if board.allEnded { return finish() }
         }
+        return .jobsEnded
     }
 
-    private func finish() {
+    private func finish() -> Ending {
         if mode != .json { print(board.summary()) }
         fflush(nil)
+        return .jobsEnded
     }
 
     /// Redraws the block in place: back to its first line, every line rewritten and cleared to its end.
     private mutating func draw() {
-        let lines = renderer.lines(board, width: Terminal.size().columns - 1, now: Date())
+        let size = Terminal.size()
+        // One row is left for the cursor below the block: the newline after the last line.
+        let lines = renderer.lines(board, width: size.columns - 1, height: size.rows - 1, now: Date())
         var frame = ANSI.up(drawnLines)
         for line in lines { frame += line + ANSI.clearToEndOfLine + "\n" }
         frame += ANSI.clearToEndOfScreen
