@@ -175,6 +175,14 @@ struct LiveViewTests {
                 return header.hasSuffix("q quits") && header.count == 90
             }
 
+            // A very narrow window still gets lines cut to its width, not wrapped: a wrapped
+            // header would leave "q quits" split over two rows.
+            try terminal.resize(columns: 16, rows: 30)
+            try terminal.waitForScreen("the header cut to 16 columns") { screen in
+                guard let header = screen.split(separator: "\n").first else { return false }
+                return header.hasSuffix("q quits") && header.count == 16
+            }
+
             try terminal.send("q")
             let after = try terminal.waitForScreen("top to quit") { $0.contains("exit=0") }
             #expect(!after.contains("RUNNING"), "the alternate screen is gone after q")
