@@ -211,7 +211,7 @@ _lullctl_submit_fetch() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-o --output --sha256 --expected-size --max-size --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
+    non_repeating_options=(-o --output --sha256 --expected-size --max-size --mode --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -226,6 +226,9 @@ _lullctl_submit_fetch() {
         return
         ;;
     '--max-size')
+        return
+        ;;
+    '--mode')
         return
         ;;
     '--label')

@@ -26,7 +26,7 @@ function __lullctl_parse_tokens -S
             __lullctl_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'fetch'
-                __lullctl_parse_subcommand 1 'o/output=' 'sha256=' 'expected-size=' 'max-size=' 'label=' 'class=' 'H/header=+' 'network=' 'requires-ac' 'min-battery=' 'not-before=' 'deadline=' 'on-deadline=' 'every=' 'flex=' 'jitter=' 'max-every=' 'on-complete-unit=' 'max-attempts=' 'retry-delay=' 'retry-max-delay=' 'connect-timeout=' 'idle-timeout=' 'timeout=' 'socket=' 'json' 'version' 'h/help'
+                __lullctl_parse_subcommand 1 'o/output=' 'sha256=' 'expected-size=' 'max-size=' 'mode=' 'label=' 'class=' 'H/header=+' 'network=' 'requires-ac' 'min-battery=' 'not-before=' 'deadline=' 'on-deadline=' 'every=' 'flex=' 'jitter=' 'max-every=' 'on-complete-unit=' 'max-attempts=' 'retry-delay=' 'retry-max-delay=' 'connect-timeout=' 'idle-timeout=' 'timeout=' 'socket=' 'json' 'version' 'h/help'
             case 'push'
                 __lullctl_parse_subcommand 1 'd/data=' 'data-file=' 'X/method=' 'content-type=' 'idempotency-key=' 'label=' 'class=' 'H/header=+' 'network=' 'requires-ac' 'min-battery=' 'not-before=' 'deadline=' 'on-deadline=' 'every=' 'flex=' 'jitter=' 'max-every=' 'on-complete-unit=' 'max-attempts=' 'retry-delay=' 'retry-max-delay=' 'connect-timeout=' 'idle-timeout=' 'timeout=' 'socket=' 'json' 'version' 'h/help'
             case 'upload'
@@ -133,6 +133,7 @@ complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_option
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" sha256' -l 'sha256' -d 'The file\'s SHA-256 (64 hexadecimal characters): a download that does not match fails and is not kept.' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" expected-size' -l 'expected-size' -d 'The size you expect, for scheduling on metered links and for progress: a number of bytes, or one with a unit K, M, G or T (powers of 1024), such as 4096, 512K or 10M.' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" max-size' -l 'max-size' -d 'Fail the download if the file grows larger than this: a number of bytes, or one with a unit K, M, G or T (powers of 1024), such as 4096, 512K or 10M.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" mode' -l 'mode' -d 'The file\'s permission bits in octal, such as 0640 (default: 0666 less your umask, as curl -o would give).' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" label' -l 'label' -d 'A label to find the job by later.' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch" class' -l 'class' -d 'The priority class (interactive, default, utility, background, maintenance).' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl submit fetch"' -s 'H' -l 'header' -d 'An extra request header, \'Name: value\'.' -rfka ''

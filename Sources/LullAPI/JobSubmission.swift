@@ -20,6 +20,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var sha256: String?
     public var expectedBytes: Int64?
     public var maxBytes: Int64?
+    /// fetch: the file's permission bits as octal digits ("0644").
+    public var mode: String?
     public var uploadProtocol: UploadProtocol?
     public var formField: String?
     public var idempotencyKey: String?
@@ -45,8 +47,9 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
         notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil,
         periodic: PeriodicSchedule? = nil,
-        onCompleteUnit: String? = nil
+        onCompleteUnit: String? = nil, mode: String? = nil
     ) {
+        self.mode = mode
         self.periodic = periodic
         self.onCompleteUnit = onCompleteUnit
         self.network = network
@@ -99,6 +102,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case expectedBytesUp = "expected_bytes_up"
         case periodic
         case onCompleteUnit = "on_complete_unit"
+        case mode
     }
 
     public init(from decoder: any Decoder) throws {
@@ -131,6 +135,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         expectedBytesUp = try container.decodeIfPresent(Int64.self, forKey: .expectedBytesUp)
         periodic = try container.decodeIfPresent(PeriodicSchedule.self, forKey: .periodic)
         onCompleteUnit = try container.decodeIfPresent(String.self, forKey: .onCompleteUnit)
+        mode = try container.decodeIfPresent(String.self, forKey: .mode)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -172,6 +177,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(expectedBytesUp, forKey: .expectedBytesUp)
         try container.encodeIfPresent(periodic, forKey: .periodic)
         try container.encodeIfPresent(onCompleteUnit, forKey: .onCompleteUnit)
+        try container.encodeIfPresent(mode, forKey: .mode)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -187,6 +193,15 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             }
             payload = [UInt8](data)
         }
+        var fileMode: FileMode?
+        if let mode {
+            guard let parsed = FileMode(octal: mode) else {
+                throw ValidationError(
+                    .invalidValue, field: "mode",
+                    "mode \"\(mode)\" is not a file mode; give 3 or 4 octal digits from 0000 to 0777, such as \"0644\"")
+            }
+            fileMode = parsed
+        }
         return JobSpec(
             kind: kind, url: url, destination: destination, source: source,
             method: method?.uppercased(), headers: headers, contentType: contentType, body: payload,
@@ -198,7 +213,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
                 ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
             notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp,
             periodic: periodic,
-            onCompleteUnit: onCompleteUnit)
+            onCompleteUnit: onCompleteUnit, fileMode: fileMode)
     }
 }
 

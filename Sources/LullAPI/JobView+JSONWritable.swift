@@ -27,6 +27,7 @@ extension JobView: JSONWritable {
             json.member("sha256", sha256)
             json.member("expected_bytes", expectedBytes)
             json.member("max_bytes", maxBytes)
+            json.member("mode", mode)
             json.member("protocol", uploadProtocol)
             try json.member("retry", retry)
             try json.member("timeouts", timeouts)

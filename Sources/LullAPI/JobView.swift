@@ -22,6 +22,8 @@ public struct JobView: Codable, Sendable, Equatable {
     public var sha256: String?
     public var expectedBytes: Int64?
     public var maxBytes: Int64?
+    /// fetch: the permission bits the file gets, as given or the default ("0644").
+    public var mode: String?
     public var uploadProtocol: UploadProtocol?
     /// The job's own retry and timeout settings, only the keys it gave.
     public var retry: RetrySettings?
@@ -55,6 +57,7 @@ public struct JobView: Codable, Sendable, Equatable {
         case attempts, progress, result, error, sha256
         case expectedBytes = "expected_bytes"
         case maxBytes = "max_bytes"
+        case mode
         case uploadProtocol = "protocol"
         case retry, timeouts
         case retryAt = "retry_at"
@@ -91,6 +94,7 @@ public struct JobView: Codable, Sendable, Equatable {
         sha256 = job.spec.sha256
         expectedBytes = job.spec.expectedBytes
         maxBytes = job.spec.maxBytes
+        mode = job.spec.kind == .fetch ? (job.spec.fileMode ?? .fetchDefault).octal : nil
         uploadProtocol = job.spec.uploadProtocol
         retry = job.spec.retry
         timeouts = job.spec.timeouts

@@ -25,6 +25,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var expectedBytes: Int64?
     /// fetch: refuse to download more than this many bytes.
     public var maxBytes: Int64?
+    /// fetch: the permission bits of the file once in place; `FileMode.fetchDefault` when nil.
+    public var fileMode: FileMode?
     /// upload: how the file is sent.
     public var uploadProtocol: UploadProtocol?
     /// upload with multipart: the form field that carries the file.
@@ -77,8 +79,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
         expectedBytesUp: Int64? = nil,
         periodic: PeriodicSchedule? = nil,
         periodInterval: TimeInterval? = nil,
-        onCompleteUnit: String? = nil
+        onCompleteUnit: String? = nil,
+        fileMode: FileMode? = nil
     ) {
+        self.fileMode = fileMode
         self.periodic = periodic
         self.periodInterval = periodInterval
         self.onCompleteUnit = onCompleteUnit

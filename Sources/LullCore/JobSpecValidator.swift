@@ -47,6 +47,7 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.sha256, "sha256", for: .upload)
             try forbid(spec.expectedBytes, "expected_bytes", for: .upload)
             try forbid(spec.maxBytes, "max_bytes", for: .upload)
+            try forbid(spec.fileMode, "mode", for: .upload)
             if spec.formField != nil, spec.uploadProtocol != .multipart {
                 throw ValidationError(.invalidValue, field: "form_field", "form_field applies only to protocol \"multipart\"")
             }
@@ -64,6 +65,7 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.sha256, "sha256", for: .push)
             try forbid(spec.expectedBytes, "expected_bytes", for: .push)
             try forbid(spec.maxBytes, "max_bytes", for: .push)
+            try forbid(spec.fileMode, "mode", for: .push)
             if let method = spec.method, !["POST", "PUT", "PATCH"].contains(method) {
                 throw ValidationError(
                     .invalidValue, field: "method", "push method must be POST, PUT or PATCH, not \"\(method)\"")

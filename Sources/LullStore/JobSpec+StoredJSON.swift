@@ -38,6 +38,7 @@ extension JobSpec {
             try json.member("periodic", periodic)
             json.member("periodInterval", periodInterval)
             json.member("onCompleteUnit", onCompleteUnit)
+            json.member("fileMode", fileMode?.rawValue)
         }
         return String(decoding: json.bytes, as: UTF8.self)
     }

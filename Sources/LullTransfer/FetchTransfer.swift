@@ -182,7 +182,7 @@ public struct FetchTransfer: TransferEngine {
             throw JobFailure(code: "size_mismatch", message: "received \(received) bytes, expected \(expected)", retryable: false)
         }
         keepStaging = false
-        try await staging.commit()
+        try await staging.commit(mode: job.spec.fileMode ?? .fetchDefault)
         return JobResult(
             httpStatus: Int(response.status.code), bytes: received, sha256: sha256, path: destination,
             etag: etag, lastModified: lastModified, bytesTransferred: transferred)

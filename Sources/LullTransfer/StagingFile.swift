@@ -29,7 +29,8 @@ final class StagingFile: Sendable {
     static func open(for destination: String, jobID: Int64, owner: OwnerID, keep: Int64, files: FileAccess) async throws -> (StagingFile, Int64) {
         let path = Self.path(for: destination, jobID: jobID)
         let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
-            let (fd, info) = try RegularFile.open(path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o644, operation: "create")
+            // Private while partial: the file gets its mode when it is complete (`commit`).
+            let (fd, info) = try RegularFile.open(path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600, operation: "create")
             let length = min(Int64(info.st_size), max(keep, 0))
             guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
                 let code = errno
@@ -116,14 +117,17 @@ final class StagingFile: Sendable {
         return hasher
     }
 
-    /// Flushes the data, renames the file over the destination (replacing whatever is there,
-    /// a symlink included, without following it) and flushes the directory.
-    func commit() async throws {
+    /// Gives the file its mode, flushes the data, renames the file over the destination
+    /// (replacing whatever is there, a symlink included, without following it) and flushes the
+    /// directory.
+    func commit(mode: FileMode) async throws {
         let fd = descriptor
         let path = self.path
         let destination = self.destination
         try await files.run(as: owner) {
             defer { Glibc.close(fd) }
+            // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
+            guard fchmod(fd, mode_t(mode.rawValue)) == 0 else { throw FileFailure(operation: "chmod", path: path, errno: errno) }
             guard fsync(fd) == 0 else { throw FileFailure(operation: "fsync", path: path, errno: errno) }
             guard rename(path, destination) == 0 else {
                 throw FileFailure(operation: "rename into place at", path: destination, errno: errno)

@@ -19,7 +19,7 @@ import Testing
                    "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
                                  "attempts":3,"daemon_cpu_seconds":0.25}},
          "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
-         "sha256":"cd","expected_bytes":100,"max_bytes":1000,"protocol":"tus",
+         "sha256":"cd","expected_bytes":100,"max_bytes":1000,"mode":"0640","protocol":"tus",
          "retry":{"max_attempts":5,"base_seconds":2.5,"cap_seconds":600},
          "timeouts":{"connect_seconds":2,"idle_seconds":30,"total_seconds":3600},
          "retry_at":"2026-11-21T19:05:00Z",
@@ -122,6 +122,7 @@ import Testing
             view.periodic = maybe(view.periodic)
             view.periodSeconds = maybe(pick(numbers))
             view.onCompleteUnit = maybe(pick(strings))
+            view.mode = maybe(pick(["0644", "0600", "0777"]))
             try Self.expectSameMeaning(view)
         }
     }

@@ -73,7 +73,8 @@ struct SystemdServiceTests {
             ["kind": "fetch", "url": "http://127.0.0.1:\(port)/a.bin", "destination": "/srv/downloads/alice/a.bin"], as: "alice")
         #expect(try api.waitForState(rootJob, "succeeded") == "succeeded")
         #expect(try api.waitForState(aliceJob, "succeeded", as: "alice") == "succeeded")
-        #expect(try machine.check(["stat", "-c", "%U %s", "/srv/downloads/alice/a.bin"]).trimmed == "alice 65536")
+        // The unit's UMask=0077 is the daemon's, not alice's: her file gets the default mode, 0644.
+        #expect(try machine.check(["stat", "-c", "%U %s %a", "/srv/downloads/alice/a.bin"]).trimmed == "alice 65536 644")
 
         // journald: the job's records carry JOB_ID and friends as fields.
         let records = try machine.waitFor("journal records of job \(rootJob)", timeout: .seconds(10)) { () -> String? in

@@ -42,6 +42,7 @@ func describe(_ job: JobView) -> String {
     }
     if let sha = job.sha256 { lines.append(("expected sha256", sha)) }
     if let size = job.expectedBytes { lines.append(("expected size", "\(Format.bytes(size)) (\(size))")) }
+    if let mode = job.mode { lines.append(("mode", mode)) }
     if let size = job.maxBytes { lines.append(("size limit", "\(Format.bytes(size)) (\(size))")) }
     if let uploadProtocol = job.uploadProtocol { lines.append(("protocol", uploadProtocol.rawValue)) }
     if let retry = job.retry { lines.append(("retries", Format.retry(retry))) }

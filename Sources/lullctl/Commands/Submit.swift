@@ -86,14 +86,22 @@ struct SubmitFetch: AsyncParsableCommand {
         transform: { try ByteCountArgument(parsing: $0) })
     var maxSize: ByteCountArgument?
 
+    @Option(help: ArgumentHelp(
+        "The file's permission bits in octal, such as 0640 (default: 0666 less your umask, as curl -o would give).",
+        valueName: "octal"))
+    var mode: String?
+
     @OptionGroup var job: JobOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
+        // The daemon runs with its own umask (0077 under its unit); without a mode the file
+        // would get the daemon's idea of privacy rather than the caller's.
+        let mode = self.mode ?? CallerUmask.current.map { FileMode(creatingUnder: $0).octal }
         var submission = JobSubmission(
             kind: .fetch, url: url, destination: absolutePath(output), sha256: sha256,
-            expectedBytes: expectedSize?.bytes, maxBytes: maxSize?.bytes)
+            expectedBytes: expectedSize?.bytes, maxBytes: maxSize?.bytes, mode: mode)
         try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
