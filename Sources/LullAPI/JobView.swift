@@ -22,7 +22,8 @@ public struct JobView: Codable, Sendable, Equatable {
     public var sha256: String?
     public var expectedBytes: Int64?
     public var maxBytes: Int64?
-    /// fetch: the permission bits the file gets, as given or the default ("0644").
+    /// fetch: the permission bits the file gets, as given or the default ("0644"); absent for a
+    /// job stored before the field existed (its file gets the daemon's umask).
     public var mode: String?
     public var uploadProtocol: UploadProtocol?
     /// The job's own retry and timeout settings, only the keys it gave.
@@ -94,7 +95,7 @@ public struct JobView: Codable, Sendable, Equatable {
         sha256 = job.spec.sha256
         expectedBytes = job.spec.expectedBytes
         maxBytes = job.spec.maxBytes
-        mode = job.spec.kind == .fetch ? (job.spec.fileMode ?? .fetchDefault).octal : nil
+        mode = job.spec.fileMode?.octal
         uploadProtocol = job.spec.uploadProtocol
         retry = job.spec.retry
         timeouts = job.spec.timeouts

@@ -25,7 +25,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var expectedBytes: Int64?
     /// fetch: refuse to download more than this many bytes.
     public var maxBytes: Int64?
-    /// fetch: the permission bits of the file once in place; `FileMode.fetchDefault` when nil.
+    /// fetch: the permission bits of the file once in place. The daemon fills in
+    /// `FileMode.fetchDefault` at submission; nil only for jobs stored before the field
+    /// existed, whose files are left to the daemon's umask as they were then.
     public var fileMode: FileMode?
     /// upload: how the file is sent.
     public var uploadProtocol: UploadProtocol?

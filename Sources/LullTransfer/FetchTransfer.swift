@@ -52,7 +52,8 @@ public struct FetchTransfer: TransferEngine {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
         let (staging, kept) = try await StagingFile.open(
-            for: destination, jobID: job.id.rawValue, owner: job.owner, keep: resumable ? previous.offset : 0, files: files)
+            for: destination, jobID: job.id.rawValue, owner: job.owner, keep: resumable ? previous.offset : 0,
+            mode: job.spec.fileMode, files: files)
         var keepStaging = true
         defer { if keepStaging { Task { await staging.close() } } }
 
@@ -182,7 +183,7 @@ public struct FetchTransfer: TransferEngine {
             throw JobFailure(code: "size_mismatch", message: "received \(received) bytes, expected \(expected)", retryable: false)
         }
         keepStaging = false
-        try await staging.commit(mode: job.spec.fileMode ?? .fetchDefault)
+        try await staging.commit(mode: job.spec.fileMode)
         return JobResult(
             httpStatus: Int(response.status.code), bytes: received, sha256: sha256, path: destination,
             etag: etag, lastModified: lastModified, bytesTransferred: transferred)

@@ -26,11 +26,17 @@ final class StagingFile: Sendable {
 
     /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
     /// Returns the file and its length after the cut (less than `keep` if less was on disk).
-    static func open(for destination: String, jobID: Int64, owner: OwnerID, keep: Int64, files: FileAccess) async throws -> (StagingFile, Int64) {
+    /// With a `mode` the file is private while partial and gets the mode in `commit`; without
+    /// (a job stored before modes existed) it is created 0644 less the daemon's umask, as then.
+    static func open(
+        for destination: String, jobID: Int64, owner: OwnerID, keep: Int64, mode: FileMode?, files: FileAccess
+    ) async throws -> (StagingFile, Int64) {
         let path = Self.path(for: destination, jobID: jobID)
         let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
-            // Private while partial: the file gets its mode when it is complete (`commit`).
-            let (fd, info) = try RegularFile.open(path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600, operation: "create")
+            let (fd, info) = try RegularFile.open(
+                path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: mode == nil ? 0o644 : 0o600, operation: "create")
+            // Also a file kept from an earlier attempt or version, which may have been made 0644.
+            if mode != nil { _ = fchmod(fd, 0o600) }
             let length = min(Int64(info.st_size), max(keep, 0))
             guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
                 let code = errno
@@ -120,14 +126,16 @@ final class StagingFile: Sendable {
     /// Gives the file its mode, flushes the data, renames the file over the destination
     /// (replacing whatever is there, a symlink included, without following it) and flushes the
     /// directory.
-    func commit(mode: FileMode) async throws {
+    func commit(mode: FileMode?) async throws {
         let fd = descriptor
         let path = self.path
         let destination = self.destination
         try await files.run(as: owner) {
             defer { Glibc.close(fd) }
             // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
-            guard fchmod(fd, mode_t(mode.rawValue)) == 0 else { throw FileFailure(operation: "chmod", path: path, errno: errno) }
+            // Not fatal: a filesystem that keeps no permissions (vfat) refuses it, and the file
+            // then has what the mount gives every file, as it would have for any program.
+            if let mode { _ = fchmod(fd, mode_t(mode.rawValue)) }
             guard fsync(fd) == 0 else { throw FileFailure(operation: "fsync", path: path, errno: errno) }
             guard rename(path, destination) == 0 else {
                 throw FileFailure(operation: "rename into place at", path: destination, errno: errno)

@@ -104,6 +104,7 @@ struct LiveViewTests {
         #expect(rows.contains { $0.contains("アルバム-") }, "the file names are shown: \(first)")
         let strayRows = rows.filter { !isWatchRow($0) }
         #expect(strayRows.isEmpty, "a row that is none of watch's own is a wrapped line: \(first)")
+        #expect(rows.filter { !$0.isEmpty }.count == 11, "one row per line, none wrapped: \(first)")
 
         // A cancel redraws the block; the job leaves the shown ones for the next in line.
         let cancel = try CommandRunner.run(lullctl, ["cancel", String(ids[0]), "--socket", daemon.socketPath])

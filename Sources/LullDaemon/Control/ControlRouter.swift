@@ -321,7 +321,14 @@ struct ControlRouter: Sendable {
 
     /// Fills in what the daemon decides once per job at submission: a push's idempotency key
     /// (the client's own `Idempotency-Key` header wins), so every retry carries the same one.
+    /// A fetch's file mode likewise: stored, so what the job shows is what its file gets (a job
+    /// stored before `mode` existed keeps the daemon's umask, as it had when it was accepted).
     static func prepared(_ spec: JobSpec) -> JobSpec {
+        if spec.kind == .fetch, spec.fileMode == nil {
+            var spec = spec
+            spec.fileMode = .fetchDefault
+            return spec
+        }
         guard spec.kind == .push, spec.idempotencyKey == nil else { return spec }
         var spec = spec
         let header = spec.headers?.first { $0.key.lowercased() == "idempotency-key" }

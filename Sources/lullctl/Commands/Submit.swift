@@ -97,8 +97,11 @@ struct SubmitFetch: AsyncParsableCommand {
 
     func run() async throws {
         // The daemon runs with its own umask (0077 under its unit); without a mode the file
-        // would get the daemon's idea of privacy rather than the caller's.
-        let mode = self.mode ?? CallerUmask.current.map { FileMode(creatingUnder: $0).octal }
+        // would get the daemon's idea of privacy rather than the caller's. The default (0644,
+        // umask 022) is left out, so the usual submission also reaches a daemon older than `mode`.
+        let mode = self.mode ?? CallerUmask.current.map { FileMode(creatingUnder: $0) }.flatMap {
+            $0 == .fetchDefault ? nil : $0.octal
+        }
         var submission = JobSubmission(
             kind: .fetch, url: url, destination: absolutePath(output), sha256: sha256,
             expectedBytes: expectedSize?.bytes, maxBytes: maxSize?.bytes, mode: mode)

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import LullAPI
 import LullClient
@@ -15,8 +18,8 @@ struct Watch: AsyncParsableCommand {
 
             Exit codes: 0 every watched job succeeded (a fetch that was not modified counts); \
             8 at least one failed, was cancelled or expired; 3 the daemon is not reachable; \
-            4 no such job; 130 stopped with ctrl-c before the jobs ended (128 + the signal: \
-            143 for SIGTERM, 129 for SIGHUP), as a shell reports an interrupted command.
+            4 no such job. Stopped with ctrl-c (SIGTERM, SIGHUP) before the jobs ended, watch \
+            ends by that signal, which a shell reports as 130 (143, 129).
             """)
 
     /// Exit code when a watched job ended without succeeding.
@@ -57,7 +60,14 @@ struct Watch: AsyncParsableCommand {
             return (ending, !session.board.failures.isEmpty)
         }
         // Stopped early, the jobs' outcome is unknown: a script must not take it for success.
-        if case .stopped(let signal) = ending { throw ExitCode(128 + signal) }
+        // With the screen restored, the signal is taken again with its default action, so the
+        // shell sees a command killed by it (and a loop around watch stops on ctrl-c too).
+        if case .stopped(let signal) = ending {
+            fflush(nil)
+            Glibc.signal(signal, SIG_DFL)
+            raise(signal)
+            throw ExitCode(128 + signal)
+        }
         if failed { throw ExitCode(Self.someJobDidNotSucceed) }
     }
 

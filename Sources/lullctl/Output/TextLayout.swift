@@ -36,10 +36,13 @@ enum TextLayout {
 
     /// A character's columns by the C library's Unicode width table (`wcwidth`, which needs the
     /// UTF-8 character type lullctl sets at start). A cluster is as wide as its widest scalar:
-    /// an accent adds nothing to its letter, a skin tone nothing to its emoji.
+    /// an accent adds nothing to its letter, a skin tone nothing to its emoji. Two kinds of
+    /// cluster are drawn as emoji, two columns, though their scalars are narrow: a flag (two
+    /// regional indicators) and a symbol asked for in emoji style (U+FE0F, as in ❤️).
     static func columns(_ character: Character) -> Int {
         var widest = 0
         for scalar in character.unicodeScalars {
+            if scalar.value == 0xFE0F || (0x1F1E6...0x1F1FF).contains(scalar.value) { widest = 2 }
             let width = Int(lull_wcwidth(scalar.value))
             // Unknown to the table (or no UTF-8 locale): assume the common case, one column.
             widest = max(widest, width < 0 ? 1 : width)

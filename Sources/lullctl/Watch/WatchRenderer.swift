@@ -9,9 +9,11 @@ struct WatchRenderer {
     /// One line per job plus a status line, each fitted to `width` columns, at most `height`
     /// lines in all. The block is redrawn by moving the cursor back up over it, which cannot go
     /// above the top of the window: a taller block would scroll a copy into the scrollback at
-    /// every redraw. When the jobs do not fit, the unfinished ones are shown first (running,
-    /// then waiting), in the order given, and one line counts the rest.
+    /// every redraw. When the jobs do not fit, the running ones are chosen first, then the
+    /// waiting ones, then those that ended; they are shown in the order given, and one line
+    /// counts the rest.
     func lines(_ board: WatchBoard, width: Int, height: Int, now: Date) -> [String] {
+        guard height >= 1 else { return [] }
         let status = TextLayout.fit(board.counts() + (board.allEnded ? "" : " · ctrl-c stops watching (the jobs go on)"), width)
         var shown = board.jobs
         if shown.count + 1 > height {
@@ -31,7 +33,8 @@ struct WatchRenderer {
         var lines = shown.map { line(for: $0, idWidth: idWidth, width: width, now: now) }
         let hidden = board.jobs.count - shown.count
         if hidden > 0 && height >= 2 {
-            lines.append(TextLayout.fit("… \(hidden) more \(hidden == 1 ? "job" : "jobs") not shown (a taller window shows them)", width))
+            // Never one: a board that does not fit gives up two rows for this line and the status.
+            lines.append(TextLayout.fit("… \(hidden) more jobs not shown (a taller window shows them)", width))
         }
         lines.append(status)
         return lines
