@@ -35,8 +35,8 @@ final class StagingFile: Sendable {
         let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
             let (fd, info) = try RegularFile.open(
                 path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: mode == nil ? 0o644 : 0o600, operation: "create")
-            // Also a file kept from an earlier attempt or version, which may have been made 0644.
-            if mode != nil { _ = fchmod(fd, 0o600) }
+            // A file kept from an earlier attempt or version may have been made 0644; a new one is 0600.
+            if mode != nil, info.st_mode & 0o7777 != 0o600 { _ = fchmod(fd, 0o600) }
             let length = min(Int64(info.st_size), max(keep, 0))
             guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
                 let code = errno
