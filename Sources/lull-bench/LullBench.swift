@@ -18,6 +18,15 @@ struct LullBench: ParsableCommand {
     @Option(name: .long, help: "Which benchmarks to run (repeatable): \(Self.sections.joined(separator: ", ")) (default: all).")
     var only: [String] = []
 
+    @Option(name: .long, help: .hidden)
+    var serveCeiling: String?
+
+    @Option(name: .long, help: .hidden)
+    var ceilingDatabase: String?
+
+    @Flag(name: .long, help: .hidden)
+    var ceilingInline = false
+
     static let sections = ["shell", "submit", "transfer", "scale", "idle", "sampler", "reaction", "coalescing"]
 
     func validate() throws {
@@ -27,6 +36,10 @@ struct LullBench: ParsableCommand {
     }
 
     func run() throws {
+        if let socket = serveCeiling {
+            // The child process `CeilingBenchmark` starts.
+            try CeilingServer.serve(socket: socket, database: ceilingDatabase ?? socket + ".sqlite", inline: ceilingInline)
+        }
         let started = Date()
         for section in Self.sections where only.isEmpty || only.contains(section) {
             let sectionStart = Date()
@@ -112,6 +125,8 @@ struct LullBench: ParsableCommand {
         progress("SQLite limit: \(rows) rows, one per commit, then 100 per commit")
         let single = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows, rowsPerCommit: 1)
         let hundred = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows * 20, rowsPerCommit: 100)
+        let ceiling = try CeilingBenchmark.run(
+            in: daemon.directory.path, sequential: 1500 * scale, concurrent: 8000 * scale, progress: progress)
         let counted = try InstructionCount.measure(config: config, submissions: quick ? 300 : 1000, progress: progress)
         let instructions = counted.map { "\(format($0.perSubmission / 1000))k (\($0.submissions) jobs)" } ?? "not counted (no valgrind)"
         func rate(_ value: Double) -> String { "\(format(value))/s" }
@@ -127,6 +142,10 @@ struct LullBench: ParsableCommand {
             | durable submissions/s, batch route, 100 jobs per request, 1 client (\(batch.requests) jobs) | \(rate(batch.perSecond)) | \(ratio(batch.perSecond)) | — | — |
             | lulld CPU time per submission: 1 client / 16 clients / batch route | \(cpu(sequential)) / \(cpu(concurrent)) / \(cpu(batch)) | — | — | — |
             | lulld instructions per submission, 1 client sequential (callgrind; user space only) | \(instructions) | — | — | — |
+            | ceiling: bare server, writer thread, 1 client sequential (\(ceiling.sequential.requests) jobs) | \(rate(ceiling.sequential.perSecond)) | \(ratio(ceiling.sequential.perSecond)) | — | — |
+            | ceiling: bare server, writer thread, 16 clients (\(ceiling.concurrent.requests) jobs) | \(rate(ceiling.concurrent.perSecond)) | \(ratio(ceiling.concurrent.perSecond)) | — | — |
+            | ceiling: bare server, commit on the event loop, 1 client sequential (\(ceiling.inlineSequential.requests) jobs) | \(rate(ceiling.inlineSequential.perSecond)) | \(ratio(ceiling.inlineSequential.perSecond)) | — | — |
+            | ceiling CPU time per submission: writer thread 1 client / 16 clients; inline 1 client | \(cpu(ceiling.sequential)) / \(cpu(ceiling.concurrent)); \(cpu(ceiling.inlineSequential)) | — | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 1 row per commit (\(single.requests) rows) | \(rate(single.perSecond)) | 1.00× | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 100 rows per commit (\(hundred.requests) rows) | \(rate(hundred.perSecond)) | \(ratio(hundred.perSecond)) | — | — |
             | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |
@@ -139,7 +158,10 @@ struct LullBench: ParsableCommand {
             The SQLite peer rows are measured in the same run by lull-bench itself (GRDB, a one-table
             database of rows the size of a job, in the daemon's state directory's filesystem): they are
             what this disk allows for durable commits, so the ratio column says how far group commit
-            carries Lull past one fsync per job.
+            carries Lull past one fsync per job. The ceiling rows are `CeilingServer` (in lull-bench):
+            a server that only parses the request by hand, commits the job and its event with raw
+            SQLite statements into lulld's schema, and answers, under the same clients. What it cannot
+            reach, lulld cannot reach on this machine.
             \(BenchReport.machine(quick: quick))
             """
         return table

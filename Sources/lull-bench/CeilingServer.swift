@@ -1,0 +1,269 @@
+import Foundation
+import GRDBSQLite
+import LullStore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The most a durable submission over the socket can get on this machine: a server that does
+/// only the part no implementation of `POST /v1/jobs` can skip, and nothing of lulld's own.
+///
+/// It reads the request with NIO's HTTP/1.1 decoder on a plain channel handler (no
+/// `NIOAsyncChannel`, no task per request), scans the flat JSON object by hand, inserts the job
+/// row and its `submitted` event with raw SQLite statements into a database with lulld's schema
+/// (WAL, `synchronous = FULL`), and answers `201` with a job view of about the same size as
+/// lulld's. Validation is three prefix checks; there is no quota, scheduler, event fan-out or
+/// metrics. Group commit is one writer thread taking everything queued since its last commit,
+/// as lulld's store does. With `inline`, the event loop commits each request itself: no thread
+/// hand-off at all, which lulld may not do (an fsync would stall every connection on that loop).
+///
+/// So a rate this server cannot reach is out of reach for lulld on the same machine.
+enum CeilingServer {
+    static func serve(socket: String, database: String, inline: Bool) throws -> Never {
+        // lulld's own schema, migrations and all; then the store is closed and only raw
+        // statements touch the file.
+        _ = try SQLiteJobStore(path: database)
+        let writer = try CeilingWriter(path: database)
+        if !inline {
+            let thread = Thread { writer.run() }
+            thread.start()
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        unlink(socket)
+        _ = try ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false)
+                    try channel.pipeline.syncOperations.addHandler(CeilingHandler(writer: writer, inline: inline))
+                }
+            }
+            .bind(unixDomainSocketPath: socket).wait()
+        while true { pause() }
+    }
+}
+
+/// One submission waiting for its commit.
+private struct PendingSubmission {
+    var spec: String
+    var kind: String
+    var url: String
+    var destination: String
+    var label: String?
+    var context: NIOLoopBound<ChannelHandlerContext>
+}
+
+/// Owns the SQLite connection. Submissions queue under a condition lock; `run` commits them in
+/// groups on its own thread and hands each loop its answers in one `execute`.
+private final class CeilingWriter: @unchecked Sendable {
+    private let pending = ConditionLock(value: 0)
+    private var queue: [PendingSubmission] = []
+    private let connectionLock = NIOLock()
+    private var connection: OpaquePointer?
+    private var insertJob: OpaquePointer?
+    private var insertEvent: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open(path, &connection) == SQLITE_OK else { throw BenchError("cannot open \(path)") }
+        try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        try prepare("""
+            INSERT INTO jobs (owner, kind, state, class, label, spec, created_at, updated_at, host)
+            VALUES (?, ?, 'queued', 'default', ?, ?, ?, ?, ?)
+            """, into: &insertJob)
+        try prepare("""
+            INSERT INTO events (job_id, owner, time, type, state) VALUES (?, ?, ?, 'submitted', 'queued')
+            """, into: &insertEvent)
+    }
+
+    func submit(_ submission: PendingSubmission) {
+        pending.lock()
+        queue.append(submission)
+        pending.unlock(withValue: 1)
+    }
+
+    /// Commits one submission on the caller's thread (the `inline` mode).
+    func commitNow(_ submission: PendingSubmission) -> Int64 {
+        connectionLock.withLock { commit([submission])[0] }
+    }
+
+    func run() {
+        while true {
+            pending.lock(whenValue: 1)
+            let batch = queue
+            queue.removeAll(keepingCapacity: true)
+            pending.unlock(withValue: 0)
+            let ids = connectionLock.withLock { commit(batch) }
+            var byLoop: [ObjectIdentifier: (loop: any EventLoop, answers: [(PendingSubmission, Int64)])] = [:]
+            for (submission, id) in zip(batch, ids) {
+                let loop = submission.context.eventLoop
+                byLoop[ObjectIdentifier(loop), default: (loop, [])].answers.append((submission, id))
+            }
+            for (loop, answers) in byLoop.values {
+                let handOver = UncheckedBox(answers)
+                loop.execute {
+                    for (submission, id) in handOver.value { CeilingHandler.answer(submission, id: id) }
+                }
+            }
+        }
+    }
+
+    private func commit(_ batch: [PendingSubmission]) -> [Int64] {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        let now = Date().timeIntervalSince1970
+        var ids: [Int64] = []
+        ids.reserveCapacity(batch.count)
+        do {
+            try execute("BEGIN IMMEDIATE")
+            for submission in batch {
+                sqlite3_bind_int64(insertJob, 1, 0)
+                sqlite3_bind_text(insertJob, 2, submission.kind, -1, transient)
+                if let label = submission.label {
+                    sqlite3_bind_text(insertJob, 3, label, -1, transient)
+                } else {
+                    sqlite3_bind_null(insertJob, 3)
+                }
+                sqlite3_bind_text(insertJob, 4, submission.spec, -1, transient)
+                sqlite3_bind_double(insertJob, 5, now)
+                sqlite3_bind_double(insertJob, 6, now)
+                sqlite3_bind_text(insertJob, 7, "127.0.0.1", -1, transient)
+                try step(insertJob)
+                let id = sqlite3_last_insert_rowid(connection)
+                ids.append(id)
+                sqlite3_bind_int64(insertEvent, 1, id)
+                sqlite3_bind_int64(insertEvent, 2, 0)
+                sqlite3_bind_double(insertEvent, 3, now)
+                try step(insertEvent)
+            }
+            try execute("COMMIT")
+        } catch {
+            // A benchmark's server: a failed commit is a broken run, not something to serve around.
+            fatalError("ceiling server: \(error)")
+        }
+        return ids
+    }
+
+    private func step(_ statement: OpaquePointer?) throws {
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(connection))) }
+    }
+
+    private func execute(_ sql: String) throws {
+        guard sqlite3_exec(connection, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchError("\(sql): \(String(cString: sqlite3_errmsg(connection)))")
+        }
+    }
+
+    private func prepare(_ sql: String, into statement: inout OpaquePointer?) throws {
+        guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw BenchError("\(sql): \(String(cString: sqlite3_errmsg(connection)))")
+        }
+    }
+}
+
+/// Values handed from the writer thread to a loop that alone touches them afterwards.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+private final class CeilingHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let writer: CeilingWriter
+    private let inline: Bool
+    private var body = ByteBuffer()
+
+    init(writer: CeilingWriter, inline: Bool) {
+        self.writer = writer
+        self.inline = inline
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            body.clear()
+        case .body(var part):
+            body.writeBuffer(&part)
+        case .end:
+            guard let fields = FlatJSONObject.strings(in: body) else {
+                return Self.write(context, status: .badRequest, json: #"{"error":{"code":"invalid_json","message":"not a flat JSON object of strings"}}"#)
+            }
+            guard let kind = fields["kind"], kind == "fetch",
+                  let url = fields["url"], url.hasPrefix("http://") || url.hasPrefix("https://"),
+                  let destination = fields["destination"], destination.hasPrefix("/")
+            else {
+                return Self.write(context, status: .badRequest, json: #"{"error":{"code":"invalid_field","message":"kind, url or destination"}}"#)
+            }
+            let submission = PendingSubmission(
+                spec: String(buffer: body), kind: kind, url: url, destination: destination, label: fields["label"],
+                context: NIOLoopBound(context, eventLoop: context.eventLoop))
+            if inline {
+                Self.answer(submission, id: writer.commitNow(submission))
+            } else {
+                writer.submit(submission)
+            }
+        }
+    }
+
+    /// A `201` with a job view of about the size of lulld's.
+    static func answer(_ submission: PendingSubmission, id: Int64) {
+        let label = submission.label.map { #""label":"\#($0)","# } ?? ""
+        write(submission.context.value, status: .created, json: """
+            {"id":\(id),"kind":"\(submission.kind)","state":"queued","class":"default",\(label)\
+            "url":"\(submission.url)","destination":"\(submission.destination)","mode":"0644",\
+            "owner":0,"attempts":0,"created_at":"2026-11-22T03:00:00.000Z","updated_at":"2026-11-22T03:00:00.000Z",\
+            "waiting_for":["a free slot"],"retry":{"max_attempts":5,"initial_delay_seconds":30,"max_delay_seconds":3600},\
+            "timeouts":{"connect_seconds":30,"idle_seconds":60}}
+            """)
+    }
+
+    private static func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, json: String) {
+        var out = context.channel.allocator.buffer(capacity: json.utf8.count)
+        out.writeString(json)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(out.readableBytes))
+        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(out))), promise: nil)
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+    }
+}
+
+/// The members of a flat JSON object whose values are all strings without escapes: the
+/// benchmark's submissions and nothing more (nil for anything else).
+private enum FlatJSONObject {
+    static func strings(in buffer: ByteBuffer) -> [String: String]? {
+        buffer.withUnsafeReadableBytes { bytes -> [String: String]? in
+            var fields: [String: String] = [:]
+            var index = 0
+            func skipSpace() {
+                while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+            }
+            func expect(_ byte: UInt8) -> Bool {
+                skipSpace()
+                guard index < bytes.count, bytes[index] == byte else { return false }
+                index += 1
+                return true
+            }
+            func string() -> String? {
+                guard expect(0x22) else { return nil }
+                let start = index
+                while index < bytes.count, bytes[index] != 0x22 {
+                    if bytes[index] == 0x5C || bytes[index] < 0x20 { return nil }
+                    index += 1
+                }
+                guard index < bytes.count else { return nil }
+                defer { index += 1 }
+                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            }
+            guard expect(0x7B) else { return nil }
+            while true {
+                guard let key = string(), expect(0x3A), let value = string() else { return nil }
+                fields[key] = value
+                if expect(0x7D) { return fields }
+                guard expect(0x2C) else { return nil }
+            }
+        }
+    }
+}
