@@ -187,6 +187,18 @@ struct LiveViewTests {
             try terminal.send("q")
             let after = try terminal.waitForScreen("top to quit") { $0.contains("exit=0") }
             #expect(!after.contains("RUNNING"), "the alternate screen is gone after q")
+
+            // Told to stop from outside, top restores the screen and ends by the signal, as any
+            // program would: a service manager or a script sees it was terminated.
+            for (signal, status) in [(SIGTERM, 143), (SIGHUP, 129)] {
+                let killed = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
+                defer { killed.close() }
+                try killed.waitForScreen("top to draw") { $0.contains("RUNNING (1)") }
+                try killed.signalCommand(signal)
+                let ended = try killed.waitForScreen("top to end by signal \(signal)") { $0.contains("exit=") }
+                #expect(ended.contains("exit=\(status)"), "\(ended)")
+                #expect(!ended.contains("RUNNING"), "the alternate screen is gone: \(ended)")
+            }
         }
     }
 }

@@ -43,6 +43,16 @@ final class TmuxSession {
         try run(["send-keys", "-t", name] + keys)
     }
 
+    /// Sends `signal` to the command running in the window (the children of the window's shell),
+    /// as `kill` from another terminal or a closed SSH session would.
+    func signalCommand(_ signal: Int32) throws {
+        let shell = try run(["display-message", "-p", "-t", name, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = try CommandRunner.run("/usr/bin/pgrep", ["-P", shell])
+        let pids = children.stdout.split(separator: "\n").compactMap { pid_t($0) }
+        guard !pids.isEmpty else { throw TmuxFailed(description: "no command runs under the window's shell \(shell)") }
+        for pid in pids { kill(pid, signal) }
+    }
+
     func resize(columns: Int, rows: Int) throws {
         try run(["resize-window", "-t", name, "-x", String(columns), "-y", String(rows)])
     }

@@ -9,8 +9,10 @@ struct Top: AsyncParsableCommand {
             Shows power, battery, network (metered, cellular) and pressure as the scheduler sees \
             them, CPU and memory sparklines from the daemon's sampler, running jobs with progress, \
             the queue by class with how many jobs are held and by which rule, and the latest \
-            failures. q quits. Plain ANSI only, so it works over SSH and in tmux. When stdout is not \
-            a terminal (or with --once) it prints one frame and exits.
+            failures. q (or ctrl-c) quits with status 0; SIGTERM or a hang-up from outside ends it by \
+            that signal once the screen is restored (a shell reports 143, 129). Plain ANSI only, so \
+            it works over SSH and in tmux. When stdout is not a terminal (or with --once) it prints \
+            one frame and exits.
             """)
 
     @Option(name: .long, help: "Seconds between refreshes (0.2-60).")
@@ -28,15 +30,21 @@ struct Top: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await connection.withClient(style: .eventLoop) { client in
+        let stoppedBy = try await connection.withClient(style: .eventLoop) { client -> Int32? in
             var session = TopSession(client: client, interval: .milliseconds(Int(interval * 1000)))
             if once || !Terminal.standardOutputIsTerminal || isatty(STDIN_FILENO) != 1 {
                 try await session.printOnce()
-            } else {
-                // Fail early and plainly (daemon not running, permission) before taking over the screen.
-                _ = try await client.status()
-                await session.run()
+                return nil
             }
+            // Fail early and plainly (daemon not running, permission) before taking over the screen.
+            _ = try await client.status()
+            return await session.run()
+        }
+        // q and ctrl-c typed into top quit it (0); SIGTERM or a hang-up from outside end it as
+        // they would any other program, after the screen is restored.
+        if let signal = stoppedBy {
+            TerminalSignals.endProcess(by: signal)
+            throw ExitCode(128 + signal)
         }
     }
 }

@@ -1,7 +1,4 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullAPI
 import LullClient
@@ -60,12 +57,8 @@ struct Watch: AsyncParsableCommand {
             return (ending, !session.board.failures.isEmpty)
         }
         // Stopped early, the jobs' outcome is unknown: a script must not take it for success.
-        // With the screen restored, the signal is taken again with its default action, so the
-        // shell sees a command killed by it (and a loop around watch stops on ctrl-c too).
         if case .stopped(let signal) = ending {
-            fflush(nil)
-            Glibc.signal(signal, SIG_DFL)
-            raise(signal)
+            TerminalSignals.endProcess(by: signal)
             throw ExitCode(128 + signal)
         }
         if failed { throw ExitCode(Self.someJobDidNotSucceed) }

@@ -28,4 +28,14 @@ struct TerminalSignals {
             continuation.onTermination = { _ in owned.cancel() }
         }
     }
+
+    /// Takes `signal` again with its default action, once a live view has restored the screen:
+    /// the shell then sees a command killed by it (130 for ctrl-c, 143 for SIGTERM), so a script
+    /// does not take an interrupted view for success and a loop around it stops too. Returns
+    /// only if the signal is blocked; the caller then exits with 128 + signal itself.
+    static func endProcess(by signal: Int32) {
+        fflush(nil)
+        Glibc.signal(signal, SIG_DFL)
+        raise(signal)
+    }
 }

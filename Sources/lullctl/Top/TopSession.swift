@@ -32,7 +32,9 @@ struct TopSession {
         print(TopScreen(size: size).lines(snapshot, problem: nil).joined(separator: "\n"))
     }
 
-    mutating func run() async {
+    /// Runs until q (or ctrl-c, ctrl-d) is typed, which returns nil, or a signal from outside
+    /// (SIGTERM, SIGHUP, SIGINT), which returns that signal.
+    mutating func run() async -> Int32? {
         let terminal = Terminal()
         terminal.enterRawMode()
         Terminal.write(ANSI.enterAlternateScreen + ANSI.hideCursor)
@@ -73,11 +75,11 @@ struct TopSession {
         for await input in inputs {
             switch input {
             case .key(let byte) where [UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4].contains(byte):
-                return  // q, ctrl-c, ctrl-d
+                return nil  // q, ctrl-c, ctrl-d
             case .key:
                 continue
-            case .signal(.stop):
-                return
+            case .signal(.stop(let signal)):
+                return signal
             case .signal(.resized):
                 draw()
             case .tick:
@@ -90,6 +92,7 @@ struct TopSession {
                 draw()
             }
         }
+        return nil
     }
 
     private mutating func refresh() async {
