@@ -65,6 +65,48 @@ struct FileModeTests {
         _ = try await client.cancel(big.id)
     }
 
+    /// A fetch stored before jobs had modes has none in its spec. It keeps what it got then, the
+    /// daemon's umask, so an upgrade does not widen the files of existing (periodic) jobs.
+    @Test func aJobStoredBeforeModesKeepsTheDaemonsUmask() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/report.csv", Array("a,b\n1,2\n".utf8))
+        let daemon = try DaemonProcess(config: holdEverything, launcher: ["/bin/sh", "-c", "umask 027; exec \"$0\" \"$@\""])
+        defer { daemon.remove() }
+        try daemon.start()
+        let destination = daemon.directory.appendingPathComponent("report.csv").path
+        let stored: JobView
+        do {
+            let client = LullClient(socketPath: daemon.socketPath)
+            defer { Task { await client.shutdown() } }
+            stored = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/report.csv"), destination: destination))
+            #expect(stored.mode == "0644")
+        }
+        #expect(daemon.stop() == 0)
+
+        // The row as the version before modes wrote it, and a config that lets it run.
+        let store = daemon.stateDirectory + "/lull.sqlite"
+        let edit = try CommandRunner.run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            changed = db.execute("UPDATE jobs SET spec = json_remove(spec, '$.fileMode') WHERE id = ?", (int(sys.argv[2]),)).rowcount
+            db.commit()
+            print(changed, db.execute("SELECT spec LIKE '%fileMode%' FROM jobs WHERE id = ?", (int(sys.argv[2]),)).fetchone()[0])
+            """, store, String(stored.id)])
+        #expect(edit.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1 0", "\(edit.stdout) \(edit.stderr)")
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: "max_concurrent = 0", with: "max_concurrent = 2")
+            .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        let legacy = try await awaitJob(stored.id, in: [.succeeded, .failed], client: client)
+        #expect(legacy.state == .succeeded, "\(legacy.error?.message ?? "")")
+        #expect(legacy.mode == nil, "a job stored without a mode shows none")
+        #expect(Self.mode(of: destination) == 0o640, "0666 less the daemon's umask 027")
+    }
+
     @Test func aModeThatIsNotOneIsRefusedNamingTheField() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("f").path
