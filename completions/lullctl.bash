@@ -623,12 +623,15 @@ _lullctl_events() {
     repeating_flags=()
     non_repeating_flags=(-f --follow --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--after --socket)
+    non_repeating_options=(--after --reconnect-for --socket)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--after')
+        return
+        ;;
+    '--reconnect-for')
         return
         ;;
     '--socket')
@@ -641,12 +644,15 @@ _lullctl_watch() {
     repeating_flags=()
     non_repeating_flags=(--plain --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--label --socket)
+    non_repeating_options=(--label --reconnect-for --socket)
     __lullctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--label')
+        return
+        ;;
+    '--reconnect-for')
         return
         ;;
     '--socket')

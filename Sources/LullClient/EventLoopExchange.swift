@@ -37,21 +37,47 @@ struct EventLoopExchange: ControlExchange {
 /// An AsyncHTTPClient made on first use, so a client that only makes blocking calls never
 /// starts the event loops.
 final class LazyHTTPClient: Sendable {
-    private let slot = Mutex<HTTPClient?>(nil)
+    private enum State {
+        case unused
+        case running(HTTPClient)
+        case shutDown
+    }
 
+    private let state = Mutex(State.unused)
+
+    /// The client, made on first use. After `shutdown` a late call (a task cancelled on its way
+    /// out) gets an error rather than a new client that nobody would shut down.
     var client: HTTPClient {
-        slot.withLock { client in
-            if let client { return client }
-            let made = HTTPClient(eventLoopGroupProvider: .singleton)
-            client = made
-            return made
+        get throws {
+            try state.withLock { state in
+                switch state {
+                case .running(let client):
+                    return client
+                case .unused:
+                    let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configuration)
+                    state = .running(made)
+                    return made
+                case .shutDown:
+                    throw CancellationError()
+                }
+            }
         }
     }
 
+    /// A local socket connects at once or not at all (no socket, nobody listening): waiting out
+    /// AsyncHTTPClient's default 10 s of connection retries only delays "lulld is not running"
+    /// and, for a view following a daemon that went away, every reconnect attempt.
+    static var configuration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(1)
+        return configuration
+    }
+
     func shutdown() async {
-        let made = slot.withLock { client in
-            defer { client = nil }
-            return client
+        let made = state.withLock { state -> HTTPClient? in
+            defer { state = .shutDown }
+            if case .running(let client) = state { return client }
+            return nil
         }
         try? await made?.shutdown()
     }

@@ -240,16 +240,29 @@ public enum LullClientError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let path, .noSocket):
-            "lulld is not running (no socket at \(path)). Start it with `lulld` (or `systemctl start lulld`), or point LULL_SOCKET / --socket at its socket."
+            "lulld is not running (no socket at \(path)). Start it with \(Self.howToStart(path)), or point LULL_SOCKET / --socket at its socket."
         case .unreachable(let path, .permissionDenied):
             "permission denied on \(path). Ask an admin to add you to the socket's group (ls -l shows it), or run your own user instance with lulld and leave LULL_SOCKET unset."
         case .unreachable(let path, .refused(let detail)):
-            "cannot talk to lulld on \(path) (\(detail)). Is it running? Check `journalctl -u lulld` or start it with `lulld`."
+            "cannot talk to lulld on \(path) (\(detail)). Is it running? Check \(Self.whereItLogs(path)) or start it with \(Self.howToStart(path))."
         case .api(_, let detail):
             detail.message
         case .protocolViolation(let message):
             "\(message). Is the socket really lulld's, and the same version as this client? Compare lullctl --version with lullctl status."
         }
+    }
+}
+
+extension LullClientError {
+    /// The system service's socket (the unit's `/run/lull/lull.sock`), or a user instance's.
+    static func isSystemSocket(_ path: String) -> Bool { path.hasPrefix("/run/lull/") }
+
+    static func howToStart(_ path: String) -> String {
+        isSystemSocket(path) ? "`systemctl start lulld`" : "`lulld` (or `systemctl --user start lulld`, if installed as a user service)"
+    }
+
+    static func whereItLogs(_ path: String) -> String {
+        isSystemSocket(path) ? "`journalctl -u lulld`" : "lulld's output (`journalctl --user -u lulld` for the user service)"
     }
 }
 

@@ -149,6 +149,11 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(
                 .tooLarge, field: "url", "url is \(url.utf8.count) bytes; the limit is \(limits.maxURLBytes) bytes")
         }
+        guard url.contains("://") else {
+            // "example.com/f" or "localhost:8000/f": what was meant is plain, and it is not
+            // "scheme localhost is not supported".
+            throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no scheme; write http://\(url) or https://\(url)")
+        }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" is not a valid URL")
         }

@@ -97,6 +97,8 @@ public struct FileFailure: Error, CustomStringConvertible {
             JobFailure(code: "symlink_refused", message: description + " (a symlink is never followed here)", retryable: false)
         case ENOENT, ENOTDIR:
             JobFailure(code: "no_such_file", message: description, retryable: false)
+        case EISDIR:
+            JobFailure(code: "file_error", message: description + "; give a path to a file inside it", retryable: false)
         default:
             JobFailure(code: "file_error", message: description, retryable: false)
         }

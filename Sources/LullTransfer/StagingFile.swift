@@ -33,6 +33,11 @@ final class StagingFile: Sendable {
     ) async throws -> (StagingFile, Int64) {
         let path = Self.path(for: destination, jobID: jobID)
         let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
+            // A directory there would otherwise be found only by the rename, after the download.
+            var existing = stat()
+            if lstat(destination, &existing) == 0, existing.st_mode & S_IFMT == S_IFDIR {
+                throw FileFailure(operation: "write the download to", path: destination, errno: EISDIR)
+            }
             let (fd, info) = try RegularFile.open(
                 path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: mode == nil ? 0o644 : 0o600, operation: "create")
             // A file kept from an earlier attempt or version may have been made 0644; a new one is 0600.

@@ -29,6 +29,23 @@ struct Lullctl: AsyncParsableCommand {
         // too for `wcwidth` to know how many columns a character takes (TextLayout). Only the
         // character type: numbers, dates and messages stay as they are.
         if setlocale(LC_CTYPE, "C.UTF-8") == nil { setlocale(LC_CTYPE, "") }
-        await main(nil)
+        await main(socketMovedAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// `--socket` belongs to every subcommand, but people put it first (`lullctl --socket
+    /// /run/lull/lull.sock status`), as with other tools' global flags: it is moved after the
+    /// subcommand's own arguments (before a `--`, which ends the options).
+    static func socketMovedAfterSubcommand(_ arguments: [String]) -> [String] {
+        var rest = arguments
+        var moved: [String] = []
+        while let first = rest.first, first == "--socket" || first.hasPrefix("--socket=") {
+            let take = first == "--socket" ? min(2, rest.count) : 1
+            moved += rest.prefix(take)
+            rest.removeFirst(take)
+        }
+        guard !moved.isEmpty, !rest.isEmpty else { return arguments }
+        let end = rest.firstIndex(of: "--") ?? rest.endIndex
+        rest.insert(contentsOf: moved, at: end)
+        return rest
     }
 }

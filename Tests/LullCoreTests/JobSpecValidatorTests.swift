@@ -24,6 +24,15 @@ import Testing
         #expect(failure?.code == .invalidValue)
     }
 
+    /// A URL without a scheme is answered with the URL it probably meant, not with "scheme
+    /// localhost is not supported".
+    @Test(arguments: ["localhost:8000/f", "example.org/a", "127.0.0.1:9/x"])
+    func aURLWithoutASchemeGetsTheFixInTheMessage(url: String) {
+        let failure = error(JobSpec(kind: .fetch, url: url, destination: "/tmp/a"))
+        #expect(failure?.field == "url")
+        #expect(failure?.message == "url \"\(url)\" has no scheme; write http://\(url) or https://\(url)")
+    }
+
     /// The host keys per-host limits and proxy decisions: lowercased, without user info or port.
     @Test(arguments: [
         ("https://Example.ORG/a", "example.org"), ("http://user:pw@Host.example:8080/x?q=1", "host.example"),

@@ -68,4 +68,23 @@ import Testing
             #expect(leftovers.isEmpty, "a job that failed for good leaves no staging file: \(leftovers)")
         }
     }
+
+    /// `-o DIR` where DIR exists: found out before the download, not at the rename after it.
+    @Test func aDirectoryAtTheDestinationFailsBeforeAnyByteIsFetched() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/big.bin", TestHTTPServer.bytes(count: 1 << 20))
+        try await withDaemon { daemon, client in
+            let directory = daemon.directory.appendingPathComponent("downloads")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big.bin"), destination: directory.path))
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .failed)
+            #expect(done.error?.code == "file_error")
+            #expect(done.error?.message.contains("Is a directory") == true, "\(String(describing: done.error))")
+            #expect(done.error?.message.contains("a path to a file inside it") == true, "says what to do: \(String(describing: done.error))")
+            #expect(server.requests.isEmpty, "nothing was downloaded only to be thrown away")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
 }

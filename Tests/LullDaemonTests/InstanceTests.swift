@@ -38,7 +38,19 @@ import Testing
         let result = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["status", "--socket", "/tmp/lull-no-such.sock"])
         #expect(result.status == 3)
         #expect(result.stderr.contains("lulld is not running"))
-        #expect(result.stderr.contains("Start it"))
+        #expect(result.stderr.contains("Start it with `lulld` (or `systemctl --user start lulld`"), "a user instance's socket: \(result.stderr)")
+
+        // --socket first, as with other tools' global flags, means the same.
+        let socketFirst = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["--socket", "/tmp/lull-no-such.sock", "status"])
+        #expect(socketFirst.status == 3, "\(socketFirst.stderr)")
+        #expect(socketFirst.stderr.contains("no socket at /tmp/lull-no-such.sock"))
+
+        // The system unit's socket gets the system service's hint.
+        let system = "/run/lull/lull.sock"
+        guard !FileManager.default.fileExists(atPath: system) else { return }
+        let asSystem = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["status", "--socket", system])
+        #expect(asSystem.status == 3)
+        #expect(asSystem.stderr.contains("Start it with `systemctl start lulld`"), "\(asSystem.stderr)")
     }
 
     @Test func checkConfigReportsFileLineAndKey() throws {

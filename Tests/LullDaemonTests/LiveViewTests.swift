@@ -66,9 +66,19 @@ struct LiveViewTests {
             #expect(success.status == 0)
             #expect(success.stdout.contains("job \(good.id) succeeded"))
 
+            // A label no job has is a mistake, not success (a typo in `watch --label L && next`).
             let none = try CommandRunner.run(Self.lullctl, ["watch", "--label", "nothing-here", "--socket", daemon.socketPath])
-            #expect(none.status == 0)
-            #expect(none.stdout.contains("no unfinished jobs with label \"nothing-here\""))
+            #expect(none.status == 4)
+            #expect(none.stderr.contains("no job has the label \"nothing-here\""), "\(none.stderr)")
+
+            // A labelled job that failed before the watch began still decides its outcome.
+            let early = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/missing"), destination: daemon.directory.appendingPathComponent("early").path,
+                label: "batch"))
+            _ = try await awaitJob(early.id, in: [.failed], client: client)
+            let late = try CommandRunner.run(Self.lullctl, ["watch", "--label", "batch", "--socket", daemon.socketPath])
+            #expect(late.status == 8, "\(late.stdout)")
+            #expect(late.stdout.contains("no unfinished jobs with label \"batch\": 0 succeeded, 1 did not (\(early.id))"), "\(late.stdout)")
 
             let unknown = try CommandRunner.run(Self.lullctl, ["watch", "999999", "--socket", daemon.socketPath])
             #expect(unknown.status == 4)
@@ -122,6 +132,37 @@ struct LiveViewTests {
         let stopped = try terminal.waitForScreen("watch to stop") { $0.contains("exit=") }
         #expect(stopped.contains("stopped watching; the jobs go on"))
         #expect(stopped.contains("exit=130"), "stopped early is not success: \(stopped)")
+    }
+
+    /// A daemon that stops and stays away: watch and events --follow give up with exit 3 once
+    /// --reconnect-for has passed (a script waiting on them returns), and top keeps answering
+    /// q at once while it says the daemon is gone.
+    @Test func followersGiveUpOnADaemonThatStaysAwayAndTopStillQuits() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: "http://127.0.0.1:9/held", destination: daemon.directory.appendingPathComponent("held").path))
+            let socket = ["--socket", daemon.socketPath]
+            let watch = try BackgroundCommand(Self.lullctl, ["watch", String(job.id), "--plain", "--reconnect-for", "2"] + socket, in: daemon.directory)
+            let events = try BackgroundCommand(Self.lullctl, ["events", "--follow", "--reconnect-for", "2"] + socket, in: daemon.directory)
+            defer { watch.stop(); events.stop() }
+            let terminal = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
+            defer { terminal.close() }
+            try terminal.waitForScreen("top to draw") { $0.contains("1 queued") }
+            try watch.waitForOutput("watch's first line") { $0.contains("job \(job.id)  queued") }
+            try events.waitForOutput("the submitted event") { $0.contains("job \(job.id)  submitted") }
+
+            #expect(daemon.stop() == 0)
+            // 2 s of trying to reconnect, each try failing within a second: a generous bound.
+            let giveUpBy = ContinuousClock.now + .seconds(8)
+            try terminal.waitForScreen("top to say the daemon is gone") { $0.contains("lulld is not running") }
+            try terminal.send("q")
+            try terminal.waitForScreen("top to quit at once", timeout: .seconds(3)) { $0.contains("exit=0") }
+            for (name, follower) in [("watch", watch), ("events --follow", events)] {
+                let status = try follower.waitForExit(by: giveUpBy)
+                #expect(status == 3, "\(name): \(follower.stderr)")
+                #expect(follower.stderr.contains("lulld is not running"), "\(name): \(follower.stderr)")
+            }
+        }
     }
 
     /// A job's line, the count of jobs not shown, the status line, or blank.

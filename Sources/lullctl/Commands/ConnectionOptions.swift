@@ -16,7 +16,10 @@ struct ConnectionOptions: ParsableArguments {
     /// - Parameter style: blocking socket calls by default: a command that makes one call and
     ///   exits would spend more time starting the event loops than calling (`lullctl submit`
     ///   from a shell loop). Commands that stay (watch, top, events) use the event loops.
-    func withClient<T>(style: CallStyle = .blockingSocket, _ body: (LullClient) async throws -> T) async throws -> T {
+    /// - Parameter jobID: the job the command is about, named in the advice that follows an error.
+    func withClient<T>(
+        style: CallStyle = .blockingSocket, about jobID: Int64? = nil, _ body: (LullClient) async throws -> T
+    ) async throws -> T {
         let client = LullClient(socketPath: socketPath, style: style)
         do {
             let value = try await body(client)
@@ -24,7 +27,7 @@ struct ConnectionOptions: ParsableArguments {
             return value
         } catch let error as LullClientError {
             await client.shutdown()
-            printError(Self.message(for: error))
+            printError(Self.message(for: error, about: jobID, command: Self.invokedCommand()))
             throw ExitCode(Self.exitCode(for: error))
         } catch {
             await client.shutdown()
@@ -33,16 +36,26 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The error in words plus what to do about it, where the daemon's message does not say.
-    static func message(for error: LullClientError) -> String {
+    static func message(for error: LullClientError, about jobID: Int64? = nil, command: String = "<command>") -> String {
         guard case .api(_, let detail) = error else { return error.description }
         switch detail.code {
         case "invalid_state":
-            return "\(detail.message). Nothing was changed; lullctl show <id> shows where the job stands."
+            return "\(detail.message). Nothing was changed; lullctl show \(jobID.map(String.init) ?? "ID") shows where the job stands."
         case "invalid_value", "missing_field", "unknown_field", "malformed_json":
-            return "\(detail.message). lullctl help <command> lists each command's options; docs/api.md describes every field."
+            return "\(detail.message). lullctl \(command) --help lists its options; docs/api.md describes every field."
         default:
             return detail.message
         }
+    }
+
+    /// The subcommand as typed (`submit fetch`, `cancel`), for advice that names it.
+    static func invokedCommand(_ arguments: [String] = CommandLine.arguments) -> String {
+        let words = arguments.dropFirst().filter { !$0.hasPrefix("-") }
+        guard let first = words.first else { return "<command>" }
+        if first == "submit", words.count > 1, ["fetch", "push", "upload"].contains(words[words.startIndex + 1]) {
+            return "submit \(words[words.startIndex + 1])"
+        }
+        return first
     }
 
     static func exitCode(for error: LullClientError) -> Int32 {

@@ -5,7 +5,11 @@ import LullClient
 
 struct Events: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print job events after a cursor; --follow keeps printing new ones.")
+        abstract: "Print job events after a cursor; --follow keeps printing new ones.",
+        discussion: """
+            With --follow, a daemon that restarts is followed from the last event printed; one \
+            that stays away longer than --reconnect-for ends the command with exit 3.
+            """)
 
     @Option(name: .long, help: "Print events with a sequence number above this.")
     var after: Int64 = 0
@@ -13,13 +17,14 @@ struct Events: AsyncParsableCommand {
     @Flag(name: [.short, .long], help: "Keep running and print new events as they happen.")
     var follow = false
 
+    @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
         try await connection.withClient(style: .eventLoop) { client in
             if follow {
-                for try await event in client.followEvents(after: after) { try emit(event) }
+                for try await event in client.followEvents(after: after, reconnectWithin: reconnect.window) { try emit(event) }
             } else {
                 var cursor = after
                 while true {

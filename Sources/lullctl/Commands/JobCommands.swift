@@ -12,7 +12,7 @@ protocol JobCommandRunner: AsyncParsableCommand {
 
 extension JobCommandRunner {
     func run() async throws {
-        let job = try await connection.withClient { try await Self.perform($0, id) }
+        let job = try await connection.withClient(about: id) { try await Self.perform($0, id) }
         if format.json {
             try printJSON(job)
         } else {

@@ -48,9 +48,12 @@ struct JobOptions: ParsableArguments {
 }
 
 /// Absolute form of a path given on the command line, relative to the current directory.
+/// A trailing slash is kept: `-o sub/` names a directory, which the daemon refuses, rather than
+/// a file called `sub`.
 func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardized.path
+    let resolved = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardized.path
+    return path.hasSuffix("/") && !resolved.hasSuffix("/") ? resolved + "/" : resolved
 }
 
 func submitAndPrint(_ submission: JobSubmission, connection: ConnectionOptions, output: OutputOptions) async throws {

@@ -5,11 +5,13 @@ import LullClient
 /// The full-screen loop of `top`: the alternate screen, keys in raw mode, a redraw every
 /// interval and on resize. Each frame is built whole in memory and written with one write,
 /// cursor home first and each line cleared to its end, so the screen never flickers.
+///
+/// The daemon is read by a task of its own, so the loop that owns the screen answers q and
+/// signals at once even while a read waits on a daemon that went away.
 struct TopSession {
     private enum Input: Sendable {
         case key(UInt8)
-        case tick
-        case jobChanged
+        case read(Result<TopSnapshot, any Error>)
         case signal(TerminalSignal)
     }
 
@@ -17,8 +19,6 @@ struct TopSession {
     let interval: Duration
     private var snapshot: TopSnapshot?
     private var problem: String?
-    private var samplesAvailable = true
-    private var lastRead = ContinuousClock.now - .seconds(60)
 
     init(client: LullClient, interval: Duration) {
         self.client = client
@@ -27,6 +27,7 @@ struct TopSession {
 
     /// One frame as plain text, for a pipe or `--once`.
     mutating func printOnce() async throws {
+        var samplesAvailable = true
         snapshot = try await TopSnapshot.read(from: client, previous: nil, samplesAvailable: &samplesAvailable)
         let size = Terminal.Size(columns: Terminal.standardOutputIsTerminal ? Terminal.size().columns : 120, rows: 1000)
         print(TopScreen(size: size).lines(snapshot, problem: nil).joined(separator: "\n"))
@@ -44,6 +45,8 @@ struct TopSession {
         }
 
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
+        // Reasons to read the daemon again; many arriving during one read make one more read.
+        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let client = self.client
         let interval = self.interval
         let producers = [
@@ -54,24 +57,37 @@ struct TopSession {
                 for await signal in TerminalSignals.stream(stopOn: [SIGTERM, SIGHUP, SIGINT]) { continuation.yield(.signal(signal)) }
             },
             Task {
-                while !Task.isCancelled {
-                    continuation.yield(.tick)
-                    try? await Task.sleep(for: interval)
-                }
+                repeat { wake.yield() } while (try? await Task.sleep(for: interval)) != nil
             },
             Task {
                 // Job changes redraw at once instead of waiting for the next tick. A broken stream
                 // only costs that immediacy; the ticks go on.
                 do {
                     guard let cursor = try await client.status().lastEventSeq else { return }
-                    for try await _ in client.followEvents(after: cursor) { continuation.yield(.jobChanged) }
+                    for try await _ in client.followEvents(after: cursor) { wake.yield() }
                 } catch {
                     return
+                }
+            },
+            Task {
+                var previous: TopSnapshot?
+                var samplesAvailable = true
+                for await _ in wakeups {
+                    do {
+                        let snapshot = try await TopSnapshot.read(from: client, previous: previous, samplesAvailable: &samplesAvailable)
+                        previous = snapshot
+                        continuation.yield(.read(.success(snapshot)))
+                    } catch {
+                        continuation.yield(.read(.failure(error)))
+                    }
+                    // Progress events come many times a second; a quarter second between reads is plenty.
+                    guard (try? await Task.sleep(for: min(interval, .milliseconds(250)))) != nil else { return }
                 }
             },
         ]
         defer { for producer in producers { producer.cancel() } }
 
+        draw()
         for await input in inputs {
             switch input {
             case .key(let byte) where [UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4].contains(byte):
@@ -82,28 +98,17 @@ struct TopSession {
                 return signal
             case .signal(.resized):
                 draw()
-            case .tick:
-                await refresh()
+            case .read(.success(let read)):
+                snapshot = read
+                problem = nil
                 draw()
-            case .jobChanged:
-                // Progress events come many times a second; a quarter second between reads is plenty.
-                guard ContinuousClock.now - lastRead > .milliseconds(250) else { continue }
-                await refresh()
+            case .read(.failure(let error)):
+                // Keep the last frame and say what is wrong; the next tick tries again.
+                problem = "\(error) — trying again"
                 draw()
             }
         }
         return nil
-    }
-
-    private mutating func refresh() async {
-        lastRead = ContinuousClock.now
-        do {
-            snapshot = try await TopSnapshot.read(from: client, previous: snapshot, samplesAvailable: &samplesAvailable)
-            problem = nil
-        } catch {
-            // Keep the last frame and say what is wrong; the next tick tries again.
-            problem = "\(error) — trying again"
-        }
     }
 
     private func draw() {

@@ -52,6 +52,6 @@ struct WatchBoard {
             "job \(job.id) \(job.state.rawValue)" + (job.error.map { " (\($0.code))" } ?? "")
         }.joined(separator: ", ")
         return "\(failed.count) of \(jobs.count) \(jobs.count == 1 ? "job" : "jobs") did not succeed: \(list). "
-            + "lullctl show ID says more."
+            + "lullctl show \(failed[0].id) says more."
     }
 }

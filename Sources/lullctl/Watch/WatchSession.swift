@@ -16,6 +16,7 @@ struct WatchSession {
     private enum Input: Sendable {
         case event(EventView)
         case tick
+        case refreshed(JobView)
         case signal(TerminalSignal)
         case failed(any Error)
     }
@@ -24,14 +25,13 @@ struct WatchSession {
     let mode: Mode
     private let renderer = WatchRenderer()
     private var drawnLines = 0
-    private var ticks = 0
 
     init(board: WatchBoard, mode: Mode) {
         self.board = board
         self.mode = mode
     }
 
-    mutating func run(client: LullClient, after cursor: Int64) async throws -> Ending {
+    mutating func run(client: LullClient, after cursor: Int64, reconnectWithin: Duration) async throws -> Ending {
         if mode == .plain { printInitialLines() }
         if mode == .live {
             Terminal.write(ANSI.hideCursor)
@@ -43,10 +43,11 @@ struct WatchSession {
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
         let ids = board.ids
         let live = mode == .live
+        let queued = SharedIDs(board.queuedIDs)
         let producers = [
             Task {
                 do {
-                    for try await event in client.followEvents(after: cursor) where ids.contains(event.jobId) {
+                    for try await event in client.followEvents(after: cursor, reconnectWithin: reconnectWithin) where ids.contains(event.jobId) {
                         continuation.yield(.event(event))
                     }
                 } catch {
@@ -57,6 +58,17 @@ struct WatchSession {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
                     continuation.yield(.tick)
+                }
+            },
+            Task {
+                // Why a queued job waits changes without an event (the world moved): ask again
+                // now and then. Here rather than in the loop below: while the daemon is away each
+                // call waits out the connect timeout, and the loop must stay free for the events,
+                // the signals and the stream's verdict that the daemon is gone for good.
+                while (try? await Task.sleep(for: .seconds(3))) != nil {
+                    for id in queued.current where !Task.isCancelled {
+                        if let job = try? await client.job(id) { continuation.yield(.refreshed(job)) }
+                    }
                 }
             },
             Task {
@@ -78,15 +90,11 @@ struct WatchSession {
                 case .live: draw()
                 }
             case .tick:
-                ticks += 1
-                // Why a queued job waits changes without an event (the world moved): ask again now and then.
-                if ticks % 3 == 0 {
-                    // A daemon restarting meanwhile is not an error: the event stream reconnects
-                    // (for up to a minute) and its failure, if any, ends the watch.
-                    for id in board.queuedIDs {
-                        if let job = try? await client.job(id) { board.refresh(from: job) }
-                    }
-                }
+                if mode == .live { draw() }
+            case .refreshed(let job):
+                // Only a job still queued here: events are newer than an answer that crossed them.
+                guard board.queuedIDs.contains(job.id) else { continue }
+                board.refresh(from: job)
                 if mode == .live { draw() }
             case .signal(.resized):
                 if mode == .live { draw() }
@@ -94,8 +102,12 @@ struct WatchSession {
                 if mode == .live { Terminal.write("stopped watching; the jobs go on (lullctl list shows them)\n") }
                 return .stopped(signal: signal)
             case .failed(let error):
+                // The event stream reconnects to a restarting daemon for a while (--reconnect-for);
+                // this is its verdict that the daemon stayed away.
+                if mode == .live { Terminal.write("\n") }
                 throw error
             }
+            queued.current = board.queuedIDs
             if board.allEnded { return finish() }
         }
         return .jobsEnded
