@@ -69,6 +69,31 @@ import Testing
         }
     }
 
+    /// The store keeps bytes only; a running job's view also gives the rate and the time left
+    /// from its last progress report, and `lullctl show` prints them.
+    @Test func aRunningJobsViewGivesItsRateAndTimeLeft() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/slow.bin", .init(body: TestHTTPServer.bytes(count: 8 << 20), faults: [.drip(bytes: 32 << 10, every: .milliseconds(50))]))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/slow.bin"), destination: daemon.directory.appendingPathComponent("slow.bin").path))
+            try await awaitEvent(client: client, "a progress report with a rate") {
+                $0.jobId == job.id && ($0.progress?.bytesPerSecond ?? 0) > 0
+            }
+            let running = try await client.job(job.id)
+            #expect(running.state == .running)
+            #expect((running.progress?.bytesPerSecond ?? 0) > 0, "\(String(describing: running.progress))")
+            #expect((running.progress?.etaSeconds ?? 0) > 0, "\(String(describing: running.progress))")
+            let shown = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["show", String(job.id), "--socket", daemon.socketPath])
+            let transfer = shown.stdout.split(separator: "\n").first { $0.contains("transfer") }.map(String.init) ?? ""
+            #expect(transfer.contains("/s, ") && transfer.hasSuffix(" left"), "\(shown.stdout)")
+            _ = try await client.cancel(job.id)
+            let cancelled = try await awaitJob(job.id, in: [.cancelled], client: client)
+            #expect(cancelled.progress?.bytesPerSecond == nil, "an ended job has no rate")
+        }
+    }
+
     /// `-o DIR` where DIR exists: found out before the download, not at the rename after it.
     @Test func aDirectoryAtTheDestinationFailsBeforeAnyByteIsFetched() async throws {
         let server = try await TestHTTPServer.start()

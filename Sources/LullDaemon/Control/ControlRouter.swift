@@ -305,7 +305,9 @@ struct ControlRouter: Sendable {
     }
 
     private func view(_ job: Job) async -> JobView {
-        JobView(job, waitingFor: await reasons(for: job))
+        var job = job
+        if job.state == .running, let reported = await dispatcher.reportedProgress(of: job.id) { job.progress = reported }
+        return JobView(job, waitingFor: await reasons(for: job))
     }
 
     private func reasons(for job: Job) async -> [WaitingReason]? {

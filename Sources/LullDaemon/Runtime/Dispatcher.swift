@@ -24,6 +24,9 @@ actor Dispatcher {
     private let metrics: DaemonMetrics
     /// Per running job: what its attempt moves.
     private var meters: [JobID: AttemptMeter] = [:]
+    /// Each running job's last progress report with its rate, which the store does not keep:
+    /// a job's view shows rate and time left while it runs.
+    private var reportedProgress: [JobID: TransferProgress] = [:]
     /// Accounting of jobs between attempts (a retry carries on counting).
     private var accountants: [JobID: JobAccountant] = [:]
     /// The local time rules know one daylight-saving change ahead; past it they are read again.
@@ -435,6 +438,7 @@ actor Dispatcher {
         defer {
             progressTicks += 1
             running[id] = nil
+            reportedProgress[id] = nil
             if let meter = meters.removeValue(forKey: id) { accountants[id] = meter.finish() }
             scheduler.jobFinished(id, at: timeline.now())
             pump()
@@ -531,7 +535,12 @@ actor Dispatcher {
         scheduler.recordMeteredBytes(bytes, owner: meter.owner, className: meter.jobClass, at: timeline.now())
     }
 
+    /// The running job's last progress report, with its rate.
+    func reportedProgress(of id: JobID) -> TransferProgress? { reportedProgress[id] }
+
     private func record(_ progress: TransferProgress, of id: JobID) async {
+        // A report that arrives after the attempt ended must not outlive it.
+        if running[id] != nil { reportedProgress[id] = progress }
         chargeMeteredBytes(of: id)
         let update = JobUpdate(
             id: id, from: [.running], to: .running, event: .progress, time: clock.now(), progress: progress)
