@@ -23,6 +23,11 @@ struct Lulld: AsyncParsableCommand {
             With no options, runs a user instance on embedded defaults: the store under \
             $XDG_STATE_HOME/lull (or ~/.local/state/lull) and the socket at \
             $XDG_RUNTIME_DIR/lull/lull.sock (or lull.sock in the state directory).
+
+            Without --config, the settings come from lull.toml in $CONFIGURATION_DIRECTORY (the \
+            unit's /etc/lull) if it is there, else from $XDG_CONFIG_HOME/lull/lull.toml (or \
+            ~/.config/lull/lull.toml) if it is there, else the embedded defaults apply. SIGHUP \
+            (systemctl reload) reads that file again, or the first one to have appeared since.
             """,
         version: LullDefaults.version)
 

@@ -35,6 +35,39 @@ import Testing
         }
     }
 
+    /// A daemon started on embedded defaults (no config file yet where it looks) reads the
+    /// user's config file on SIGHUP once it has been written, as an admin following the guide
+    /// expects, instead of needing a restart.
+    @Test func sighupOnEmbeddedDefaultsReadsAConfigFileWrittenSince() async throws {
+        try await withTemporaryDirectory("config-home") { home in try await reloadFindsTheFile(configHome: home) }
+    }
+
+    private func reloadFindsTheFile(configHome home: String) async throws {
+        let daemon = try DaemonProcess(realPressure: true, environment: ["XDG_CONFIG_HOME": home])
+        defer { daemon.remove() }
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        let photos = JobSubmission(
+            kind: .fetch, url: "http://127.0.0.1:9/p", destination: daemon.directory.appendingPathComponent("p").path,
+            jobClass: "photos")
+        do {
+            _ = try await client.submit(photos)
+            Issue.record("the class is not defined yet")
+        } catch LullClientError.api(let status, let detail) {
+            #expect(status == 400 && detail.field == "class")
+        }
+
+        let file = home + "/lull/lull.toml"
+        try FileManager.default.createDirectory(atPath: home + "/lull", withIntermediateDirectories: true)
+        try "[classes.photos]\nmax_concurrent = 0\n".write(toFile: file, atomically: true, encoding: .utf8)
+        daemon.reload()
+        try await awaitLog(daemon, "policy reloaded")
+        #expect(daemon.log().contains(file))
+        let job = try await client.submit(photos)
+        #expect(job.jobClass == "photos")
+    }
+
     /// The limits a reload changes are the limits the daemon then enforces and reports: the
     /// request size the server reads and the concurrency `status` shows.
     @Test func sighupChangesTheLimitsThatAreEnforcedAndShown() async throws {

@@ -175,8 +175,8 @@ public enum Daemon {
     private static func swapPolicy(
         _ settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder, logger: Logger
     ) async {
-        guard let file = settings.configFile else {
-            logger.notice("reload requested, but the daemon runs on embedded defaults; nothing to read")
+        guard let file = settings.configFileForReload(exists: { FileManager.default.fileExists(atPath: $0) }) else {
+            logger.notice("reload requested, but there is no config file; the embedded defaults stay (see lulld --help for where it looks)")
             return
         }
         do {

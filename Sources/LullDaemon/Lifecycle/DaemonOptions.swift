@@ -35,7 +35,7 @@ public struct DaemonOptions: Sendable {
         let defaultSocket = LullDefaults.socketPath(environment: environment, stateDirectory: state)
         return DaemonSettings(
             stateDirectory: state, socketPath: socketPath ?? config.socketPath ?? defaultSocket, config: config,
-            configFile: configFile)
+            configFile: configFile, options: self)
     }
 }
 
@@ -46,6 +46,15 @@ public struct DaemonSettings: Sendable {
     public var config: DaemonConfig
     /// The file the config came from, read again on SIGHUP; nil means embedded defaults.
     public var configFile: String?
+    /// What the command line said, so that a reload on embedded defaults can look for a config
+    /// file again (one created since the start).
+    public var options: DaemonOptions?
+
+    /// The file a reload reads: the one read at start, else one that has appeared since where
+    /// the start looked.
+    public func configFileForReload(exists: (String) -> Bool) -> String? {
+        configFile ?? options?.configFile(exists: exists)
+    }
 
     public var storePath: String { stateDirectory + "/lull.sqlite" }
 }
