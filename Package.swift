@@ -171,6 +171,7 @@ let package = Package(
             name: "LullDaemonTests",
             dependencies: [
                 "LullDaemon", "LullClient", "LullAPI", "LullTestSupport", "LullCore", "LullStore", "LullTransfer",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,11 +2,12 @@ import Foundation
 
 /// The one JSON dialect of the API: ISO-8601 times, keys as declared (snake_case).
 public enum WireJSON {
-    public static func encoder() -> JSONEncoder {
+    /// - Parameter sortedKeys: for text people and scripts read (lullctl's `--json`): the same
+    ///   value prints the same text every time. The daemon's answers skip the sorting.
+    public static func encoder(sortedKeys: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        // Sorted: the same value prints the same text every time (diffs, tests, eyes).
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        encoder.outputFormatting = sortedKeys ? [.withoutEscapingSlashes, .sortedKeys] : [.withoutEscapingSlashes]
         return encoder
     }
 

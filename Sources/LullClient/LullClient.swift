@@ -255,7 +255,7 @@ public enum LullClientError: Error, Sendable, CustomStringConvertible {
 
 extension LullClientError {
     /// The system service's socket (the unit's `/run/lull/lull.sock`), or a user instance's.
-    static func isSystemSocket(_ path: String) -> Bool { path.hasPrefix("/run/lull/") }
+    static func isSystemSocket(_ path: String) -> Bool { path.hasPrefix("/run/lull/") || path.hasPrefix("/var/run/lull/") }
 
     static func howToStart(_ path: String) -> String {
         isSystemSocket(path) ? "`systemctl start lulld`" : "`lulld` (or `systemctl --user start lulld`, if installed as a user service)"

@@ -149,7 +149,7 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(
                 .tooLarge, field: "url", "url is \(url.utf8.count) bytes; the limit is \(limits.maxURLBytes) bytes")
         }
-        guard url.contains("://") else {
+        guard Self.hasScheme(url) else {
             // "example.com/f" or "localhost:8000/f": what was meant is plain, and it is not
             // "scheme localhost is not supported".
             throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no scheme; write http://\(url) or https://\(url)")
@@ -163,6 +163,18 @@ public struct JobSpecValidator: Sendable {
         }
         guard let host = components.host, !host.isEmpty else {
             throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no host")
+        }
+    }
+
+    /// `scheme://` at the start (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`).
+    private static func hasScheme(_ url: String) -> Bool {
+        guard let separator = url.range(of: "://") else { return false }
+        let scheme = url.utf8[..<separator.lowerBound]
+        guard let first = scheme.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else { return false }
+        return scheme.allSatisfy { byte in
+            let lower = byte | 0x20
+            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
     }
 

@@ -27,7 +27,8 @@ struct Lulld: AsyncParsableCommand {
             Without --config, the settings come from lull.toml in $CONFIGURATION_DIRECTORY (the \
             unit's /etc/lull) if it is there, else from $XDG_CONFIG_HOME/lull/lull.toml (or \
             ~/.config/lull/lull.toml) if it is there, else the embedded defaults apply. SIGHUP \
-            (systemctl reload) reads that file again, or the first one to have appeared since.
+            (systemctl reload) reads that file again; on the embedded defaults it looks again, in \
+            the same order.
             """,
         version: LullDefaults.version)
 

@@ -26,7 +26,7 @@ import Testing
 
     /// A URL without a scheme is answered with the URL it probably meant, not with "scheme
     /// localhost is not supported".
-    @Test(arguments: ["localhost:8000/f", "example.org/a", "127.0.0.1:9/x"])
+    @Test(arguments: ["localhost:8000/f", "example.org/a", "127.0.0.1:9/x", "a.org/x?u=http://b", "http:/host/x"])
     func aURLWithoutASchemeGetsTheFixInTheMessage(url: String) {
         let failure = error(JobSpec(kind: .fetch, url: url, destination: "/tmp/a"))
         #expect(failure?.field == "url")

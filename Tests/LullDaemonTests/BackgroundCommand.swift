@@ -34,6 +34,8 @@ final class BackgroundCommand {
             guard process.isRunning else { break }
             usleep(50_000)
         }
+        // It may have printed and exited between the two checks above.
+        if condition(stdout) { return }
         throw TimedOut(description: "never printed \(what); stdout: \(stdout) stderr: \(stderr)")
     }
 

@@ -94,6 +94,30 @@ import Testing
         }
     }
 
+    /// A transfer that stalls sends no more reports; its view stops promising the last rate and
+    /// time left a few intervals later, and keeps the bytes.
+    @Test func aStalledJobsViewDropsItsRate() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/stuck.bin", .init(body: TestHTTPServer.bytes(count: 4 << 20), faults: [.stallAfter(2 << 20)]))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/stuck.bin"), destination: daemon.directory.appendingPathComponent("stuck.bin").path,
+                timeouts: TimeoutSettings(idleSeconds: 60)))
+            try await awaitEvent(client: client, "a rate before the stall") { $0.jobId == job.id && ($0.progress?.bytesPerSecond ?? 0) > 0 }
+            let deadline = ContinuousClock.now + .seconds(10)
+            var view = try await client.job(job.id)
+            while view.progress?.bytesPerSecond != nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                view = try await client.job(job.id)
+            }
+            #expect(view.state == .running)
+            #expect(view.progress?.bytesPerSecond == nil && view.progress?.etaSeconds == nil, "\(String(describing: view.progress))")
+            #expect((view.progress?.bytesDone ?? 0) > 0)
+            _ = try await client.cancel(job.id)
+        }
+    }
+
     /// `-o DIR` where DIR exists: found out before the download, not at the rename after it.
     @Test func aDirectoryAtTheDestinationFailsBeforeAnyByteIsFetched() async throws {
         let server = try await TestHTTPServer.start()

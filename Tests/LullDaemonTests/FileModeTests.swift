@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import GRDB
 import LullAPI
 import LullClient
 import LullCore
@@ -86,14 +87,13 @@ struct FileModeTests {
 
         // The row as the version before modes wrote it, and a config that lets it run.
         let store = daemon.stateDirectory + "/lull.sqlite"
-        let edit = try CommandRunner.run("/usr/bin/env", ["python3", "-c", """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            changed = db.execute("UPDATE jobs SET spec = json_remove(spec, '$.fileMode') WHERE id = ?", (int(sys.argv[2]),)).rowcount
-            db.commit()
-            print(changed, db.execute("SELECT spec LIKE '%fileMode%' FROM jobs WHERE id = ?", (int(sys.argv[2]),)).fetchone()[0])
-            """, store, String(stored.id)])
-        #expect(edit.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1 0", "\(edit.stdout) \(edit.stderr)")
+        let queue = try DatabaseQueue(path: store)
+        let stillHasMode = try await queue.write { db in
+            try db.execute(sql: "UPDATE jobs SET spec = json_remove(spec, '$.fileMode') WHERE id = ?", arguments: [stored.id])
+            return try Bool.fetchOne(db, sql: "SELECT spec LIKE '%fileMode%' FROM jobs WHERE id = ?", arguments: [stored.id])
+        }
+        try queue.close()
+        #expect(stillHasMode == false)
         let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         try config.replacingOccurrences(of: "max_concurrent = 0", with: "max_concurrent = 2")
             .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)

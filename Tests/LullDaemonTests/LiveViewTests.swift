@@ -230,14 +230,19 @@ struct LiveViewTests {
             #expect(!after.contains("RUNNING"), "the alternate screen is gone after q")
 
             // Told to stop from outside, top restores the screen and ends by the signal, as any
-            // program would: a service manager or a script sees it was terminated.
-            for (signal, status) in [(SIGTERM, 143), (SIGHUP, 129)] {
-                let killed = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
+            // program would: a service manager or a script sees it was terminated. Python's
+            // returncode tells a death by signal (-15) from an exit with 143, which a shell's $?
+            // does not.
+            for signal in [SIGTERM, SIGHUP] {
+                let killed = try TmuxSession(
+                    #"python3 -c 'import subprocess, sys; print("returncode=%d" % subprocess.run(sys.argv[1:]).returncode)' "#
+                        + "\(Self.lullctl) top",
+                    environment: Self.terminalEnvironment(daemon))
                 defer { killed.close() }
                 try killed.waitForScreen("top to draw") { $0.contains("RUNNING (1)") }
-                try killed.signalCommand(signal)
-                let ended = try killed.waitForScreen("top to end by signal \(signal)") { $0.contains("exit=") }
-                #expect(ended.contains("exit=\(status)"), "\(ended)")
+                try killed.signalCommand(signal, named: "lullctl")
+                let ended = try killed.waitForScreen("top to end by signal \(signal)") { $0.contains("returncode=") }
+                #expect(ended.contains("returncode=-\(signal)"), "ended by the signal itself: \(ended)")
                 #expect(!ended.contains("RUNNING"), "the alternate screen is gone: \(ended)")
             }
         }

@@ -43,14 +43,22 @@ final class TmuxSession {
         try run(["send-keys", "-t", name] + keys)
     }
 
-    /// Sends `signal` to the command running in the window (the children of the window's shell),
-    /// as `kill` from another terminal or a closed SSH session would.
-    func signalCommand(_ signal: Int32) throws {
-        let shell = try run(["display-message", "-p", "-t", name, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let children = try CommandRunner.run("/usr/bin/pgrep", ["-P", shell])
-        let pids = children.stdout.split(separator: "\n").compactMap { pid_t($0) }
-        guard !pids.isEmpty else { throw TmuxFailed(description: "no command runs under the window's shell \(shell)") }
-        for pid in pids { kill(pid, signal) }
+    /// Sends `signal` to the processes called `name` running in the window (descendants of the
+    /// window's shell), as `kill` from another terminal or a closed SSH session would.
+    func signalCommand(_ signal: Int32, named name: String) throws {
+        let shell = try run(["display-message", "-p", "-t", self.name, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        var pending = [shell]
+        var matched: [pid_t] = []
+        while let parent = pending.popLast() {
+            let children = try CommandRunner.run("/usr/bin/pgrep", ["-P", parent]).stdout.split(separator: "\n").map(String.init)
+            for child in children {
+                let command = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                if command == name, let pid = pid_t(child) { matched.append(pid) }
+                pending.append(child)
+            }
+        }
+        guard !matched.isEmpty else { throw TmuxFailed(description: "no \(name) runs under the window's shell \(shell)") }
+        for pid in matched { kill(pid, signal) }
     }
 
     func resize(columns: Int, rows: Int) throws {

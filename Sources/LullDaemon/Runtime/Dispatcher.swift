@@ -26,7 +26,7 @@ actor Dispatcher {
     private var meters: [JobID: AttemptMeter] = [:]
     /// Each running job's last progress report with its rate, which the store does not keep:
     /// a job's view shows rate and time left while it runs.
-    private var reportedProgress: [JobID: TransferProgress] = [:]
+    private var reportedProgress: [JobID: (progress: TransferProgress, at: Date)] = [:]
     /// Accounting of jobs between attempts (a retry carries on counting).
     private var accountants: [JobID: JobAccountant] = [:]
     /// The local time rules know one daylight-saving change ahead; past it they are read again.
@@ -535,12 +535,18 @@ actor Dispatcher {
         scheduler.recordMeteredBytes(bytes, owner: meter.owner, className: meter.jobClass, at: timeline.now())
     }
 
-    /// The running job's last progress report, with its rate.
-    func reportedProgress(of id: JobID) -> TransferProgress? { reportedProgress[id] }
+    /// The running job's last progress report, with its rate while that is current. Reports
+    /// come with data; a stalled transfer sends none, and its last rate and time left would go
+    /// on promising what is not happening, so past three intervals only the bytes remain.
+    func reportedProgress(of id: JobID) -> TransferProgress? {
+        guard var progress = reportedProgress[id]?.progress, let at = reportedProgress[id]?.at else { return nil }
+        if clock.now().timeIntervalSince(at) > 3 * max(progressInterval, 0.1) { progress.bytesPerSecond = nil }
+        return progress
+    }
 
     private func record(_ progress: TransferProgress, of id: JobID) async {
         // A report that arrives after the attempt ended must not outlive it.
-        if running[id] != nil { reportedProgress[id] = progress }
+        if running[id] != nil { reportedProgress[id] = (progress, clock.now()) }
         chargeMeteredBytes(of: id)
         let update = JobUpdate(
             id: id, from: [.running], to: .running, event: .progress, time: clock.now(), progress: progress)

@@ -50,7 +50,8 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The subcommand as typed (`submit fetch`, `cancel`), for advice that names it.
     static func invokedCommand(_ arguments: [String] = CommandLine.arguments) -> String {
-        let words = arguments.dropFirst().filter { !$0.hasPrefix("-") }
+        // A leading `--socket PATH` is moved behind the command first, so PATH is not taken for it.
+        let words = Lullctl.socketMovedAfterSubcommand(Array(arguments.dropFirst())).filter { !$0.hasPrefix("-") }
         guard let first = words.first else { return "<command>" }
         if first == "submit", words.count > 1, ["fetch", "push", "upload"].contains(words[words.startIndex + 1]) {
             return "submit \(words[words.startIndex + 1])"
@@ -80,7 +81,7 @@ func printError(_ message: String) {
 }
 
 func printJSON<T: Encodable>(_ value: T) throws {
-    let encoder = WireJSON.encoder()
+    let encoder = WireJSON.encoder(sortedKeys: true)
     encoder.outputFormatting.insert(.prettyPrinted)
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }

@@ -39,7 +39,7 @@ struct Events: AsyncParsableCommand {
 
     private func emit(_ event: EventView) throws {
         if format.json {
-            let encoder = WireJSON.encoder()
+            let encoder = WireJSON.encoder(sortedKeys: true)
             print(String(decoding: try encoder.encode(event), as: UTF8.self))
         } else {
             var line = "\(event.seq)  \(Format.time(event.time))  job \(event.jobId)  \(event.type.rawValue)"

@@ -9,8 +9,8 @@ struct Top: AsyncParsableCommand {
             Shows power, battery, network (metered, cellular) and pressure as the scheduler sees \
             them, CPU and memory sparklines from the daemon's sampler, running jobs with progress, \
             the queue by class with how many jobs are held and by which rule, and the latest \
-            failures. q (or ctrl-c) quits with status 0; SIGTERM or a hang-up from outside ends it by \
-            that signal once the screen is restored (a shell reports 143, 129). Plain ANSI only, so \
+            failures. q (or ctrl-c) quits with status 0; SIGTERM, a hang-up or SIGINT from outside \
+            ends it by that signal once the screen is restored (a shell reports 143, 129, 130). Plain ANSI only, so \
             it works over SSH and in tmux. When stdout is not a terminal (or with --once) it prints \
             one frame and exits.
             """)

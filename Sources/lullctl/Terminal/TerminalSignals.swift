@@ -36,6 +36,12 @@ struct TerminalSignals {
     static func endProcess(by signal: Int32) {
         fflush(nil)
         Glibc.signal(signal, SIG_DFL)
+        // This runs on a pool thread, where libdispatch blocks most signals: raised there, the
+        // signal would stay pending and the process would leave by the caller's exit instead.
+        var only = sigset_t()
+        sigemptyset(&only)
+        sigaddset(&only, signal)
+        pthread_sigmask(SIG_UNBLOCK, &only, nil)
         raise(signal)
     }
 }

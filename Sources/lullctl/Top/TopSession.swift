@@ -36,6 +36,9 @@ struct TopSession {
     /// Runs until q (or ctrl-c, ctrl-d) is typed, which returns nil, or a signal from outside
     /// (SIGTERM, SIGHUP, SIGINT), which returns that signal.
     mutating func run() async -> Int32? {
+        // Handlers first: a signal between changing the terminal and catching signals would
+        // leave the terminal raw and on the alternate screen.
+        let signals = TerminalSignals.stream(stopOn: [SIGTERM, SIGHUP, SIGINT])
         let terminal = Terminal()
         terminal.enterRawMode()
         Terminal.write(ANSI.enterAlternateScreen + ANSI.hideCursor)
@@ -54,7 +57,7 @@ struct TopSession {
                 for await byte in KeyboardInput.stream() { continuation.yield(.key(byte)) }
             },
             Task {
-                for await signal in TerminalSignals.stream(stopOn: [SIGTERM, SIGHUP, SIGINT]) { continuation.yield(.signal(signal)) }
+                for await signal in signals { continuation.yield(.signal(signal)) }
             },
             Task {
                 repeat { wake.yield() } while (try? await Task.sleep(for: interval)) != nil

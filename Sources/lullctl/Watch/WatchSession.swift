@@ -32,6 +32,9 @@ struct WatchSession {
     }
 
     mutating func run(client: LullClient, after cursor: Int64, reconnectWithin: Duration) async throws -> Ending {
+        // On a terminal, signals are caught before the cursor is hidden, so none can end the
+        // process with it hidden; into a pipe they keep their default action.
+        let signals = mode == .live ? TerminalSignals.stream(stopOn: [SIGINT, SIGTERM, SIGHUP]) : nil
         if mode == .plain { printInitialLines() }
         if mode == .live {
             Terminal.write(ANSI.hideCursor)
@@ -42,7 +45,6 @@ struct WatchSession {
 
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
         let ids = board.ids
-        let live = mode == .live
         let queued = SharedIDs(board.queuedIDs)
         let producers = [
             Task {
@@ -72,8 +74,8 @@ struct WatchSession {
                 }
             },
             Task {
-                guard live else { return }
-                for await signal in TerminalSignals.stream(stopOn: [SIGINT, SIGTERM, SIGHUP]) {
+                guard let signals else { return }
+                for await signal in signals {
                     continuation.yield(.signal(signal))
                 }
             },
@@ -149,7 +151,7 @@ struct WatchSession {
     }
 
     private func printEvent(_ event: EventView) throws {
-        print(String(decoding: try WireJSON.encoder().encode(event), as: UTF8.self))
+        print(String(decoding: try WireJSON.encoder(sortedKeys: true).encode(event), as: UTF8.self))
         fflush(nil)
     }
 }
