@@ -16,7 +16,7 @@ import Synchronization
 /// Passive checkpoints cannot finish while commits keep adding frames, so under sustained load
 /// the WAL could grow without end. At `hardLimit` frames the hook checkpoints on the writer, as
 /// SQLite would have done, with most of the copying already done.
-final class WALCheckpointer: Sendable {
+public final class WALCheckpointer: Sendable {
     /// How many passes one request may run to catch up with frames added during the last one.
     private static let passesPerRequest = 3
 
@@ -72,7 +72,7 @@ final class WALCheckpointer: Sendable {
     /// Starts the checkpointer's thread for the database at `path`; it is asked for a checkpoint
     /// each time the WAL grows by `threshold` pages. It opens its connection on its first
     /// checkpoint, so a daemon that writes little holds no second connection.
-    init(path: String, threshold: Int) {
+    public init(path: String, threshold: Int) {
         precondition(threshold > 0, "a checkpoint threshold of \(threshold) pages")
         let shared = Shared(path: path, threshold: threshold)
         self.shared = shared
@@ -94,25 +94,31 @@ final class WALCheckpointer: Sendable {
     /// Takes over the automatic checkpoint of the writer's connection (`db`). Call it on the
     /// thread that owns the writer, and `detach` there before the connection closes: the hook
     /// holds `shared` until then.
-    func attach(to db: Database) {
+    func attach(to db: Database) { attach(toConnection: db.sqliteConnection) }
+
+    func detach(from db: Database) { detach(fromConnection: db.sqliteConnection) }
+
+    /// `attach(to:)` for a connection opened without GRDB (lull-bench's ceiling server, which
+    /// must checkpoint exactly as the store does).
+    public func attach(toConnection writer: OpaquePointer?) {
         guard shared.hookContext == nil else { return }
         let context = Unmanaged.passRetained(shared).toOpaque()
         shared.hookContext = context
         // Replaces SQLite's own hook, which is what runs the automatic checkpoint (its context
         // is a page count, not ours to release).
-        _ = sqlite3_wal_hook(db.sqliteConnection, { context, connection, database, frames in
+        _ = sqlite3_wal_hook(writer, { context, connection, database, frames in
             Unmanaged<Shared>.fromOpaque(context!).takeUnretainedValue()
                 .walDidGrow(to: Int(frames), connection: connection, database: database)
             return SQLITE_OK
         }, context)
     }
 
-    func detach(from db: Database) {
+    public func detach(fromConnection writer: OpaquePointer?) {
         guard let ours = shared.hookContext else { return }
-        let current = sqlite3_wal_hook(db.sqliteConnection, nil, nil)
+        let current = sqlite3_wal_hook(writer, nil, nil)
         // Something replaced our hook meanwhile (`PRAGMA wal_autocheckpoint` does). Clearing it
         // above also cleared its automatic checkpoint; SQLite's default takes its place.
-        if current != ours { _ = sqlite3_wal_autocheckpoint(db.sqliteConnection, 1_000) }
+        if current != ours { _ = sqlite3_wal_autocheckpoint(writer, 1_000) }
         shared.hookContext = nil
         Unmanaged<Shared>.fromOpaque(ours).release()
     }

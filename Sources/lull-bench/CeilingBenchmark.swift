@@ -1,4 +1,5 @@
 import Foundation
+import LullTestSupport
 
 /// Runs `CeilingServer` in a process of its own (`lull-bench --serve-ceiling`), so its CPU time
 /// is its own, and loads it with the same clients as lulld: what this machine allows at most.
@@ -33,26 +34,15 @@ enum CeilingBenchmark {
         let name = inline ? "ceiling-inline" : "ceiling"
         let socket = directory + "/\(name).sock"
         let database = directory + "/\(name).sqlite"
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        server.arguments = ["--serve-ceiling", socket, "--ceiling-database", database] + (inline ? ["--ceiling-inline"] : [])
-        try server.run()
+        let arguments = ["--serve-ceiling", socket, "--ceiling-database", database] + (inline ? ["--ceiling-inline"] : [])
+        let server = try ServerLaunch.start(
+            "the ceiling server", executable: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+            arguments: arguments, timeout: .seconds(10), readiness: "listen on \(socket)"
+        ) { (try? RawHTTPConnection(socketPath: socket)) != nil }
         defer {
-            server.terminate()
-            server.waitUntilExit()
+            ServerLaunch.kill(server)
             for path in [socket, database, database + "-wal", database + "-shm"] { unlink(path) }
         }
-        try waitUntilServing(socket, server: server)
         return try body(socket, server.processIdentifier)
-    }
-
-    /// Polls until the socket accepts a connection (10 s at most).
-    private static func waitUntilServing(_ socket: String, server: Process) throws {
-        for _ in 0..<200 {
-            guard server.isRunning else { throw BenchError("the ceiling server exited with \(server.terminationStatus)") }
-            if (try? RawHTTPConnection(socketPath: socket)) != nil { return }
-            usleep(50_000)
-        }
-        throw BenchError("the ceiling server did not listen on \(socket) within 10 s")
     }
 }

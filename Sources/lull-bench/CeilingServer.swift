@@ -12,9 +12,10 @@ import NIOPosix
 /// It reads the request with NIO's HTTP/1.1 decoder on a plain channel handler (no
 /// `NIOAsyncChannel`, no task per request), scans the flat JSON object by hand, inserts the job
 /// row and its `submitted` event with raw SQLite statements into a database with lulld's schema
-/// (WAL, `synchronous = FULL`), and answers `201` with a job view of about the same size as
-/// lulld's. Validation is three checks (the kind, the URL's scheme, an absolute destination); there is no quota, scheduler, event fan-out or
-/// metrics; checkpoints run beside the writer, as lulld's do. Group commit is one writer thread taking everything queued since its last commit,
+/// (WAL, `synchronous = FULL`, lulld's `WALCheckpointer` beside the writer), and answers `201`
+/// with a job view of about the same size as lulld's. Validation is three checks (the kind, the
+/// URL's scheme, an absolute destination); there is no quota, scheduler, event fan-out or
+/// metrics. Group commit is one writer thread taking everything queued since its last commit,
 /// as lulld's store does. With `inline`, the event loop commits each request itself: no thread
 /// hand-off at all, which lulld may not do (an fsync would stall every connection on that loop).
 ///
@@ -65,12 +66,14 @@ private final class CeilingWriter: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var insertJob: OpaquePointer?
     private var insertEvent: OpaquePointer?
-    private var checkpointer: CeilingCheckpointer?
+    /// lulld's own: checkpoints beside the writer, not inside its commits.
+    private let checkpointer: WALCheckpointer
 
     init(path: String) throws {
+        checkpointer = WALCheckpointer(path: path, threshold: 1_000)
         guard sqlite3_open(path, &connection) == SQLITE_OK else { throw BenchError("cannot open \(path)") }
         try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
-        checkpointer = try CeilingCheckpointer(path: path, writer: connection)
+        checkpointer.attach(toConnection: connection)
         try prepare("""
             INSERT INTO jobs (owner, kind, state, class, label, spec, created_at, updated_at, host)
             VALUES (?, ?, 'queued', 'default', ?, ?, ?, ?, ?)
@@ -160,46 +163,6 @@ private final class CeilingWriter: @unchecked Sendable {
     private func prepare(_ sql: String, into statement: inout OpaquePointer?) throws {
         guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK else {
             throw BenchError("\(sql): \(String(cString: sqlite3_errmsg(connection)))")
-        }
-    }
-}
-
-/// Checkpoints as lulld's store does (`WALCheckpointer`): not inside a commit, but on a thread
-/// and a connection of their own, asked for by the writer's WAL hook every 1,000 pages, with the
-/// writer checkpointing itself only at 4,000. SQLite's default (a checkpoint inside the commit
-/// that passes 1,000 pages) would make the ceiling pay a cost lulld does not; no checkpoint at
-/// all would let the WAL grow, and a growing file costs every fsync a journal commit.
-private final class CeilingCheckpointer: @unchecked Sendable {
-    private let wake = ConditionLock(value: 0)
-    private var connection: OpaquePointer?
-    private var askedAt = 0
-
-    init(path: String, writer: OpaquePointer?) throws {
-        guard sqlite3_open(path, &connection) == SQLITE_OK else { throw BenchError("cannot open \(path) to checkpoint") }
-        sqlite3_wal_hook(writer, { context, writer, database, frames in
-            Unmanaged<CeilingCheckpointer>.fromOpaque(context!).takeUnretainedValue().walGrew(to: Int(frames), writer, database)
-            return SQLITE_OK
-        }, Unmanaged.passRetained(self).toOpaque())
-        Thread { [self] in run() }.start()
-    }
-
-    /// On the writer thread, inside each commit.
-    private func walGrew(to frames: Int, _ writer: OpaquePointer?, _ database: UnsafePointer<CChar>?) {
-        if frames < askedAt { askedAt = 0 }
-        if frames >= 4_000 {
-            sqlite3_wal_checkpoint_v2(writer, database, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        } else if frames >= askedAt + 1_000 {
-            askedAt = frames
-            wake.lock()
-            wake.unlock(withValue: 1)
-        }
-    }
-
-    private func run() {
-        while true {
-            wake.lock(whenValue: 1)
-            wake.unlock(withValue: 0)
-            sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         }
     }
 }

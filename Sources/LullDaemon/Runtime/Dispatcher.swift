@@ -539,8 +539,9 @@ actor Dispatcher {
     /// come with data; a stalled transfer sends none, and its last rate and time left would go
     /// on promising what is not happening, so past three intervals only the bytes remain.
     func reportedProgress(of id: JobID) -> TransferProgress? {
-        guard var progress = reportedProgress[id]?.progress, let at = reportedProgress[id]?.at else { return nil }
-        if clock.now().timeIntervalSince(at) > 3 * max(progressInterval, 0.1) { progress.bytesPerSecond = nil }
+        guard let reported = reportedProgress[id] else { return nil }
+        var progress = reported.progress
+        if clock.now().timeIntervalSince(reported.at) > 3 * max(progressInterval, 0.1) { progress.bytesPerSecond = nil }
         return progress
     }
 

@@ -43,8 +43,7 @@ struct Top: AsyncParsableCommand {
         // q and ctrl-c typed into top quit it (0); SIGTERM or a hang-up from outside end it as
         // they would any other program, after the screen is restored.
         if let signal = stoppedBy {
-            TerminalSignals.endProcess(by: signal)
-            throw ExitCode(128 + signal)
+            throw TerminalSignals.endProcess(by: signal)
         }
     }
 }

@@ -67,8 +67,7 @@ struct Watch: AsyncParsableCommand {
         }
         // Stopped early, the jobs' outcome is unknown: a script must not take it for success.
         if case .stopped(let signal) = ending {
-            TerminalSignals.endProcess(by: signal)
-            throw ExitCode(128 + signal)
+            throw TerminalSignals.endProcess(by: signal)
         }
         if failed { throw ExitCode(Self.someJobDidNotSucceed) }
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import Dispatch
 
 /// Terminal-related signals delivered as an async stream through dispatch sources, so a live
@@ -32,8 +33,9 @@ struct TerminalSignals {
     /// Takes `signal` again with its default action, once a live view has restored the screen:
     /// the shell then sees a command killed by it (130 for ctrl-c, 143 for SIGTERM), so a script
     /// does not take an interrupted view for success and a loop around it stops too. Returns
-    /// only if the signal is blocked; the caller then exits with 128 + signal itself.
-    static func endProcess(by signal: Int32) {
+    /// only if the signal cannot be delivered, with the exit code that says the same
+    /// (128 + signal) for the caller to throw.
+    static func endProcess(by signal: Int32) -> ExitCode {
         fflush(nil)
         Glibc.signal(signal, SIG_DFL)
         // This runs on a pool thread, where libdispatch blocks most signals: raised there, the
@@ -43,5 +45,6 @@ struct TerminalSignals {
         sigaddset(&only, signal)
         pthread_sigmask(SIG_UNBLOCK, &only, nil)
         raise(signal)
+        return ExitCode(128 + signal)
     }
 }

@@ -46,6 +46,7 @@ struct WatchSession {
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
         let ids = board.ids
         let queued = SharedIDs(board.queuedIDs)
+        let live = mode == .live
         let producers = [
             Task {
                 do {
@@ -57,10 +58,9 @@ struct WatchSession {
                 }
             },
             Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    continuation.yield(.tick)
-                }
+                // Ticks redraw the elapsed times of a live view; plain lines and JSON need none.
+                guard live else { return }
+                while (try? await Task.sleep(for: .seconds(1))) != nil { continuation.yield(.tick) }
             },
             Task {
                 // Why a queued job waits changes without an event (the world moved): ask again
@@ -92,7 +92,7 @@ struct WatchSession {
                 case .live: draw()
                 }
             case .tick:
-                if mode == .live { draw() }
+                draw()
             case .refreshed(let job):
                 // Only a job still queued here: events are newer than an answer that crossed them.
                 guard board.queuedIDs.contains(job.id) else { continue }
