@@ -42,8 +42,10 @@ INSTALL_STRIP ?= -s
 .PHONY: run test test-long deps test-deps build release bench bench-build bench-deps bench-quick clean install install-files uninstall man completions
 
 # System packages the build and the tests use. Installed only when something is missing.
+# prometheus is there for promtool, which lints /metrics; nginx puts a request-size limit in
+# front of a tus server. The services either package would start are stopped and disabled.
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
-	debootstrap systemd-container man-db groff-base tmux openssl
+	debootstrap systemd-container man-db groff-base tmux openssl prometheus nginx
 
 # What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx).
 BENCH_APT_PACKAGES = task-spooler nq nginx valgrind binutils
@@ -54,6 +56,10 @@ deps:
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+		case " $$missing " in *" prometheus "*|*" nginx "*) \
+			$$SUDO systemctl disable --now prometheus.service prometheus-node-exporter.service nginx.service >/dev/null 2>&1 || true; \
+			$$SUDO service nginx stop >/dev/null 2>&1 || true;; \
+		esac; \
 	fi
 
 # Python packages the tests use: a third-party tus server for upload interoperability, the
@@ -118,8 +124,8 @@ install-files:
 		$(DESTDIR)$(POLKITDIR)
 	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/lulld $(INSTALL_FROM)/lullctl $(DESTDIR)$(BINDIR)/
 	for unit in lulld.service lulld.socket; do \
-		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
-		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
+		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/bin/lullctl|$(BINDIR)/lullctl|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
+		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/bin/lullctl|$(BINDIR)/lullctl|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; \
 	done
 	install -m 0644 units/lull.sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/lull.conf
@@ -148,7 +154,18 @@ install-files:
 		systemctl daemon-reload; \
 	fi
 
+# On a live system (no DESTDIR, systemd running, no NO_SYSTEMD_SETUP): stop and disable the units
+# before their files go, since disabling reads their [Install] sections. Running user instances
+# are stopped through each logged-in user's manager, best effort.
 uninstall:
+	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
+		systemctl disable --now lulld.socket lulld.service || true; \
+		systemctl --global disable lulld.socket lulld.service || true; \
+		for dir in /run/user/*; do \
+			name=$$(id -nu "$${dir##*/}" 2>/dev/null) || continue; \
+			timeout 10 systemctl --user -M "$$name@" stop lulld.socket lulld.service >/dev/null 2>&1 || true; \
+		done; \
+	fi
 	rm -f $(DESTDIR)$(BINDIR)/lulld $(DESTDIR)$(BINDIR)/lullctl \
 		$(DESTDIR)$(UNITDIR)/lulld.service $(DESTDIR)$(UNITDIR)/lulld.socket \
 		$(DESTDIR)$(USERUNITDIR)/lulld.service $(DESTDIR)$(USERUNITDIR)/lulld.socket \
@@ -156,6 +173,10 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_lullctl \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
+	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
+		systemctl daemon-reload; systemctl reset-failed lulld.service lulld.socket 2>/dev/null || true; \
+	fi
+	@echo "kept: $(SYSCONFDIR)/lull (config) and /var/lib/lull (the store); remove them by hand to purge"
 
 # Man pages: lullctl(1) and lulld(8) from the argument parsers (swift-argument-parser's
 # generate-manual tool), lull.toml(5) from docs/configuration.md. Committed under man/.

@@ -173,13 +173,13 @@ _lullctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    submit|list|show|explain|simulate|cancel|pause|resume|status|events|watch|top|help)
+    submit|list|show|explain|simulate|cancel|pause|resume|status|events|watch|top|reload|help)
         # Offer subcommand argument completions
         "_lullctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'submit list show explain simulate cancel pause resume status events watch top help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'submit list show explain simulate cancel pause resume status events watch top reload help' -- "${cur}"))
         ;;
     esac
 }
@@ -209,9 +209,9 @@ _lullctl_submit() {
 
 _lullctl_submit_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--requires-ac --json --version -h --help)
+    non_repeating_flags=(--requires-ac --system --user-instance --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-o --output --sha256 --expected-size --max-size --mode --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
+    non_repeating_options=(-o --output --sha256 --expected-size --max-size --mode --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -240,6 +240,12 @@ _lullctl_submit_fetch() {
     '-H'|'--header')
         return
         ;;
+    '-u'|'--user')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
     '--network')
         __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
         return
@@ -293,14 +299,17 @@ _lullctl_submit_fetch() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_submit_push() {
     repeating_flags=()
-    non_repeating_flags=(--requires-ac --json --version -h --help)
+    non_repeating_flags=(--requires-ac --system --user-instance --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
+    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -329,6 +338,12 @@ _lullctl_submit_push() {
     '-H'|'--header')
         return
         ;;
+    '-u'|'--user')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
     '--network')
         __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
         return
@@ -382,14 +397,17 @@ _lullctl_submit_push() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_submit_upload() {
     repeating_flags=()
-    non_repeating_flags=(--requires-ac --json --version -h --help)
+    non_repeating_flags=(--requires-ac --system --user-instance --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket)
+    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --chunk-size --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -410,6 +428,9 @@ _lullctl_submit_upload() {
     '--content-type')
         return
         ;;
+    '--chunk-size')
+        return
+        ;;
     '--label')
         return
         ;;
@@ -417,6 +438,12 @@ _lullctl_submit_upload() {
         return
         ;;
     '-H'|'--header')
+        return
+        ;;
+    '-u'|'--user')
+        return
+        ;;
+    '--ca-file')
         return
         ;;
     '--network')
@@ -472,14 +499,17 @@ _lullctl_submit_upload() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_list() {
     repeating_flags=()
-    non_repeating_flags=(--all --json --version -h --help)
+    non_repeating_flags=(--all --system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--state --label --class --limit --after --socket)
+    non_repeating_options=(--state --label --class --limit --after --socket --call-timeout)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
@@ -502,19 +532,25 @@ _lullctl_list() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--socket)
+    non_repeating_options=(--socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--socket')
+        return
+        ;;
+    '--call-timeout')
         return
         ;;
     esac
@@ -522,9 +558,9 @@ _lullctl_show() {
 
 _lullctl_explain() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--socket)
+    non_repeating_options=(--socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -532,14 +568,17 @@ _lullctl_explain() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--on-battery --on-ac --metered --cellular --offline --json --version -h --help)
+    non_repeating_flags=(--on-battery --on-ac --metered --cellular --offline --system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--battery --cpu-pressure --memory-pressure --socket)
+    non_repeating_options=(--battery --cpu-pressure --memory-pressure --socket --call-timeout)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
@@ -556,19 +595,25 @@ _lullctl_simulate() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--socket)
+    non_repeating_options=(--socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--socket')
+        return
+        ;;
+    '--call-timeout')
         return
         ;;
     esac
@@ -576,14 +621,17 @@ _lullctl_cancel() {
 
 _lullctl_pause() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--socket)
+    non_repeating_options=(--socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--socket')
+        return
+        ;;
+    '--call-timeout')
         return
         ;;
     esac
@@ -591,9 +639,9 @@ _lullctl_pause() {
 
 _lullctl_resume() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--socket)
+    non_repeating_options=(--socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -601,14 +649,17 @@ _lullctl_resume() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_status() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--socket)
+    non_repeating_options=(--socket --call-timeout)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
@@ -616,14 +667,17 @@ _lullctl_status() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_events() {
     repeating_flags=()
-    non_repeating_flags=(-f --follow --json --version -h --help)
+    non_repeating_flags=(-f --follow --system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--after --reconnect-for --socket)
+    non_repeating_options=(--after --reconnect-for --socket --call-timeout)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
@@ -637,14 +691,17 @@ _lullctl_events() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_watch() {
     repeating_flags=()
-    non_repeating_flags=(--plain --json --version -h --help)
+    non_repeating_flags=(--plain --system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--label --reconnect-for --socket)
+    non_repeating_options=(--label --reconnect-for --socket --call-timeout)
     __lullctl_offer_flags_options -1
 
     # Offer option value completions
@@ -658,14 +715,17 @@ _lullctl_watch() {
     '--socket')
         return
         ;;
+    '--call-timeout')
+        return
+        ;;
     esac
 }
 
 _lullctl_top() {
     repeating_flags=()
-    non_repeating_flags=(--once --version -h --help)
+    non_repeating_flags=(--once --system --user-instance --version -h --help)
     repeating_options=()
-    non_repeating_options=(--interval --socket)
+    non_repeating_options=(--interval --socket --call-timeout)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
@@ -674,6 +734,27 @@ _lullctl_top() {
         return
         ;;
     '--socket')
+        return
+        ;;
+    '--call-timeout')
+        return
+        ;;
+    esac
+}
+
+_lullctl_reload() {
+    repeating_flags=()
+    non_repeating_flags=(--system --user-instance --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --call-timeout)
+    __lullctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--call-timeout')
         return
         ;;
     esac

@@ -163,7 +163,7 @@ _lulld() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--check-config --version -h --help)
+    local -a non_repeating_flags=(--check-config --system --user --version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=(--config --state-dir --socket)
     __lulld_offer_flags_options 0

@@ -20,7 +20,7 @@ function __lulld_parse_tokens -S
     set -l unparsed_tokens (__lulld_tokens -pc)
     switch $unparsed_tokens[1]
     case 'lulld'
-        __lulld_parse_subcommand 0 'config=' 'state-dir=' 'socket=' 'check-config' 'version' 'h/help'
+        __lulld_parse_subcommand 0 'config=' 'state-dir=' 'socket=' 'check-config' 'system' 'user' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __lulld_parse_subcommand -r 1 'version'
@@ -80,7 +80,9 @@ complete -c 'lulld' -f
 complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" config' -l 'config' -d 'Read settings from this TOML file.' -rfka ''
 complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" state-dir' -l 'state-dir' -d 'Keep the job store in this directory.' -rfka ''
 complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" socket' -l 'socket' -d 'Listen on this Unix socket path.' -rfka ''
-complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" check-config' -l 'check-config' -d 'Validate the config file, print any errors, and exit.'
+complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" check-config' -l 'check-config' -d 'Validate the config file the service reads (see --system, --user), print any errors, and exit.'
+complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" system' -l 'system' -d 'With --check-config: check the system instance\'s /etc/lull/lull.toml (the default for root).'
+complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" user' -l 'user' -d 'With --check-config: check your user instance\'s ~/.config/lull/lull.toml (the default for others).'
 complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" version' -l 'version' -d 'Show the version.'
 complete -c 'lulld' -n '__lulld_should_offer_completions_for_flags_or_options "lulld" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'lulld' -n '__lulld_should_offer_completions_for_positional "lulld" -eq 1' -fa 'help' -d 'Show subcommand help information.'

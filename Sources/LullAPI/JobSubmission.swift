@@ -36,6 +36,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var expectedBytesUp: Int64?
     public var periodic: PeriodicSchedule?
     public var onCompleteUnit: String?
+    /// upload with tus: the most bytes one PATCH carries.
+    public var chunkBytes: Int64?
+    /// A PEM file of certificate authorities to trust besides the system's.
+    public var caFile: String?
 
     public init(
         kind: JobKind, url: String, destination: String? = nil, source: String? = nil,
@@ -47,9 +51,11 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
         notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil,
         periodic: PeriodicSchedule? = nil,
-        onCompleteUnit: String? = nil, mode: String? = nil
+        onCompleteUnit: String? = nil, mode: String? = nil, chunkBytes: Int64? = nil, caFile: String? = nil
     ) {
         self.mode = mode
+        self.chunkBytes = chunkBytes
+        self.caFile = caFile
         self.periodic = periodic
         self.onCompleteUnit = onCompleteUnit
         self.network = network
@@ -103,6 +109,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case periodic
         case onCompleteUnit = "on_complete_unit"
         case mode
+        case chunkBytes = "chunk_bytes"
+        case caFile = "ca_file"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -136,6 +144,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         periodic = try container.decodeIfPresent(PeriodicSchedule.self, forKey: .periodic)
         onCompleteUnit = try container.decodeIfPresent(String.self, forKey: .onCompleteUnit)
         mode = try container.decodeIfPresent(String.self, forKey: .mode)
+        chunkBytes = try container.decodeIfPresent(Int64.self, forKey: .chunkBytes)
+        caFile = try container.decodeIfPresent(String.self, forKey: .caFile)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -178,6 +188,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(periodic, forKey: .periodic)
         try container.encodeIfPresent(onCompleteUnit, forKey: .onCompleteUnit)
         try container.encodeIfPresent(mode, forKey: .mode)
+        try container.encodeIfPresent(chunkBytes, forKey: .chunkBytes)
+        try container.encodeIfPresent(caFile, forKey: .caFile)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -213,7 +225,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
                 ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
             notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp,
             periodic: periodic,
-            onCompleteUnit: onCompleteUnit, fileMode: fileMode)
+            onCompleteUnit: onCompleteUnit, fileMode: fileMode, chunkBytes: chunkBytes, caFile: caFile)
     }
 }
 

@@ -29,6 +29,8 @@ extension JobView: JSONWritable {
             json.member("max_bytes", maxBytes)
             json.member("mode", mode)
             json.member("protocol", uploadProtocol)
+            json.member("chunk_bytes", chunkBytes)
+            json.member("ca_file", caFile)
             try json.member("retry", retry)
             try json.member("timeouts", timeouts)
             try json.member("retry_at", retryAt)

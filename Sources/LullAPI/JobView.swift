@@ -26,6 +26,10 @@ public struct JobView: Codable, Sendable, Equatable {
     /// job stored before the field existed (its file gets the daemon's umask).
     public var mode: String?
     public var uploadProtocol: UploadProtocol?
+    /// upload with tus: the job's own most bytes per PATCH.
+    public var chunkBytes: Int64?
+    /// The extra certificate authorities the job trusts.
+    public var caFile: String?
     /// The job's own retry and timeout settings, only the keys it gave.
     public var retry: RetrySettings?
     public var timeouts: TimeoutSettings?
@@ -60,6 +64,8 @@ public struct JobView: Codable, Sendable, Equatable {
         case maxBytes = "max_bytes"
         case mode
         case uploadProtocol = "protocol"
+        case chunkBytes = "chunk_bytes"
+        case caFile = "ca_file"
         case retry, timeouts
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
@@ -97,6 +103,8 @@ public struct JobView: Codable, Sendable, Equatable {
         maxBytes = job.spec.maxBytes
         mode = job.spec.fileMode?.octal
         uploadProtocol = job.spec.uploadProtocol
+        chunkBytes = job.spec.chunkBytes
+        caFile = job.spec.caFile
         retry = job.spec.retry
         timeouts = job.spec.timeouts
         retryAt = job.state == .queued ? job.retryAt : nil

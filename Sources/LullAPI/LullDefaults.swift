@@ -1,7 +1,9 @@
+import LullCore
+
 /// Where a user instance keeps its state and socket when nothing says otherwise.
 /// Shared by the daemon and its clients so both find the same socket.
 public enum LullDefaults {
-    public static let version = "0.1.0"
+    public static let version = LullVersion.current
 
     /// `$XDG_STATE_HOME/lull`, else `~/.local/state/lull`.
     public static func stateDirectory(environment: [String: String]) -> String {
@@ -20,7 +22,11 @@ public enum LullDefaults {
         return (stateDirectory ?? self.stateDirectory(environment: environment)) + "/lull.sock"
     }
 
+    /// The system instance's socket, made by `lulld.socket`.
+    public static let systemSocketPath = "/run/lull/lull.sock"
+
     /// The socket a client should use: `LULL_SOCKET` first, then the user default.
+    /// (`lullctl` also looks for the system instance's: `SocketDiscovery`.)
     public static func clientSocketPath(environment: [String: String]) -> String {
         environment["LULL_SOCKET"] ?? socketPath(environment: environment)
     }

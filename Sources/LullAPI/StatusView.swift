@@ -9,6 +9,9 @@ public struct StatusView: Codable, Sendable {
     public var uptimeSeconds: Double
     public var socket: String
     public var stateDir: String
+    /// The state directory's permission bits (`0700`); anything wider lets others read the
+    /// store. Optional: older daemons do not send it.
+    public var stateDirMode: String?
     /// Jobs per state, over the owners the caller may see.
     public var jobs: [String: Int]
     public var running: Int
@@ -28,6 +31,7 @@ public struct StatusView: Codable, Sendable {
         case uptimeSeconds = "uptime_seconds"
         case socket
         case stateDir = "state_dir"
+        case stateDirMode = "state_dir_mode"
         case jobs, running, limits, process, world, sample
         case lastEventSeq = "last_event_seq"
     }
@@ -35,8 +39,9 @@ public struct StatusView: Codable, Sendable {
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
         stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView,
-        world: WorldView? = nil, sample: SampleView? = nil, lastEventSeq: Int64? = nil
+        world: WorldView? = nil, sample: SampleView? = nil, lastEventSeq: Int64? = nil, stateDirMode: String? = nil
     ) {
+        self.stateDirMode = stateDirMode
         self.version = version
         self.pid = pid
         self.startedAt = startedAt

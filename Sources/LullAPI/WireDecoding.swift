@@ -4,14 +4,34 @@ import LullCore
 /// Decodes request bodies and turns every decoding failure into a `ValidationError` that names
 /// the field, in the wire's own spelling (`jobs[3].url`).
 public enum WireDecoding {
+    /// How deep JSONDecoder lets arrays and objects nest; a deeper body is not read at all.
+    static let nestingLimit = 512
+
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ValidationError) -> T {
+        let value: T
         do {
-            return try JSONDecoder().decode(type, from: data)
+            value = try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
-            throw validationError(for: error)
+            throw validationError(for: error, in: data)
         } catch {
             throw ValidationError(.malformedJSON, field: nil, "request body is not valid JSON")
         }
+        // After decoding, so that only sound JSON is scanned, and only what is otherwise accepted.
+        if let key = DuplicateKeyScanner.firstDuplicate(in: data) {
+            throw ValidationError(.duplicateField, field: key, "duplicate key \"\(key)\" in the request body; give each key once")
+        }
+        return value
+    }
+
+    static func validationError(for error: DecodingError, in data: Data) -> ValidationError {
+        let refusal = validationError(for: error)
+        // JSONDecoder calls a body nested past its limit "not valid JSON", which it may well be.
+        if refusal.code == .malformedJSON, DuplicateKeyScanner.nestingDepth(of: data) > nestingLimit {
+            return ValidationError(
+                .malformedJSON, field: nil,
+                "request body is nested too deeply (limit \(nestingLimit) levels); see docs/api.md for the shape of a job")
+        }
+        return refusal
     }
 
     static func validationError(for error: DecodingError) -> ValidationError {

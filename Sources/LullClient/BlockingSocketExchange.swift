@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LullAPI
 
 /// A call as plain blocking socket I/O: connect, write the request with `Connection: close`,
@@ -13,6 +16,9 @@ struct BlockingSocketExchange: ControlExchange {
         let stream: UnixSocketStream
         do {
             stream = try UnixSocketStream(connectingTo: socketPath, timeout: timeout)
+        } catch .system(call: "connect", errno: EAGAIN) {
+            // A full backlog: connect waits up to the send timeout for the daemon to accept.
+            throw LullClientError.unreachable(socketPath: socketPath, reason: .noAnswer(within: timeout, accepted: false))
         } catch {
             throw unreachable("\(error)")
         }
@@ -31,6 +37,8 @@ struct BlockingSocketExchange: ControlExchange {
             return ControlAnswer(status: answer.status, body: answer.body)
         } catch .framing(let error) {
             throw LullClientError.protocolViolation(error.description)
+        } catch .socket(.timedOut) {
+            throw LullClientError.unreachable(socketPath: socketPath, reason: .noAnswer(within: timeout, accepted: true))
         } catch {
             throw unreachable(sendFailure.map { "\($0)" } ?? error.description)
         }

@@ -9,12 +9,15 @@ import NIOHTTP1
 /// A typed client for the Lull control API over its Unix socket. `lullctl` is built on it.
 public final class LullClient: Sendable {
     public let socketPath: String
-    private let timeout: TimeAmount
+    private let timeout: Duration
     private let calls: any ControlExchange
     private let http = LazyHTTPClient()
 
-    /// - Parameter style: how calls reach the daemon; the event stream always uses the event loops.
-    public init(socketPath: String, timeout: TimeAmount = .seconds(30), style: CallStyle = .eventLoop) {
+    /// - Parameters:
+    ///   - timeout: how long a call waits for the daemon to accept its connection, and then for
+    ///     its answer; the event stream has no such limit.
+    ///   - style: how calls reach the daemon; the event stream always uses the event loops.
+    public init(socketPath: String, timeout: Duration = .seconds(30), style: CallStyle = .eventLoop) {
         self.socketPath = socketPath
         self.timeout = timeout
         switch style {
@@ -98,6 +101,12 @@ public final class LullClient: Sendable {
     /// The daemon's recent samples of pressure, CPU and memory; asking keeps it sampling for a while.
     public func samples() async throws -> SamplesView {
         try await call(.GET, "/v1/samples")
+    }
+
+    /// Asks the daemon to read its config again (root or the daemon's own user only); answers
+    /// after the reload. A refused config is `LullClientError.api(422, …)` naming file:line.
+    public func reload() async throws -> ReloadView {
+        try await call(.POST, "/v1/reload")
     }
 
     /// One page of events after `after`, without waiting for new ones.
@@ -200,7 +209,7 @@ public final class LullClient: Sendable {
     }
 
     private func send<Response: Decodable>(_ request: ControlRequest) async throws -> Response {
-        let answer = try await calls.exchange(request, timeout: .nanoseconds(timeout.nanoseconds))
+        let answer = try await calls.exchange(request, timeout: timeout)
         guard (200..<300).contains(answer.status) else { throw Self.apiError(answer) }
         do {
             return try WireJSON.decoder().decode(Response.self, from: Data(answer.body))
@@ -245,6 +254,9 @@ public enum LullClientError: Error, Sendable, CustomStringConvertible {
             "permission denied on \(path). Ask an admin to add you to the socket's group (ls -l shows it), or run your own user instance with lulld and leave LULL_SOCKET unset."
         case .unreachable(let path, .refused(let detail)):
             "cannot talk to lulld on \(path) (\(detail)). Is it running? Check \(Self.whereItLogs(path)) or start it with \(Self.howToStart(path))."
+        case .unreachable(let path, .noAnswer(let limit, let accepted)):
+            "lulld at \(path) \(accepted ? "accepted the connection but did not answer" : "did not accept the connection") within \(Self.seconds(limit)). "
+                + "It may be stuck or overloaded: check \(Self.howToInspect(path)) and \(Self.whereItLogs(path)), or wait longer with --call-timeout."
         case .api(_, let detail):
             detail.message
         case .protocolViolation(let message):
@@ -261,6 +273,16 @@ extension LullClientError {
         isSystemSocket(path) ? "`systemctl start lulld`" : "`lulld` (or `systemctl --user start lulld`, if installed as a user service)"
     }
 
+    static func howToInspect(_ path: String) -> String {
+        isSystemSocket(path) ? "`systemctl status lulld`" : "`systemctl --user status lulld`"
+    }
+
+    /// "30 s", "0.5 s".
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
     static func whereItLogs(_ path: String) -> String {
         isSystemSocket(path) ? "`journalctl -u lulld`" : "lulld's output (`journalctl --user -u lulld` for the user service)"
     }
@@ -270,6 +292,9 @@ public enum UnreachableReason: Sendable, Equatable {
     case noSocket
     case permissionDenied
     case refused(String)
+    /// The daemon did not take the connection (`accepted` false: its backlog is full) or did not
+    /// answer the request within the client's timeout.
+    case noAnswer(within: Duration, accepted: Bool)
 
     /// What the socket file says about a failed call: missing, not ours to use, or there but
     /// not answering (`detail` says how).

@@ -54,6 +54,11 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var periodInterval: TimeInterval?
     /// A systemd unit to start when the job ends (succeeded, failed, cancelled or expired).
     public var onCompleteUnit: String?
+    /// upload with tus: the most bytes one `PATCH` carries (nil: `[transfers] tus_chunk_bytes`).
+    public var chunkBytes: Int64?
+    /// A PEM file of certificate authorities trusted for this job besides the system's, read
+    /// with the owner's rights.
+    public var caFile: String?
 
     public init(
         kind: JobKind,
@@ -82,9 +87,13 @@ public struct JobSpec: Sendable, Equatable, Codable {
         periodic: PeriodicSchedule? = nil,
         periodInterval: TimeInterval? = nil,
         onCompleteUnit: String? = nil,
-        fileMode: FileMode? = nil
+        fileMode: FileMode? = nil,
+        chunkBytes: Int64? = nil,
+        caFile: String? = nil
     ) {
         self.fileMode = fileMode
+        self.chunkBytes = chunkBytes
+        self.caFile = caFile
         self.periodic = periodic
         self.periodInterval = periodInterval
         self.onCompleteUnit = onCompleteUnit
@@ -131,6 +140,12 @@ public struct JobSpec: Sendable, Equatable, Codable {
         }
         return String(decoding: host, as: UTF8.self).lowercased()
     }
+}
+
+extension JobSpec {
+    /// What `chunk_bytes` and `[transfers] tus_chunk_bytes` may be: 64 KiB, the least a `PATCH`
+    /// shrinks to after a `413`, to 1 TiB.
+    public static let chunkBytesRange: ClosedRange<Int64> = (64 << 10)...(1 << 40)
 }
 
 /// How an upload sends its file.

@@ -8,16 +8,23 @@ public struct JobSpecValidator: Sendable {
     /// Units `on_complete_unit` may name; nil allows any (a user instance starts units in its
     /// own user's manager). A system instance passes the admin's `[hooks] allowed_units`.
     public var allowedUnits: Set<String>?
+    /// Directories the daemon sees but its clients do not (a service's `PrivateTmp=`): a file
+    /// there would be written where its owner cannot see it.
+    public var privateDirectories: PrivateDirectories
 
     public init(
-        limits: SubmissionLimits, knownClasses: Set<String> = Set(JobClassName.builtIn), allowedUnits: Set<String>? = nil
+        limits: SubmissionLimits, knownClasses: Set<String> = Set(JobClassName.builtIn), allowedUnits: Set<String>? = nil,
+        privateDirectories: PrivateDirectories = PrivateDirectories()
     ) {
         self.limits = limits
         self.knownClasses = knownClasses
         self.allowedUnits = allowedUnits
+        self.privateDirectories = privateDirectories
     }
 
     public func validate(_ spec: JobSpec) throws(ValidationError) {
+        // First, so that no later message echoes a control character back.
+        try refuseControlCharacters(spec)
         try validateURL(spec.url)
         if let label = spec.label, label.utf8.count > limits.maxLabelBytes {
             throw ValidationError(
@@ -30,18 +37,23 @@ public struct JobSpecValidator: Sendable {
                 "unknown class \"\(spec.jobClass)\"; known classes: \(knownClasses.sorted().joined(separator: ", "))")
         }
         try validateCommon(spec)
+        try validatePath(spec.caFile, field: "ca_file")
+        try refusePrivate(spec.caFile, field: "ca_file")
         switch spec.kind {
         case .fetch:
             try require(spec.destination, "destination", for: .fetch)
             try validatePath(spec.destination, field: "destination")
+            try refusePrivate(spec.destination, field: "destination")
             try forbid(spec.source, "source", for: .fetch)
             try forbid(spec.body, "body", for: .fetch)
             try forbid(spec.method, "method", for: .fetch)
             try forbid(spec.uploadProtocol, "protocol", for: .fetch)
             try forbid(spec.idempotencyKey, "idempotency_key", for: .fetch)
+            try forbid(spec.chunkBytes, "chunk_bytes", for: .fetch)
         case .upload:
             try require(spec.source, "source", for: .upload)
             try validatePath(spec.source, field: "source")
+            try refusePrivate(spec.source, field: "source")
             try forbid(spec.destination, "destination", for: .upload)
             try forbid(spec.body, "body", for: .upload)
             try forbid(spec.sha256, "sha256", for: .upload)
@@ -50,6 +62,16 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.fileMode, "mode", for: .upload)
             if spec.formField != nil, spec.uploadProtocol != .multipart {
                 throw ValidationError(.invalidValue, field: "form_field", "form_field applies only to protocol \"multipart\"")
+            }
+            if let chunk = spec.chunkBytes {
+                guard spec.uploadProtocol == .tus else {
+                    throw ValidationError(.invalidValue, field: "chunk_bytes", "chunk_bytes applies only to protocol \"tus\"")
+                }
+                guard JobSpec.chunkBytesRange.contains(chunk) else {
+                    throw ValidationError(
+                        .invalidValue, field: "chunk_bytes",
+                        "chunk_bytes must be from \(JobSpec.chunkBytesRange.lowerBound) (64 KiB) to \(JobSpec.chunkBytesRange.upperBound) (1 TiB) bytes, not \(chunk)")
+                }
             }
             if spec.uploadProtocol == .tus, let method = spec.method, method != "POST" {
                 throw ValidationError(.invalidValue, field: "method", "tus uploads create with POST and send with PATCH; leave method out")
@@ -66,6 +88,7 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.expectedBytes, "expected_bytes", for: .push)
             try forbid(spec.maxBytes, "max_bytes", for: .push)
             try forbid(spec.fileMode, "mode", for: .push)
+            try forbid(spec.chunkBytes, "chunk_bytes", for: .push)
             if let method = spec.method, !["POST", "PUT", "PATCH"].contains(method) {
                 throw ValidationError(
                     .invalidValue, field: "method", "push method must be POST, PUT or PATCH, not \"\(method)\"")
@@ -164,6 +187,44 @@ public struct JobSpecValidator: Sendable {
         guard let host = components.host, !host.isEmpty else {
             throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no host")
         }
+        if let user = components.percentEncodedUser {
+            // Refused rather than sent: the URL is shown in every view, event and log line, and
+            // redacting it everywhere is one place more to forget.
+            throw ValidationError(
+                .invalidValue, field: "url",
+                "url carries credentials (\"\(user):…@\"); they would be stored and shown in every view and log line. Send them as a header instead: lullctl --user \(user):PASSWORD, or \"headers\": {\"Authorization\": \"Basic <base64 of \(user):PASSWORD>\"}")
+        }
+    }
+
+    /// Control characters in any text a client chose: they could forge log records or drive
+    /// another user's terminal (`lullctl list` as root shows every owner's labels).
+    private func refuseControlCharacters(_ spec: JobSpec) throws(ValidationError) {
+        let texts: [(String, String?)] = [
+            ("url", spec.url), ("label", spec.label), ("destination", spec.destination), ("source", spec.source),
+            ("method", spec.method), ("content_type", spec.contentType), ("form_field", spec.formField),
+            ("idempotency_key", spec.idempotencyKey), ("ca_file", spec.caFile),
+        ]
+        for (field, text) in texts {
+            guard let text, let found = UntrustedText.firstControl(in: text) else { continue }
+            throw ValidationError(
+                .invalidValue, field: field,
+                "\(field) holds the control character \(UntrustedText.name(found.scalar)) at byte \(found.offset); control characters are refused (they could forge log lines or terminal output)")
+        }
+        for (name, value) in spec.headers ?? [:] {
+            // HTTP allows a tab inside a field value, nothing else below 0x20.
+            if let found = UntrustedText.firstControl(in: name) ?? UntrustedText.firstControl(in: value, allowingTab: true) {
+                throw ValidationError(
+                    .invalidValue, field: "headers",
+                    "header \"\(UntrustedText.escaped(name))\" holds the control character \(UntrustedText.name(found.scalar)); control characters are refused in header names and values")
+            }
+        }
+    }
+
+    private func refusePrivate(_ path: String?, field: String) throws(ValidationError) {
+        guard let path, let directory = privateDirectories.containing(path) else { return }
+        throw ValidationError(
+            .invalidValue, field: field,
+            "\(field) \(path) is under \(directory), which this lulld does not share with you (it runs as a systemd service with its own private \(directory), PrivateTmp=yes): the file would be \(field == "destination" ? "written to" : "read from") a place you cannot see, which is deleted when the service stops. Use a directory under your home or one the administrator made writable for lulld (ReadWritePaths=; see docs/security.md)")
     }
 
     /// `scheme://` at the start (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`).

@@ -4,6 +4,7 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
         case malformedJSON = "malformed_json"
         case missingField = "missing_field"
         case unknownField = "unknown_field"
+        case duplicateField = "duplicate_field"
         case invalidValue = "invalid_value"
         case tooLarge = "too_large"
     }

@@ -39,6 +39,8 @@ extension JobSpec {
             json.member("periodInterval", periodInterval)
             json.member("onCompleteUnit", onCompleteUnit)
             json.member("fileMode", fileMode?.rawValue)
+            json.member("chunkBytes", chunkBytes)
+            json.member("caFile", caFile)
         }
         return String(decoding: json.bytes, as: UTF8.self)
     }

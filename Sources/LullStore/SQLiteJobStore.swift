@@ -10,6 +10,8 @@ public final class SQLiteJobStore: JobStore {
     private let committer: GroupCommitter
     private let checkpointer: WALCheckpointer
     private let codec = RowCodec()
+    /// Store files an earlier version had left readable by others, now 0600 (for the start-up log).
+    public let narrowedFiles: [String]
 
     /// Opens (creating if needed) the store at `path` and runs pending migrations.
     /// `didCommit` receives the events of each commit, in sequence order, right after it is durable.
@@ -22,12 +24,18 @@ public final class SQLiteJobStore: JobStore {
         var configuration = Configuration()
         configuration.label = "lull.store"
         configuration.maximumReaderCount = 4
+        // GRDB's default, userInitiated, makes libdispatch lower its threads' nice value, which an
+        // unprivileged daemon may not do (and a background daemon should not).
+        configuration.qos = .default
         self.path = path
+        narrowedFiles = try PrivateStoreFiles.prepare(databasePath: path)
         pool = try DatabasePool(path: path, configuration: configuration)
         // Set here, not in `prepareDatabase`: the pool switches its writer to WAL after that hook
         // and sets `synchronous = NORMAL` as it does, which would leave commits unsynced.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        try StoreSchema.migrator.migrate(pool)
+        let migrator = StoreSchema.migrator
+        try StoreVersionCheck.refuseNewer(pool, migrator: migrator, path: path)
+        try migrator.migrate(pool)
         checkpointer = WALCheckpointer(path: path, threshold: checkpointThreshold)
         committer = GroupCommitter(writer: pool, checkpointer: checkpointer, didCommit: didCommit)
     }

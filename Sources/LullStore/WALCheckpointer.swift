@@ -130,6 +130,7 @@ public final class WALCheckpointer: Sendable {
                 if connection == nil {
                     var configuration = Configuration()
                     configuration.label = "lull.store.checkpoint"
+                    configuration.qos = .default
                     connection = try DatabaseQueue(path: shared.path, configuration: configuration)
                 }
                 try connection?.writeWithoutTransaction { db in

@@ -10,6 +10,8 @@ public final class TusServerProcess: @unchecked Sendable {
     public let port: Int
     public let filesDirectory: String
     private let script: String
+    /// The largest upload the server accepts (its `Tus-Max-Size`); nil: tuspyserver's default.
+    private let maxSize: Int64?
     private var process: Process?
 
     /// Whether Python can import tuspyserver and uvicorn here.
@@ -17,8 +19,9 @@ public final class TusServerProcess: @unchecked Sendable {
         (try? CommandRunner.run("/usr/bin/env", ["python3", "-c", "import tuspyserver, uvicorn"]).status) == 0
     }
 
-    public init(script: String, filesDirectory: String) throws {
+    public init(script: String, filesDirectory: String, maxSize: Int64? = nil) throws {
         self.script = script
+        self.maxSize = maxSize
         self.filesDirectory = filesDirectory
         try FileManager.default.createDirectory(atPath: filesDirectory, withIntermediateDirectories: true)
         port = try Socket.freeLoopbackPort()
@@ -29,7 +32,7 @@ public final class TusServerProcess: @unchecked Sendable {
     /// Starts the server and returns once it accepts connections.
     public func start(timeout: Duration = .seconds(20)) throws {
         process = try ServerLaunch.start(
-            "tus server", executable: "/usr/bin/env", arguments: ["python3", script, String(port), filesDirectory],
+            "tus server", executable: "/usr/bin/env", arguments: ["python3", script, String(port), filesDirectory] + (maxSize.map { [String($0)] } ?? []),
             port: port, timeout: timeout)
     }
 

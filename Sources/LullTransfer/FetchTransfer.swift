@@ -27,9 +27,10 @@ public struct FetchTransfer: TransferEngine {
         }
         do {
             try await files.checkAllowed(destination, owner: job.owner)
+            let client = try await clients.client(for: job, settings: settings, files: files)
             let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
             return try await watchdog.guarding {
-                try await download(job, to: destination, context: context, watchdog: watchdog)
+                try await download(job, to: destination, client: client, context: context, watchdog: watchdog)
             }
         } catch let failure as FileFailure {
             throw failure.jobFailure
@@ -48,7 +49,9 @@ public struct FetchTransfer: TransferEngine {
         _ = try? await files.run(as: job.owner) { unlink(path) }
     }
 
-    private func download(_ job: Job, to destination: String, context: TransferContext, watchdog: TransferWatchdog) async throws -> JobResult {
+    private func download(
+        _ job: Job, to destination: String, client: JobClient, context: TransferContext, watchdog: TransferWatchdog
+    ) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
         let (staging, kept) = try await StagingFile.open(
@@ -59,7 +62,9 @@ public struct FetchTransfer: TransferEngine {
 
         var offset = kept
         var transferred = previous.transferredBytes
-        var response = try await send(job, from: offset, validator: previous.validator, conditional: offset == 0 ? context.validators : nil, destination: destination)
+        var response = try await send(
+            job, client, from: offset, validator: previous.validator, conditional: offset == 0 ? context.validators : nil,
+            destination: destination)
         watchdog.touch()
 
         if offset > 0 && response.status == .ok {
@@ -70,7 +75,7 @@ public struct FetchTransfer: TransferEngine {
         if offset > 0 && Self.cannotContinue(response, from: offset, validator: previous.validator) {
             offset = 0
             try await staging.restart()
-            response = try await send(job, from: 0, validator: nil, conditional: nil, destination: destination)
+            response = try await send(job, client, from: 0, validator: nil, conditional: nil, destination: destination)
             watchdog.touch()
         }
         if response.status == .notModified, context.validators != nil {
@@ -189,10 +194,10 @@ public struct FetchTransfer: TransferEngine {
             etag: etag, lastModified: lastModified, bytesTransferred: transferred)
     }
 
-    private func send(_ job: Job, from offset: Int64, validator: String?, conditional: FetchValidators?, destination: String) async throws -> HTTPClientResponse {
-        var request = HTTPClientRequest(url: job.spec.url)
-        request.method = .GET
-        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
+    private func send(
+        _ job: Job, _ client: JobClient, from offset: Int64, validator: String?, conditional: FetchValidators?, destination: String
+    ) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(of: job, method: .GET)
         if offset > 0, let validator {
             request.headers.replaceOrAdd(name: "range", value: "bytes=\(offset)-")
             request.headers.replaceOrAdd(name: "if-range", value: validator)
@@ -203,7 +208,7 @@ public struct FetchTransfer: TransferEngine {
             }
         }
         do {
-            return try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
+            return try await client.execute(request, timeout: settings.total(for: job))
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw TransferFailures.classify(error)

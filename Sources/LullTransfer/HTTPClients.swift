@@ -9,6 +9,7 @@ import LullCore
 /// AsyncHTTPClient sets the connect timeout per client, so a job's own `connect_seconds` gets a
 /// set of clients of its own, made on first use and shared by every job asking for the same
 /// whole number of seconds; past `maxTimeoutVariants` such sets, the nearest existing one serves.
+/// A job's extra certificate authorities need no client of their own (see `JobClient`).
 public final class HTTPClients: Sendable {
     private struct Routes: Sendable {
         let direct: HTTPClient
@@ -26,10 +27,12 @@ public final class HTTPClients: Sendable {
     static let maxTimeoutVariants = 8
     /// Waits on the clients' event loops (transfer watchdogs).
     public let sleeper: EventLoopSleeper
+    let eventLoopGroup: any EventLoopGroup
 
     public init(eventLoopGroup: any EventLoopGroup, environment: [String: String], maxRedirects: Int = 5, connectTimeout: TimeAmount = .seconds(15), idleTimeout: TimeAmount = .seconds(60)) {
         proxy = ProxySettings(environment: environment)
         sleeper = EventLoopSleeper(group: eventLoopGroup)
+        self.eventLoopGroup = eventLoopGroup
         make = { via, connect in
             var configuration = HTTPClient.Configuration()
             configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
@@ -66,6 +69,16 @@ public final class HTTPClients: Sendable {
         case "https": return set.httpsProxied ?? set.direct
         case "http": return set.httpProxied ?? set.direct
         default: return set.direct
+        }
+    }
+
+    /// Whether requests to `url` go through a proxy.
+    func isProxied(_ url: String) -> Bool {
+        guard let components = URLComponents(string: url), let host = components.host, !proxy.bypasses(host) else { return false }
+        switch components.scheme?.lowercased() {
+        case "https": return proxy.https != nil
+        case "http": return proxy.http != nil
+        default: return false
         }
     }
 

@@ -9,26 +9,27 @@ import NIOHTTP1
 public struct PushTransfer: TransferEngine {
     private let clients: HTTPClients
     private let settings: TransferSettings
+    /// For the job's `ca_file`, read with its owner's rights.
+    private let files: FileAccess
 
-    public init(clients: HTTPClients, settings: TransferSettings = TransferSettings()) {
+    public init(clients: HTTPClients, settings: TransferSettings = TransferSettings(), files: FileAccess = FileAccess()) {
         self.clients = clients
         self.settings = settings
+        self.files = files
     }
 
     public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
-        var request = HTTPClientRequest(url: job.spec.url)
-        request.method = HTTPMethod(rawValue: job.spec.method ?? "POST")
-        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
+        var request = HTTPClientRequest(of: job, method: HTTPMethod(rawValue: job.spec.method ?? "POST"))
         if let key = job.spec.idempotencyKey { request.headers.replaceOrAdd(name: "idempotency-key", value: key) }
         let body = job.spec.body ?? []
         if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let client = clients.client(for: job)
         let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
         let maxBody = settings.maxResponseBodyBytes
         let timeout = settings.total(for: job)
         let bodyBytes = Int64(body.count)
         do {
+            let client = try await clients.client(for: job, settings: settings, files: files)
             return try await watchdog.guarding { [request] in
                 let response = try await client.execute(request, timeout: timeout)
                 watchdog.touch()

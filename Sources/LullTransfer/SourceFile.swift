@@ -76,9 +76,12 @@ final class SourceFile: Sendable {
         }
     }
 
-    /// The bytes from `offset` to the end, in chunks, reporting progress as they are handed on.
-    func chunks(from offset: Int64, chunkSize: Int = 1 << 20, onChunk: @escaping @Sendable (Int64) -> Void) -> FileChunks {
-        FileChunks(file: self, start: offset, chunkSize: chunkSize, onChunk: onChunk)
+    /// The bytes from `offset` up to `end` (the end of the file when nil), in chunks, reporting
+    /// progress (the position in the file) as they are handed on.
+    func chunks(
+        from offset: Int64, to end: Int64? = nil, chunkSize: Int = 1 << 20, onChunk: @escaping @Sendable (Int64) -> Void
+    ) -> FileChunks {
+        FileChunks(file: self, start: offset, end: Swift.min(end ?? size, size), chunkSize: chunkSize, onChunk: onChunk)
     }
 
     /// Starts reading `count` bytes at `offset` now, for the caller to await later.
@@ -120,6 +123,7 @@ struct FileChunks: AsyncSequence, Sendable {
 
     let file: SourceFile
     let start: Int64
+    let end: Int64
     let chunkSize: Int
     let onChunk: @Sendable (Int64) -> Void
 
@@ -130,7 +134,7 @@ struct FileChunks: AsyncSequence, Sendable {
         var ahead: Task<ByteBuffer, any Error>?
 
         mutating func next() async throws -> ByteBuffer? {
-            guard position < chunks.file.size else { return nil }
+            guard position < chunks.end else { return nil }
             let read = ahead ?? chunks.read(at: position)
             ahead = nil
             let buffer = try await read.value
@@ -139,14 +143,14 @@ struct FileChunks: AsyncSequence, Sendable {
                     code: "source_changed", message: "\(chunks.file.path) became shorter during the upload", retryable: false)
             }
             position += Int64(buffer.readableBytes)
-            if position < chunks.file.size { ahead = chunks.read(at: position) }
+            if position < chunks.end { ahead = chunks.read(at: position) }
             chunks.onChunk(position)
             return buffer
         }
     }
 
     private func read(at offset: Int64) -> Task<ByteBuffer, any Error> {
-        file.readAhead(at: offset, count: Int(Swift.min(Int64(chunkSize), file.size - offset)))
+        file.readAhead(at: offset, count: Int(Swift.min(Int64(chunkSize), end - offset)))
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self, position: start) }

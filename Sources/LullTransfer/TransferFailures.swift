@@ -7,8 +7,8 @@ import NIOPosix
 import NIOSSL
 
 /// Turns transport errors and HTTP statuses into `JobFailure`s with stable codes:
-/// retryable for what may heal by itself (connection trouble, timeouts, 408, 429, 5xx),
-/// permanent for the rest.
+/// retryable for what may heal by itself (connection trouble, timeouts, 408, 429, 5xx, a TLS
+/// handshake that failed for a reason other than the certificate), permanent for the rest.
 enum TransferFailures {
     static func httpStatus(_ status: HTTPResponseStatus, headers: HTTPHeaders = [:], now: Date = Date()) -> JobFailure {
         let code = Int(status.code)
@@ -83,6 +83,9 @@ enum TransferFailures {
         }
         if let connection = error as? NIOConnectionError {
             return connectFailure(connection)
+        }
+        if let kind = TLSDiagnosis.Kind(error) {
+            return TLSDiagnosis.describe(kind, host: "the server", chain: nil, extraTrust: false, now: Date())
         }
         if let tls = error as? NIOSSLError {
             return JobFailure(code: "tls_failed", message: "the TLS handshake with the server failed: \(tls)", retryable: true)

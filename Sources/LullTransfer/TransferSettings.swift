@@ -16,6 +16,11 @@ public struct TransferSettings: Sendable, Equatable {
     public var checkpointInterval: Double
     /// Least time between two progress events of one job.
     public var progressInterval: Double
+    /// tus: the most bytes one `PATCH` carries when the job names no `chunk_bytes`.
+    public var tusChunkBytes: Int64 = 64 << 20
+    /// `[classes.NAME] ca_file`: a PEM file of certificate authorities that jobs of the class
+    /// trust besides the system's, read by the daemon at each attempt.
+    public var classCAFiles: [String: String] = [:]
 
     public init(
         connectTimeout: Double = 15, idleTimeout: Double = 60, totalTimeout: Double = 7 * 24 * 3600,
@@ -33,4 +38,7 @@ public struct TransferSettings: Sendable, Equatable {
     func idle(for job: Job) -> Double { job.spec.timeouts?.idleSeconds ?? idleTimeout }
     func totalSeconds(for job: Job) -> Double { job.spec.timeouts?.totalSeconds ?? totalTimeout }
     func total(for job: Job) -> TimeAmount { .milliseconds(Int64(totalSeconds(for: job) * 1000)) }
+    func tusChunk(for job: Job) -> Int64 { job.spec.chunkBytes ?? tusChunkBytes }
+    /// The time a request without a body may take to be answered.
+    var shortRequest: TimeAmount { .seconds(Int64(connectTimeout + idleTimeout)) }
 }

@@ -30,12 +30,16 @@ public struct UploadTransfer: TransferEngine {
                 // Remember what the file was, so a retry after a change fails instead of sending a mix.
                 await context.checkpoint(ResumeState(sourceSize: source.size, sourceModified: source.modified))
             }
+            let client = try await clients.client(for: job, settings: settings, files: files)
             let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
             return try await watchdog.guarding {
                 switch job.spec.uploadProtocol ?? .raw {
-                case .raw: try await sendWhole(job, source, multipart: false, context: context, watchdog: watchdog)
-                case .multipart: try await sendWhole(job, source, multipart: true, context: context, watchdog: watchdog)
-                case .tus: try await TusUpload(job: job, source: source, client: clients.client(for: job), settings: settings, context: context, watchdog: watchdog).run()
+                case .raw: try await sendWhole(job, source, client: client, multipart: false, context: context, watchdog: watchdog)
+                case .multipart: try await sendWhole(job, source, client: client, multipart: true, context: context, watchdog: watchdog)
+                case .tus:
+                    try await TusUpload(
+                        job: job, source: source, client: client, settings: settings, context: context, watchdog: watchdog
+                    ).run()
                 }
             }
         } catch let failure as FileFailure {
@@ -48,10 +52,10 @@ public struct UploadTransfer: TransferEngine {
         }
     }
 
-    private func sendWhole(_ job: Job, _ source: SourceFile, multipart: Bool, context: TransferContext, watchdog: TransferWatchdog) async throws -> JobResult {
-        var request = HTTPClientRequest(url: job.spec.url)
-        request.method = HTTPMethod(rawValue: job.spec.method ?? (multipart ? "POST" : "PUT"))
-        for (name, value) in job.spec.headers ?? [:] { request.headers.add(name: name, value: value) }
+    private func sendWhole(
+        _ job: Job, _ source: SourceFile, client: JobClient, multipart: Bool, context: TransferContext, watchdog: TransferWatchdog
+    ) async throws -> JobResult {
+        var request = HTTPClientRequest(of: job, method: HTTPMethod(rawValue: job.spec.method ?? (multipart ? "POST" : "PUT")))
         let total = source.size
         let chunks = source.chunks(from: 0) { sent in
             watchdog.touch()
@@ -71,7 +75,7 @@ public struct UploadTransfer: TransferEngine {
             if let type = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: type) }
             request.body = .stream(chunks, length: .known(total))
         }
-        let response = try await clients.client(for: job).execute(request, timeout: settings.total(for: job))
+        let response = try await client.execute(request, timeout: settings.total(for: job))
         watchdog.touch()
         try await source.checkUnchanged()
         try await ResponseCapture.requireSuccess(response, watchdog: watchdog)

@@ -82,7 +82,7 @@ final class RawHTTPConnection {
 
     /// A fetch job that goes nowhere (the daemon holds it or fails it fast); `extra` adds JSON fields.
     static func submitBody(_ n: Int, extra: String = "") -> String {
-        #"{"kind":"fetch","url":"http://127.0.0.1:9/bench/\#(n)","destination":"/tmp/lull-bench/\#(n)","label":"bench"\#(extra)}"#
+        #"{"kind":"fetch","url":"http://127.0.0.1:9/bench/\#(n)","destination":"/tmp/lull-bench-\#(n)","label":"bench"\#(extra)}"#
     }
 
     static func request(_ method: String, _ path: String, body: String? = nil) -> [UInt8] {

@@ -21,7 +21,7 @@ enum ShellBenchmark {
 
         let commands: [(name: String, argv: (Int) -> [String])] = [
             ("lullctl submit fetch", { n in
-                [lullctl, "submit", "fetch", "http://127.0.0.1:9/shell/\(n)", "-o", "/tmp/lull-bench/shell-\(n)",
+                [lullctl, "submit", "fetch", "http://127.0.0.1:9/shell/\(n)", "-o", "/tmp/lull-bench-shell-\(n)",
                  "--socket", daemon.socketPath]
             }),
             ("tsp true", { _ in ["/usr/bin/tsp", "true"] }),

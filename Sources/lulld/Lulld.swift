@@ -26,9 +26,20 @@ struct Lulld: AsyncParsableCommand {
 
             Without --config, the settings come from lull.toml in $CONFIGURATION_DIRECTORY (the \
             unit's /etc/lull) if it is there, else from $XDG_CONFIG_HOME/lull/lull.toml (or \
-            ~/.config/lull/lull.toml) if it is there, else the embedded defaults apply. SIGHUP \
-            (systemctl reload) reads that file again; on the embedded defaults it looks again, in \
-            the same order.
+            ~/.config/lull/lull.toml) if it is there, else the embedded defaults apply. A reload reads \
+            that file again (on the embedded defaults it looks again, in the same order): SIGHUP, \
+            or lullctl reload, which answers with the outcome (systemctl reload runs it and fails \
+            when the file is refused).
+
+            --check-config checks what the installed service reads: as root (or with --system) the \
+            system instance's /etc/lull/lull.toml and its lull.d/*.toml drop-ins, else (or with \
+            --user) $XDG_CONFIG_HOME/lull/lull.toml (or ~/.config/lull/lull.toml) and its drop-ins.
+
+            Exit status: 0 a clean stop, or the config checked is valid; 1 a failure a restart may \
+            cure (the store or the socket failed, another lulld runs); 2 invalid configuration; 3 \
+            refused to start until an admin acts (an unsafe or unusable state directory, a store \
+            written by a newer lulld); 64 invalid command line. The units do not restart lulld after \
+            2, 3 or 64 (RestartPreventExitStatus=).
             """,
         version: LullDefaults.version)
 
@@ -41,44 +52,65 @@ struct Lulld: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Listen on this Unix socket path.", valueName: "path"))
     var socket: String?
 
-    @Flag(name: .customLong("check-config"), help: "Validate the config file, print any errors, and exit.")
+    @Flag(name: .customLong("check-config"), help: "Validate the config file the service reads (see --system, --user), print any errors, and exit.")
     var checkConfig = false
+
+    @Flag(name: .long, help: "With --check-config: check the system instance's /etc/lull/lull.toml (the default for root).")
+    var system = false
+
+    @Flag(name: .long, help: "With --check-config: check your user instance's ~/.config/lull/lull.toml (the default for others).")
+    var user = false
+
+    func validate() throws {
+        if system && user { throw ValidationError("give --system or --user, not both") }
+        if (system || user) && !checkConfig {
+            throw ValidationError("--system and --user choose which instance --check-config checks; add --check-config")
+        }
+        if (system || user) && config != nil {
+            throw ValidationError("--config names the file to check; leave out --\(system ? "system" : "user")")
+        }
+    }
 
     func run() async throws {
         let options = DaemonOptions(
             configPath: config, stateDirectory: stateDir, socketPath: socket,
             environment: ProcessInfo.processInfo.environment)
+        if checkConfig {
+            let check = ConfigCheck(
+                config: config, instance: system ? .system : user ? .user : nil, environment: options.environment)
+            let report = check.run()
+            if report.exitStatus == .success {
+                print(report.text, terminator: "")
+                return
+            }
+            FileHandle.standardError.write(Data(report.text.utf8))
+            throw ExitCode(report.exitStatus.rawValue)
+        }
         var daemonConfig = DaemonConfig()
         let configFile = options.configFile(exists: { FileManager.default.fileExists(atPath: $0) })
         if let file = configFile {
             do {
                 daemonConfig = try ConfigLoader.loadWithDropIns(file: file)
             } catch {
-                FileHandle.standardError.write(Data("lulld: invalid configuration:\n\(error)\n".utf8))
-                throw ExitCode(2)
+                FileHandle.standardError.write(Data("lulld: invalid configuration:\n\(error)\nlulld --check-config --config \(file) checks it after a fix.\n".utf8))
+                throw ExitCode(LulldExitStatus.invalidConfiguration.rawValue)
             }
-            if checkConfig {
-                for checked in [file] + ConfigLoader.dropIns(of: file) { print("\(checked): ok") }
-            }
-        } else if checkConfig {
-            print("no config file; the embedded defaults apply")
         }
-        if checkConfig { return }
 
         // Under systemd, structured records straight to the journal; from a shell, plain stderr.
         let toJournal = JournalLogHandler.stderrIsJournal(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
-            if toJournal { return JournalLogHandler(identifier: "lulld") }
+            if toJournal { return EscapingLogHandler(wrapping: JournalLogHandler(identifier: "lulld")) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .info
-            return handler
+            return EscapingLogHandler(wrapping: handler)
         }
         let logger = Logger(label: "lulld")
         do {
             try await Daemon.run(options.settings(with: daemonConfig, from: configFile), logger: logger)
         } catch let error as StartupError {
             FileHandle.standardError.write(Data("lulld: \(error)\n".utf8))
-            throw ExitCode(1)
+            throw ExitCode(error.exitStatus.rawValue)
         }
     }
 }

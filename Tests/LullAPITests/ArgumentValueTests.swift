@@ -96,6 +96,16 @@ import Testing
         #expect(time.resolved(now: Self.evening) == Self.evening.addingTimeInterval(seconds))
     }
 
+    @Test(arguments: ["-2h", "-30m", " -1d"])
+    func aDurationBackwardsIsInThePast(_ text: String) {
+        #expect(throws: ArgumentValueError.self) { try TimeArgument(parsing: text) }
+        do {
+            _ = try TimeArgument(parsing: text)
+        } catch {
+            #expect(error.description.contains("is in the past"), "\(error)")
+        }
+    }
+
     @Test(arguments: ["tomorrowish", "", "now", "2026-13-45T99:00:00Z", "21/11/2026 18:00", "30"])
     func notATime(_ text: String) {
         let said = message { _ = try TimeArgument(parsing: text) }

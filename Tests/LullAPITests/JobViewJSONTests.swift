@@ -19,7 +19,8 @@ import Testing
                    "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
                                  "attempts":3,"daemon_cpu_seconds":0.25}},
          "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
-         "sha256":"cd","expected_bytes":100,"max_bytes":1000,"mode":"0640","protocol":"tus",
+         "sha256":"cd","expected_bytes":100,"max_bytes":1000,"mode":"0640","protocol":"tus","chunk_bytes":1048576,
+         "ca_file":"/etc/ssl/lab-ca.pem",
          "retry":{"max_attempts":5,"base_seconds":2.5,"cap_seconds":600},
          "timeouts":{"connect_seconds":2,"idle_seconds":30,"total_seconds":3600},
          "retry_at":"2026-11-21T19:05:00Z",
@@ -100,6 +101,8 @@ import Testing
             view.expectedBytes = maybe(Int64(random.next() % 1_000_000))
             view.maxBytes = maybe(view.maxBytes)
             view.uploadProtocol = maybe(pick(UploadProtocol.allCases))
+            view.chunkBytes = maybe(Int64(random.next() % 1 << 30))
+            view.caFile = maybe(pick(strings))
             view.retry = maybe(view.retry)
             view.timeouts = maybe(view.timeouts)
             view.retryAt = maybe(Date(timeIntervalSince1970: pick(times)))

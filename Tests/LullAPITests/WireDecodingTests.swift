@@ -1,5 +1,5 @@
 import Foundation
-import LullAPI
+@testable import LullAPI
 import LullClient
 import LullCore
 import Testing
@@ -135,6 +135,66 @@ import Testing
         #expect(submission.timeouts == TimeoutSettings(connectSeconds: 5, idleSeconds: 6, totalSeconds: 7))
         #expect(submission.periodic?.every == 3600 && submission.periodic?.flex == 600)
         #expect(submission.onCompleteUnit == "x.service")
+    }
+
+    /// JSONDecoder keeps the first of two equal keys, most parsers the last: a proxy and lulld
+    /// would read different jobs from one body, so a doubled key is refused, naming it.
+    @Test func aKeyGivenTwiceIsRefusedByItsPath() {
+        let job = #""kind":"fetch","url":"http://h/a""#
+        let cases: [(String, String, BatchOrNot)] = [
+            (#"{\#(job),"destination":"/tmp/a","destination":"/etc/passwd"}"#, "destination", .single),
+            (#"{\#(job),"destination":"/tmp/a","destin\u0061tion":"/etc/passwd"}"#, "destination", .single),
+            (#"{\#(job),"destination":"/tmp/a","retry":{"max_attempts":2,"base_seconds":1,"max_attempts":9}}"#, "retry.max_attempts", .single),
+            (#"{\#(job),"destination":"/tmp/a","headers":{"X-A":"1","X-B":"2","X-A":"3"}}"#, "headers.X-A", .single),
+            (#"{\#(job),"destination":"/tmp/a","headers":{"\ud83d\ude00\u00e9":"1","😀é":"2"}}"#, "headers.😀é", .single),
+            (#"{"jobs":[{\#(job),"destination":"/a"},{\#(job),"url":"http://h/b","destination":"/b"}]}"#, "jobs[1].url", .batch),
+            (#"{"jobs":[{\#(job),"destination":"/a"}],"jobs":[]}"#, "jobs", .batch),
+        ]
+        for (json, field, shape) in cases {
+            let error = shape == .batch ? failure(json, as: BatchSubmission.self) : failure(json)
+            #expect(error?.code == .duplicateField, "\(json)")
+            #expect(error?.field == field, "\(json): \(String(describing: error))")
+            #expect(error?.message == "duplicate key \"\(field)\" in the request body; give each key once")
+        }
+    }
+
+    enum BatchOrNot { case single, batch }
+
+    @Test func equalKeysInDifferentObjectsOrInsideStringsAreNotDuplicates() throws {
+        let batch = try WireDecoding.decode(BatchSubmission.self, from: Data(#"""
+            {"jobs":[{"kind":"fetch","url":"http://h/a","destination":"/a","headers":{"kind":"x","url":"y"},
+                      "label":"\"kind\":1,\"kind\":2 {\"url\" [\\"},
+                     {"kind":"fetch","url":"http://h/b","destination":"/b","retry":{"max_attempts":2},"timeouts":{"idle_seconds":2}}]}
+            """#.utf8))
+        #expect(batch.jobs.count == 2)
+        #expect(batch.jobs[0].label == #""kind":1,"kind":2 {"url" [\"#)
+    }
+
+    /// Past a few keys an object's keys are looked up by hash: a doubled key is still found, and
+    /// a large object of distinct keys passes.
+    @Test func aDuplicateAmongManyKeysIsFound() throws {
+        let names = (0..<300).map { "X-H\($0)" }
+        func body(_ names: [String]) -> String {
+            #"{"kind":"fetch","url":"http://h/a","destination":"/a","headers":{"# + names.map { #""\#($0)":"v""# }.joined(separator: ",") + "}}"
+        }
+        #expect(try WireDecoding.decode(JobSubmission.self, from: Data(body(names).utf8)).headers?.count == 300)
+        let error = failure(body(names + ["X-H7"]))
+        #expect(error?.code == .duplicateField && error?.field == "headers.X-H7", "\(String(describing: error))")
+    }
+
+    /// A body nested past JSONDecoder's limit is called that, not "not valid JSON"; one at the
+    /// limit is read (and refused for what it holds), so the limit named is the decoder's own.
+    @Test func aBodyNestedTooDeeplySaysSo() {
+        func nested(_ depth: Int) -> String {
+            #"{"kind":"fetch","url":"http://h/a","label":"# + String(repeating: "[", count: depth - 1)
+                + String(repeating: "]", count: depth - 1) + "}"
+        }
+        let deep = failure(nested(WireDecoding.nestingLimit + 1))
+        #expect(deep?.code == .malformedJSON)
+        #expect(deep?.message == "request body is nested too deeply (limit \(WireDecoding.nestingLimit) levels); see docs/api.md for the shape of a job")
+        let atLimit = failure(nested(WireDecoding.nestingLimit))
+        #expect(atLimit?.code == .invalidValue && atLimit?.field == "label", "\(String(describing: atLimit))")
+        #expect(failure(#"{"kind": "fetch", "#)?.message == "request body is not valid JSON")
     }
 
     @Test func bodyAndBase64AreExclusive() throws {

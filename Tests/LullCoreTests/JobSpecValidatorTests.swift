@@ -1,17 +1,22 @@
 import LullCore
 import Testing
 
-@Suite struct JobSpecValidatorTests {
-    let validator = JobSpecValidator(limits: SubmissionLimits(maxPushBodyBytes: 16))
-
-    func error(_ spec: JobSpec) -> ValidationError? {
+extension JobSpecValidator {
+    /// The refusal of `spec`, or nil when it is valid.
+    func refusal(of spec: JobSpec) -> ValidationError? {
         do {
-            try validator.validate(spec)
+            try validate(spec)
             return nil
         } catch {
             return error
         }
     }
+}
+
+@Suite struct JobSpecValidatorTests {
+    let validator = JobSpecValidator(limits: SubmissionLimits(maxPushBodyBytes: 16))
+
+    func error(_ spec: JobSpec) -> ValidationError? { validator.refusal(of: spec) }
 
     @Test func acceptsAPlainFetch() throws {
         try validator.validate(JobSpec(kind: .fetch, url: "https://example.org/a", destination: "/tmp/a"))

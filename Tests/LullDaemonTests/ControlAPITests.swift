@@ -76,6 +76,30 @@ import Testing
         }
     }
 
+    /// A key given twice could mean one job to a proxy in front of lulld (most parsers keep the
+    /// last value) and another to lulld (JSONDecoder keeps the first): every JSON body refuses it.
+    @Test func aKeyGivenTwiceIsRefusedOnEveryRouteThatTakesJSON() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let job = #""kind":"fetch","url":"http://127.0.0.1/f""#
+            let cases: [(String, String, String)] = [
+                ("/v1/jobs", #"{\#(job),"destination":"/tmp/a","destination":"/etc/passwd"}"#, "destination"),
+                ("/v1/jobs", #"{\#(job),"destination":"/tmp/a","retry":{"max_attempts":1,"max_attempts":9}}"#, "retry.max_attempts"),
+                ("/v1/jobs:batch", #"{"jobs":[{\#(job),"destination":"/tmp/a"},{\#(job),"destination":"/tmp/b","destination":"/etc/b"}]}"#, "jobs[1].destination"),
+                ("/v1/simulate", #"{"battery":80,"on_battery":true,"battery":5}"#, "battery"),
+            ]
+            for (path, body, field) in cases {
+                let (status, text) = try curl(daemon.socketPath, "POST", path, body: Data(body.utf8))
+                #expect(status == 400, "\(path) \(body): \(text)")
+                let error = try apiError(text)
+                #expect(error.code == "duplicate_field" && error.field == field, "\(path) \(body): \(text)")
+                #expect(error.message == "duplicate key \"\(field)\" in the request body; give each key once")
+            }
+            #expect(try await client.status().jobs["queued"] == 0, "no job with a doubled key may have been stored")
+            let (accepted, _) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(#"{\#(job),"destination":"/tmp/a"}"#.utf8))
+            #expect(accepted == 201)
+        }
+    }
+
     @Test func pauseResumeAndCancelFollowTheRules() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
             let job = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/never"))

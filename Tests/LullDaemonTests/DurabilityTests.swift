@@ -15,7 +15,7 @@ import Testing
                         var ids: [Int64] = []
                         for n in stride(from: worker, to: 1000, by: 16) {
                             let job = try await client.submit(JobSubmission(
-                                kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-kill/\(n)", label: "kill9"))
+                                kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-kill-\(n)", label: "kill9"))
                             ids.append(job.id)
                         }
                         return ids
@@ -55,7 +55,7 @@ import Testing
     @Test func theEventCursorSurvivesARestart() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
             for n in 0..<3 {
-                _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-seq/\(n)"))
+                _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-seq-\(n)"))
             }
             let before = try #require(try await client.status().lastEventSeq)
             #expect(before >= 3)

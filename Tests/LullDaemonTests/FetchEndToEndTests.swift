@@ -126,7 +126,18 @@ import Testing
         try await withDaemon { daemon, client in
             let directory = daemon.directory.appendingPathComponent("downloads")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big.bin"), destination: directory.path))
+            // Seen at submission.
+            do {
+                _ = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big.bin"), destination: directory.path))
+                Issue.record("a fetch onto a directory was accepted")
+            } catch LullClientError.api(_, let detail) {
+                #expect(detail.message.contains("is a directory; give a path to a file inside it"), "\(detail)")
+            }
+            // A directory made there after the submission: seen when the attempt starts.
+            let later = daemon.directory.appendingPathComponent("later")
+            let job = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/big.bin"), destination: later.path, notBefore: Date().addingTimeInterval(3)))
+            try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "file_error")
@@ -134,6 +145,7 @@ import Testing
             #expect(done.error?.message.contains("a path to a file inside it") == true, "says what to do: \(String(describing: done.error))")
             #expect(server.requests.isEmpty, "nothing was downloaded only to be thrown away")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: later.path).isEmpty)
         }
     }
 }

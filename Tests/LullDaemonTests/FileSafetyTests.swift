@@ -36,7 +36,12 @@ struct FileSafetyTests {
             let secret = daemon.directory.appendingPathComponent("secret.txt").path
             try "root's secret\n".write(toFile: secret, atomically: true, encoding: .utf8)
             chmod(secret, 0o600)
-            let job = try submitAsNobody(["upload", server.url("/up"), "-f", secret], socket: daemon.socketPath)
+            let refused = try asNobody(["submit", "upload", server.url("/up"), "-f", secret, "--socket", daemon.socketPath])
+            #expect(refused.status == 6 && refused.stderr.contains("you may not read source \(secret)"), "\(refused.stderr)")
+            // Readable when submitted, private by the time it starts: the attempt checks again.
+            chmod(secret, 0o644)
+            let job = try submitAsNobody(["upload", server.url("/up"), "-f", secret, "--not-before", "3s"], socket: daemon.socketPath)
+            chmod(secret, 0o600)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "permission_denied", "\(String(describing: done.error))")
@@ -53,7 +58,12 @@ struct FileSafetyTests {
             try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
             chmod(locked.path, 0o755)
             let destination = locked.appendingPathComponent("planted").path
-            let job = try submitAsNobody(["fetch", server.url("/f"), "-o", destination], socket: daemon.socketPath)
+            let refused = try asNobody(["submit", "fetch", server.url("/f"), "-o", destination, "--socket", daemon.socketPath])
+            #expect(refused.status == 6 && refused.stderr.contains("you may not write into directory \(locked.path)"), "\(refused.stderr)")
+            // Writable when submitted, locked by the time it starts: the attempt checks again.
+            chmod(locked.path, 0o777)
+            let job = try submitAsNobody(["fetch", server.url("/f"), "-o", destination, "--not-before", "3s"], socket: daemon.socketPath)
+            chmod(locked.path, 0o755)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "permission_denied", "\(String(describing: done.error))")

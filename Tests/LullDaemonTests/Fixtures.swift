@@ -6,11 +6,12 @@ import LullTestSupport
 import Testing
 
 /// Runs `body` against a fresh real lulld and a client on its socket; always cleans up.
-/// `environment` is added to the daemon's (e.g. `HTTP_PROXY`).
+/// `environment` is added to the daemon's (e.g. `HTTP_PROXY`); `launcher` execs lulld (e.g. in a namespace).
 func withDaemon(
-    config: String? = nil, environment: [String: String] = [:], _ body: (DaemonProcess, LullClient) async throws -> Void
+    config: String? = nil, environment: [String: String] = [:], launcher: [String] = [],
+    _ body: (DaemonProcess, LullClient) async throws -> Void
 ) async throws {
-    let daemon = try DaemonProcess(config: config, environment: environment)
+    let daemon = try DaemonProcess(config: config, launcher: launcher, environment: environment)
     defer { daemon.remove() }
     try daemon.start()
     let client = LullClient(socketPath: daemon.socketPath)

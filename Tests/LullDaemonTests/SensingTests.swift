@@ -24,6 +24,8 @@ import Testing
             #expect(explanation.reasons.first?.text.contains("80") == true)
             #expect(explanation.world.pressure.source.contains("PSI"))
             #expect(try metric("lull_sampler_running", on: daemon) == 1, "a job waits on pressure: the sampler runs")
+            let cpuPressure = try metrics(on: daemon).first { $0.name == "lull_pressure_some_avg10_ratio" && $0.labels["resource"] == "cpu" }
+            #expect(cpuPressure?.value == 0.8, "PSI's percentage as a ratio")
 
             // Pressure falls; the sampler's next reading must release the job, no other event.
             try proc.setPressure(cpu: 3, memory: 0)
@@ -76,19 +78,41 @@ import Testing
             #expect(accounting.attempts == 1)
             #expect(accounting.wallSeconds > 0)
 
-            let samples = try metrics(on: daemon)
+            // The whole answer passes Prometheus's own linter: HELP and TYPE for every family,
+            // counters named `_total`, base units.
+            let text = try metricsText(on: daemon)
+            let lint = try CommandRunner.run("/usr/bin/env", ["promtool", "check", "metrics"], input: Data(text.utf8))
+            #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty,
+                    "promtool check metrics (exit \(lint.status)):\n\(lint.stdout)\(lint.stderr)")
+
+            let samples = try parseMetrics(text)
             func value(_ name: String, _ labels: [String: String]) -> Double? {
                 samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?.value
             }
+            func type(_ name: String) -> String? { samples.first { $0.name == name }?.type }
             #expect(value("lull_jobs", ["class": "default", "state": "succeeded"]) == 1)
             #expect(value("lull_jobs", ["class": "default", "state": "failed"]) == 1)
             #expect(value("lull_jobs", ["class": "background", "state": "queued"]) == 0, "known classes have every state")
             #expect(value("lull_jobs_started_total", ["kind": "fetch"]) == 2)
             #expect(value("lull_jobs_finished_total", ["kind": "fetch", "outcome": "failed", "reason": "http_404"]) == 1,
                     "\(samples.filter { $0.name.hasPrefix("lull_jobs_finished") })")
+            #expect(value("lull_jobs_failed_total", ["kind": "fetch", "code": "http_404"]) == 1,
+                    "\(samples.filter { $0.name.hasPrefix("lull_jobs_failed") })")
+            #expect(type("lull_jobs_failed_total") == "counter")
+            #expect(value("lull_build_info", ["version": LullVersion.current]) == 1)
             let down = samples.filter { $0.name == "lull_transfer_bytes_total" && $0.labels["direction"] == "down" }
             #expect(down.map(\.value).reduce(0, +) == Double(bytes.count))
-            #expect((value("lull_process_resident_memory_bytes", [:]) ?? 0) > 1_000_000)
+            for counter in ["lull_scheduler_decisions_total", "lull_scheduler_coalesced_starts_total",
+                            "lull_scheduler_link_wakeups_total", "lull_sampler_samples_total", "process_cpu_seconds_total"] {
+                #expect(type(counter) == "counter", "\(counter)")
+            }
+            #expect((value("lull_scheduler_decisions_total", [:]) ?? 0) >= 2)
+            #expect((value("process_cpu_seconds_total", [:]) ?? 0) > 0)
+            #expect((value("process_resident_memory_bytes", [:]) ?? 0) > 1_000_000)
+            #expect((value("process_open_fds", [:]) ?? 0) > 3)
+            #expect((value("process_max_fds", [:]) ?? 0) >= (value("process_open_fds", [:]) ?? 0))
+            let started = value("process_start_time_seconds", [:]) ?? 0
+            #expect(abs(started - Date().timeIntervalSince1970) < 600, "process_start_time_seconds \(started)")
             #expect(value("lull_network_connectivity", [:]) != nil)
         }
     }
@@ -121,12 +145,23 @@ struct MetricSample: Decodable {
     var name: String
     var labels: [String: String]
     var value: Double
+    /// The family's `# TYPE`.
+    var type: String
 }
 
 /// `/metrics` over the socket, parsed by the Prometheus reference parser (prometheus_client).
 func metrics(on daemon: DaemonProcess) throws -> [MetricSample] {
+    try parseMetrics(try metricsText(on: daemon))
+}
+
+/// `/metrics` over the socket, as the daemon wrote it.
+func metricsText(on daemon: DaemonProcess) throws -> String {
     let (status, text) = try curl(daemon.socketPath, "GET", "/metrics")
     #expect(status == 200)
+    return text
+}
+
+func parseMetrics(_ text: String) throws -> [MetricSample] {
     let parser = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/parse_metrics.py").path
     let parsed = try CommandRunner.run("/usr/bin/env", ["python3", parser], input: Data(text.utf8))

@@ -44,6 +44,7 @@ import Testing
             }
 
             let source = daemon.directory.appendingPathComponent("payload").path
+            try Data("payload\n".utf8).write(to: URL(fileURLWithPath: source))
             let tus = try submitted(lullctl(["submit", "upload", "http://127.0.0.1:9/files/", "-f", source, "--protocol", "tus", "--json"], daemon))
             #expect(tus.uploadProtocol == .tus)
             let multipart = try submitted(lullctl([

@@ -34,16 +34,32 @@ import Testing
             let fifo = daemon.directory.appendingPathComponent("pipe").path
             try #require(mkfifo(fifo, 0o644) == 0)
             defer { Self.release(fifo, reading: false) }
+            // Submitted as a FIFO: refused at once.
+            do {
+                _ = try await client.submit(JobSubmission(kind: .upload, url: server.url("/up"), source: fifo))
+                Issue.record("an upload of a FIFO was accepted")
+            } catch LullClientError.api(_, let detail) {
+                #expect(detail.field == "source" && detail.message.contains("is not a regular file"), "\(detail)")
+            }
 
+            // A regular file at submission that is a FIFO by the time the job starts: the
+            // attempt checks again and fails at once instead of blocking a pool thread.
+            let swapped = daemon.directory.appendingPathComponent("swapped").path
+            try Data("a file for now\n".utf8).write(to: URL(fileURLWithPath: swapped))
             let started = ContinuousClock.now
             var uploads: [JobView] = []
             for _ in 0..<Self.poolThreads {
                 uploads.append(try await client.submit(JobSubmission(
-                    kind: .upload, url: server.url("/up"), source: fifo,
-                    timeouts: TimeoutSettings(idleSeconds: 1, totalSeconds: 2))))
+                    kind: .upload, url: server.url("/up"), source: swapped,
+                    timeouts: TimeoutSettings(idleSeconds: 1, totalSeconds: 2), notBefore: Date().addingTimeInterval(3))))
             }
+            try FileManager.default.removeItem(atPath: swapped)
+            try #require(mkfifo(swapped, 0o644) == 0)
+            defer { Self.release(swapped, reading: false) }
             let destination = daemon.directory.appendingPathComponent("f.bin").path
-            let fetch = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/f"), destination: destination))
+            // Starts with the uploads, so it needs a pool thread while they hold theirs.
+            let fetch = try await client.submit(JobSubmission(
+                kind: .fetch, url: server.url("/f"), destination: destination, notBefore: Date().addingTimeInterval(3)))
 
             for upload in uploads {
                 let done = try await awaitJob(upload.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
@@ -51,7 +67,7 @@ import Testing
                 #expect(done.attempts == 1, "not retried: the source stays a FIFO")
                 #expect(done.error?.code == "file_error")
                 #expect(done.error?.retryable == false)
-                #expect(done.error?.message == "cannot upload \(fifo): it is a FIFO, not a regular file")
+                #expect(done.error?.message == "cannot upload \(swapped): it is a FIFO, not a regular file")
             }
             let elapsed = ContinuousClock.now - started
             #expect(elapsed < .seconds(10), "failed after \(elapsed)")

@@ -25,8 +25,11 @@ struct TusInteropTests {
             defer { Task { await proxy.stop() } }
             let source = daemon.directory.appendingPathComponent("video.bin").path
             try Data(content).write(to: URL(fileURLWithPath: source))
+            // One PATCH per attempt, so that every cut lands in the middle of a request body
+            // (a cut between two chunks would only close an idle connection).
             let job = try await client.submit(JobSubmission(
-                kind: .upload, url: "http://127.0.0.1:\(proxy.port)/files", source: source, uploadProtocol: .tus))
+                kind: .upload, url: "http://127.0.0.1:\(proxy.port)/files", source: source, uploadProtocol: .tus,
+                chunkBytes: 1 << 30))
 
             func awaitSent(_ bytes: Int, after seq: Int64 = 0) async throws -> EventView {
                 try await awaitEvent(client: client, after: seq, timeout: .seconds(120), "upload past \(bytes >> 20) MiB") {

@@ -37,7 +37,8 @@ import Testing
                 onDeadline: maybe(pick(DeadlineAction.allCases)), expectedBytesUp: maybe(Int64(random.next() % 1 << 40)),
                 periodic: maybe(PeriodicSchedule(every: 3600, flex: pick(numbers), jitter: 0, maxEvery: maybe(7200))),
                 periodInterval: maybe(pick(numbers)), onCompleteUnit: maybe(pick(strings)),
-                fileMode: maybe(FileMode(UInt32(random.next() % 0o1000))!))
+                fileMode: maybe(FileMode(UInt32(random.next() % 0o1000))!), chunkBytes: maybe(Int64(random.next() % 1 << 30)),
+                caFile: maybe(pick(strings)))
         }
     }
 
@@ -53,7 +54,8 @@ import Testing
         notBefore: Date(timeIntervalSince1970: 1_763_751_483.25), deadline: Date(timeIntervalSince1970: 1_763_851_483),
         onDeadline: .expire, expectedBytesUp: 7,
         periodic: PeriodicSchedule(every: 3_600, flex: 600, jitter: 5, maxEvery: 7_200),
-        periodInterval: 3_600, onCompleteUnit: "done.service", fileMode: FileMode(0o640))
+        periodInterval: 3_600, onCompleteUnit: "done.service", fileMode: FileMode(0o640), chunkBytes: 1 << 20,
+        caFile: "/etc/ssl/lab-ca.pem")
 
     @Test func aFullSpecMeansWhatJSONEncoderWrites() throws {
         #expect(unsetOptionals(in: Self.full).isEmpty, "set these in `full`: \(unsetOptionals(in: Self.full))")

@@ -28,9 +28,21 @@ typedef void (*lull_job_sink)(void *job);
 /// out of its dynamic symbol table. Returns 1, or 0 if a hook was already installed.
 int lull_take_over_global_executor(lull_job_sink jobs);
 
+/// Receives each delayed job (`Task.sleep`, timeouts) with its delay in nanoseconds.
+typedef void (*lull_delayed_job_sink)(unsigned long long nanoseconds, void *job);
+
+/// Sends Swift Concurrency's delayed global jobs to `jobs` (the runtime's
+/// `swift_task_enqueueGlobalWithDelay_hook` and `..._WithDeadline_hook`; a deadline becomes a
+/// delay from now on its own clock). Returns 1, or 0 if a hook was already installed.
+int lull_take_over_delayed_global_jobs(lull_delayed_job_sink jobs);
+
 /// The terminal columns a Unicode scalar takes by the C library's width table (`wcwidth`,
 /// which Swift's Glibc module does not declare): 0, 1 or 2, or -1 when the table does not know
 /// it or the locale's character type is not UTF-8.
 int lull_wcwidth(unsigned int scalar);
+
+/// Gives the heap's free memory back to the system (glibc's `malloc_trim(0)`, which Swift's
+/// Glibc module does not declare). Returns 1 if any memory was released, else 0.
+int lull_trim_heap(void);
 
 #endif

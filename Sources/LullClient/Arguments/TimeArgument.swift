@@ -17,6 +17,8 @@ public enum TimeArgument: Sendable, Hashable {
             self = .at(date)
         } else if let duration = try? DurationArgument(parsing: trimmed) {
             self = .fromNow(duration)
+        } else if trimmed.hasPrefix("-"), (try? DurationArgument(parsing: String(trimmed.dropFirst()))) != nil {
+            throw ArgumentValueError("\"\(text)\" is in the past; give a duration from now such as 2h, or a time to come")
         } else if Self.isoDateWithoutZone(trimmed) {
             throw ArgumentValueError(
                 "\"\(text)\" has no time zone; add Z for UTC or an offset such as +01:00 (\(Self.inUTC(trimmed))), or give a duration from now such as 2h")

@@ -90,7 +90,8 @@ public struct WaitingReason: Sendable, Equatable, CustomStringConvertible {
             if limit != nil || className != nil { citation.append(origin?.location ?? "built-in default") }
         }
         if !citation.isEmpty { text += " (" + citation.joined(separator: ", ") + ")" }
-        if let until { text += "; looked at again at " + Self.format(until) }
+        // A not_before or a backoff already names its time; saying it twice is noise.
+        if let until, !text.contains(Self.format(until)) { text += "; looked at again at " + Self.format(until) }
         return text
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LullCore
+import LullTransfer
 import TOMLKit
 
 /// Reads TOML config files into a `DaemonConfig`. Unknown sections and keys are errors, wrong
@@ -204,6 +205,10 @@ public enum ConfigLoader {
                     config.limits.maxBatchJobs = integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
                 case "request_read_timeout":
                     config.limits.requestReadTimeout = seconds(value, "limits", key, 1...3600) ?? config.limits.requestReadTimeout
+                case "max_connections_per_uid":
+                    config.maxConnectionsPerUid = integer(value, "limits", key, 1...65_536) ?? config.maxConnectionsPerUid
+                case "max_connections":
+                    config.maxConnections = integer(value, "limits", key, 1...1_048_576) ?? config.maxConnections
                 case "max_queued_per_owner":
                     config.limits.maxQueuedPerOwner = integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
                 case "per_owner_metered_bytes_per_day":
@@ -213,7 +218,7 @@ public enum ConfigLoader {
                 default:
                     problem(
                         section: "limits", key: key,
-                        "unknown key; known: max_batch_jobs, max_concurrent, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout")
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_connections, max_connections_per_uid, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout")
                 }
             }
         }
@@ -234,6 +239,9 @@ public enum ConfigLoader {
                     config.transfers.checkpointInterval = seconds(value, "transfers", key, 0.1...60) ?? config.transfers.checkpointInterval
                 case "progress_interval":
                     config.transfers.progressInterval = seconds(value, "transfers", key, 0.01...60) ?? config.transfers.progressInterval
+                case "tus_chunk_bytes":
+                    let range = Int(JobSpec.chunkBytesRange.lowerBound)...Int(JobSpec.chunkBytesRange.upperBound)
+                    config.transfers.tusChunkBytes = integer(value, "transfers", key, range).map(Int64.init) ?? config.transfers.tusChunkBytes
                 case "allowed_directories":
                     guard let array = value.array else {
                         problem(section: "transfers", key: key, "expected an array of absolute paths")
@@ -251,7 +259,7 @@ public enum ConfigLoader {
                 default:
                     problem(
                         section: "transfers", key: key,
-                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, progress_interval, total_timeout")
+                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, progress_interval, total_timeout, tus_chunk_bytes")
                 }
             }
         }
@@ -280,10 +288,21 @@ public enum ConfigLoader {
                     ?? JobClassPolicy(name: name, maxConcurrent: 2, weight: 2)
                 for key in settings.keys.sorted() {
                     let value = settings[key]!
+                    if key == "ca_file" {
+                        // Read by the transfers, not the scheduler: checked here, kept with them.
+                        if let path = absolutePath(value, section, key) {
+                            if let trouble = CertificateAuthorities.problem(with: path) {
+                                problem(section: section, key: key, "\(trouble); give a PEM file of certificate authorities")
+                            } else {
+                                config.transfers.classCAFiles[name] = path
+                            }
+                        }
+                        continue
+                    }
                     guard let setting = JobClassPolicy.Setting(rawValue: key) else {
                         problem(
                             section: section, key: key,
-                            "unknown key; known: \(JobClassPolicy.Setting.allCases.map(\.rawValue).sorted().joined(separator: ", "))")
+                            "unknown key; known: \((JobClassPolicy.Setting.allCases.map(\.rawValue) + ["ca_file"]).sorted().joined(separator: ", "))")
                         continue
                     }
                     var ok = true

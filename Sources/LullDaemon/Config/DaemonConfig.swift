@@ -17,6 +17,11 @@ public struct DaemonConfig: Sendable, Equatable {
     public var policy = SchedulingPolicy.defaults
     /// `[limits] max_request_bytes`, `max_push_body_bytes`, `max_batch_jobs`.
     public var limits = SubmissionLimits()
+    /// `[limits] max_connections_per_uid`: control connections one non-root uid may hold open.
+    public var maxConnectionsPerUid = 128
+    /// `[limits] max_connections`: control connections all non-root uids together may hold open
+    /// (at most half the open-file limit, whatever this says).
+    public var maxConnections = 1024
     /// `[transfers]`: timeouts, the download size cap, how often downloads checkpoint.
     public var transfers = TransferSettings()
     /// `[transfers] allowed_directories`: when non-empty, fetch destinations must lie under one of these.

@@ -2,7 +2,7 @@ import Foundation
 import LullAPI
 import LullCore
 import LullSensors
-
+import LullTransfer
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -21,6 +21,10 @@ struct ControlRouter: Sendable {
     let clock: any LullClock
     let samples: SampleWatch
     let metrics: DaemonMetrics
+    /// Checks a submission's files with the submitter's rights.
+    let files: FileAccess
+    /// `POST /v1/reload` (ControlRouter+Reload).
+    let reloader: ConfigReloader
     let streams = EventStreamLimit()
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
@@ -75,6 +79,8 @@ struct ControlRouter: Sendable {
             return try await command(.pause, route[1], request)
         case (.POST, 3) where route[0] == "jobs" && route[2] == "resume":
             return try await command(.resume, route[1], request)
+        case (.POST, 1) where route[0] == "reload":
+            return try await reload(request)
         default:
             throw Self.unknownRoute(request.method, segments)
         }
@@ -99,7 +105,7 @@ struct ControlRouter: Sendable {
                 maxQueuedPerOwner: validator.limits.maxQueuedPerOwner),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
             world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()),
-            lastEventSeq: hub.latest)
+            lastEventSeq: hub.latest, stateDirMode: StateDirectory.mode(of: info.stateDirectory))
         return .encode(.ok, view)
     }
 
@@ -125,12 +131,11 @@ struct ControlRouter: Sendable {
             for state in JobState.allCases { jobs[JobCountKey(jobClass: name, state: state)] = 0 }
         }
         for (key, count) in counts { jobs[key] = count }
-        let usage = ProcessUsage.current()
         let sampler = await samples.activity()
         let snapshot = MetricsSnapshot(
             jobs: jobs, running: await dispatcher.runningCount, world: await dispatcher.currentWorld,
             scheduling: await dispatcher.schedulingStatistics, samplerRunning: sampler.running,
-            samplerTicks: sampler.ticks, rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds)
+            samplerTicks: sampler.ticks, process: .current())
         return .complete(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", Data(metrics.render(snapshot)))
     }
 
@@ -139,6 +144,7 @@ struct ControlRouter: Sendable {
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
         let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
+        try await files.checkPaths(of: spec, owner: request.peer.owner)
         let jobs = try await storeWithinQuota([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())], request)
         let reasons = await dispatcher.enqueue(jobs)
         return .encode(.created, JobView(jobs[0], waitingFor: reasons[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
@@ -161,6 +167,7 @@ struct ControlRouter: Sendable {
             do {
                 let spec = Self.prepared(try submission.spec())
                 try validator.validate(spec)
+                try await files.checkPaths(of: spec, owner: request.peer.owner)
                 newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
             } catch {
                 throw ValidationError(
@@ -259,7 +266,8 @@ struct ControlRouter: Sendable {
         case .queued: summary = "job \(job.id) waits: " + reasons.map(\.description).joined(separator: "; ")
         case .paused: summary = "job \(job.id) is paused; lullctl resume \(job.id) puts it back in the queue"
         case .running: summary = "job \(job.id) is running (attempt \(job.attempts))"
-        default: summary = "job \(job.id) is \(job.state.rawValue)" + (job.failure.map { ": \($0.code): \($0.message)" } ?? "")
+        case .cancelled: summary = "job \(job.id) was cancelled"
+        default: summary = "job \(job.id) \(job.state.rawValue)" + (job.failure.map { ": \($0.code): \($0.message)" } ?? "")
         }
         let view = ExplainView(
             jobId: job.id.rawValue, state: job.state, summary: summary, reasons: reasons.map(WaitingReasonView.init),
@@ -340,7 +348,11 @@ struct ControlRouter: Sendable {
 
     private func ownedJob(_ rawID: String, _ request: ControlRequest) async throws -> Job {
         guard let value = Int64(rawID), value > 0 else {
-            throw APIError(.badRequest, code: "invalid_value", "job id \"\(rawID)\" is not a positive integer", field: "id")
+            // All digits but past Int64: no such job could exist, and "not a positive integer" would be wrong.
+            if !rawID.isEmpty, rawID.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), rawID.contains(where: { $0 != "0" }) {
+                throw APIError(.notFound, code: "not_found", "no job \(rawID): job ids go up to \(Int64.max)", field: "id")
+            }
+            throw APIError(.badRequest, code: "invalid_value", "job id \"\(UntrustedText.escaped(rawID))\" is not a positive integer", field: "id")
         }
         guard let job = try await store.job(JobID(value)), request.peer.isAdmin || job.owner == request.peer.owner
         else {
@@ -371,6 +383,7 @@ struct ControlRouter: Sendable {
         (.GET, ["v1", "jobs", "*"]), (.DELETE, ["v1", "jobs", "*"]), (.POST, ["v1", "jobs", "*", "pause"]),
         (.POST, ["v1", "jobs", "*", "resume"]), (.GET, ["v1", "events"]), (.GET, ["v1", "jobs", "*", "explain"]),
         (.POST, ["v1", "simulate"]), (.GET, ["v1", "samples"]), (.GET, ["metrics"]),
+        (.POST, ["v1", "reload"]),
     ]
 
     /// 405 with `Allow` when the path exists under another method, else 404.

@@ -13,36 +13,61 @@ struct ControlServer: Sendable {
     let router: ControlRouter
     let logger: Logger
 
+    /// How each accepted connection is set up: its read deadline, and the caps on who may hold how many.
+    struct Admission: Sendable {
+        var readTimeout: TimeAmount
+        var connections: ConnectionLimit
+        var logger: Logger
+    }
+
     /// Binds `path` (or adopts an already-listening socket) and returns the listening channel.
     static func bind(
-        path: String, readTimeout: TimeAmount, on group: any EventLoopGroup
+        path: String, admission: Admission, on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
-                Self.initialize(channel, readTimeout: readTimeout)
+                Self.initialize(channel, admission)
             }
     }
 
     /// Serves connections from an already-bound listening socket file descriptor (socket activation).
     static func adopt(
-        descriptor: CInt, readTimeout: TimeAmount, on group: any EventLoopGroup
+        descriptor: CInt, admission: Admission, on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group).bind(NIOBSDSocket.Handle(descriptor)) { channel in
-            Self.initialize(channel, readTimeout: readTimeout)
+            Self.initialize(channel, admission)
         }
     }
 
-    private static func initialize(_ channel: any Channel, readTimeout: TimeAmount) -> EventLoopFuture<(Connection, PeerCredentials)?> {
+    private static func initialize(_ channel: any Channel, _ admission: Admission) -> EventLoopFuture<(Connection, PeerCredentials)?> {
         PeerCredentials.of(channel).flatMapThrowing { peer in
+            let connections = admission.connections
+            let refusal = connections.opened(by: peer.uid)
+            channel.closeFuture.whenComplete { _ in connections.closed(by: peer.uid, admitted: refusal == nil) }
+            if let refusal {
+                try refuse(channel, peer: peer, refusal, logger: admission.logger)
+                return nil
+            }
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
             try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
-            try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: readTimeout))
+            try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: admission.readTimeout))
             return (try Connection(wrappingChannelSynchronously: channel), peer)
         }.flatMapError { _ in
             // No credentials, no service: drop the connection rather than guess who it is.
             channel.close().map { nil }
         }
+    }
+
+    /// Answers `429 too_many_connections` as soon as the connection is active, and closes it.
+    private static func refuse(_ channel: any Channel, peer: PeerCredentials, _ refusal: ConnectionLimit.Refusal, logger: Logger) throws {
+        if refusal.first {
+            logger.notice(
+                "refusing control connections: too many open",
+                metadata: ["peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)", "error": "\(refusal.body(uid: peer.uid).error.message)"])
+        }
+        try channel.syncOptions?.setOption(.autoRead, value: false)
+        try channel.pipeline.syncOperations.addHandler(RefusedConnection(refusal, uid: peer.uid))
     }
 
     /// Accepts connections until the listener closes or the task is cancelled.

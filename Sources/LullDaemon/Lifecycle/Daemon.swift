@@ -18,25 +18,42 @@ import NIOPosix
 /// interrupted jobs, listen.
 public enum Daemon {
     public static func run(_ settings: DaemonSettings, logger: Logger) async throws {
-        try makeDirectory(settings.stateDirectory, mode: 0o700)
+        do {
+            try StateDirectory.prepare(settings.stateDirectory)
+        } catch {
+            throw StartupError(error.description, exitStatus: .refused)
+        }
+        let descriptorLimit = DescriptorLimit.raiseToHard()
         let lock = try InstanceLock(stateDirectory: settings.stateDirectory)
         defer { withExtendedLifetime(lock) {} }
 
         let hub = EventHub()
-        let store = try SQLiteJobStore(path: settings.storePath) { events in hub.published(events) }
+        let store: SQLiteJobStore
+        do {
+            store = try SQLiteJobStore(path: settings.storePath) { events in hub.published(events) }
+        } catch let error as StoreVersionError {
+            throw StartupError(error.description, exitStatus: .refused)
+        }
+        for file in store.narrowedFiles {
+            logger.notice("store file was readable by others; made it 0600", metadata: ["file": "\(file)"])
+        }
         // The log of earlier runs: without it `status.last_event_seq` read 0 after a restart until
         // the next event, and a client that starts following there replays the whole history.
         hub.published(upTo: try await store.latestEventSeq())
         let group = MultiThreadedEventLoopGroup.singleton
         let activated = SystemdNotifier.listenDescriptor(named: settings.config.socketName)
-        let claimed = try await listen(settings, activated: activated, store: store, hub: hub, logger: logger)
+        let trimmer = HeapTrimmer { logger.debug("gave free heap memory back after many connections closed") }
+        let connections = ConnectionLimit(ConfigReloader.connectionCaps(settings.config, descriptorLimit: descriptorLimit)) { trimmer.trim() }
+        let claimed = try await listen(settings, activated: activated, connections: connections, logger: logger)
         let transfers = settings.config.transfers
         let clients = HTTPClients(
             eventLoopGroup: group, environment: ProcessInfo.processInfo.environment,
             connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000)))
         do {
-            try await serve(settings, listener: claimed, activated: activated != nil, store: store, hub: hub, clients: clients, logger: logger)
+            try await serve(
+                settings, listener: claimed, activated: activated != nil, store: store, hub: hub, clients: clients,
+                connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit), logger: logger)
         } catch {
             await clients.shutdown()
             throw error
@@ -51,26 +68,28 @@ public enum Daemon {
     /// Takes the socket handed over by systemd, or binds our own after making sure no live
     /// daemon owns the path.
     private static func listen(
-        _ settings: DaemonSettings, activated: CInt?, store: SQLiteJobStore, hub: EventHub, logger: Logger
+        _ settings: DaemonSettings, activated: CInt?, connections: ConnectionLimit, logger: Logger
     ) async throws -> Listener {
         let group = MultiThreadedEventLoopGroup.singleton
-        let readTimeout = TimeAmount.milliseconds(Int64(settings.config.limits.requestReadTimeout * 1000))
+        let admission = ControlServer.Admission(
+            readTimeout: .milliseconds(Int64(settings.config.limits.requestReadTimeout * 1000)), connections: connections,
+            logger: logger)
         if let descriptor = activated {
-            return try await ControlServer.adopt(descriptor: descriptor, readTimeout: readTimeout, on: group)
+            return try await ControlServer.adopt(descriptor: descriptor, admission: admission, on: group)
         }
         let socketDirectory = URL(fileURLWithPath: settings.socketPath).deletingLastPathComponent().path
         try makeDirectory(socketDirectory, mode: settings.config.socketMode & 0o077 == 0 ? 0o700 : 0o755)
         try InstanceLock.claimSocket(at: settings.socketPath)
         let oldMask = umask(0o077)
         defer { umask(oldMask) }
-        let listener = try await ControlServer.bind(path: settings.socketPath, readTimeout: readTimeout, on: group)
+        let listener = try await ControlServer.bind(path: settings.socketPath, admission: admission, on: group)
         chmod(settings.socketPath, mode_t(settings.config.socketMode))
         return listener
     }
 
     private static func serve(
         _ settings: DaemonSettings, listener: Listener, activated: Bool, store: SQLiteJobStore, hub: EventHub,
-        clients: HTTPClients, logger: Logger
+        clients: HTTPClients, connections: ConfigReloader.Connections, logger: Logger
     ) async throws {
         // Taken over before the restore, which can take seconds with a large queue: a stop or
         // reload meanwhile then waits for it instead of killing the daemon with the default action.
@@ -116,16 +135,30 @@ public enum Daemon {
         let info = DaemonInfo(
             version: LullDefaults.version, pid: getpid(), startedAt: clock.now(), socketPath: settings.socketPath,
             stateDirectory: settings.stateDirectory)
-        let validators = ValidatorHolder(Self.validator(for: config, manager: manager))
+        // Read to the end: String(contentsOfFile:) stops after the first 4 KiB of a /proc file,
+        // before the private mounts, which come last.
+        let mountInfo = FileHandle(forReadingAtPath: "/proc/self/mountinfo")?.readDataToEndOfFile() ?? Data()
+        let privateDirectories = PrivateDirectories(mountInfo: String(decoding: mountInfo, as: UTF8.self))
+        if !privateDirectories.paths.isEmpty {
+            logger.notice(
+                "these directories are private to lulld and refused as job paths",
+                metadata: ["private_directories": "\(privateDirectories.paths.joined(separator: " "))"])
+        }
+        let validators = ValidatorHolder(
+            ConfigReloader.validator(for: config, manager: manager, privateDirectories: privateDirectories))
+        let reloader = ConfigReloader(
+            settings: settings, manager: manager, dispatcher: dispatcher, validators: validators, connections: connections,
+            notifier: notifier, logger: logger)
         let router = ControlRouter(
             store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock,
-            samples: samples, metrics: metrics)
+            samples: samples, metrics: metrics, files: files, reloader: reloader)
         let server = ControlServer(router: router, logger: logger)
 
         let queued = await dispatcher.queuedCount
         logger.notice(
             "lulld ready",
             metadata: [
+                "max_connections": "\(connections.limit.caps.nonRoot)", "open_file_limit": "\(connections.descriptorLimit)",
                 "socket": "\(settings.socketPath)", "state_dir": "\(settings.stateDirectory)",
                 "queued": "\(queued)", "socket_activated": "\(activated)", "hooks": "\(manager)",
             ])
@@ -141,8 +174,7 @@ public enum Daemon {
         var stopSignal = "end of signals"
         for await signal in signals.stream {
             if signal == SIGHUP {
-                await reload(
-                    settings, manager: manager, dispatcher: dispatcher, validators: validators, notifier: notifier, logger: logger)
+                _ = await reloader.reload()
                 continue
             }
             stopSignal = signal == SIGTERM ? "SIGTERM" : "SIGINT"
@@ -156,43 +188,6 @@ public enum Daemon {
         await sleep?.stop()
         await unitStarter.close()
         _ = await serving.result
-    }
-
-    /// SIGHUP: read the config file again and swap the policy; a file that does not parse is
-    /// reported and the old policy stays. Settings that need a restart (socket, state directory,
-    /// sensors, transfer timeouts) keep their old values.
-    private static func reload(
-        _ settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder,
-        notifier: SystemdNotifier, logger: Logger
-    ) async {
-        notifier.reloading()
-        await swapPolicy(settings, manager: manager, dispatcher: dispatcher, validators: validators, logger: logger)
-        // The queue summary, as at start-up: a fixed "reloaded" text would stay in
-        // `systemctl status` until the summary changed, since equal lines are not sent again.
-        notifier.ready(status: await dispatcher.statusLine())
-    }
-
-    private static func swapPolicy(
-        _ settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder, logger: Logger
-    ) async {
-        guard let file = settings.configFileForReload(exists: { FileManager.default.fileExists(atPath: $0) }) else {
-            logger.notice("reload requested, but there is no config file; the embedded defaults stay (see lulld --help for where it looks)")
-            return
-        }
-        do {
-            let config = try ConfigLoader.loadWithDropIns(file: file)
-            await dispatcher.update(policy: config.policy)
-            validators.replace(validator(for: config, manager: manager))
-            logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])
-        } catch {
-            logger.error("reload refused: the config does not parse; keeping the old policy", metadata: ["config": "\(file)", "error": "\(error)"])
-        }
-    }
-
-    private static func validator(for config: DaemonConfig, manager: HookManager) -> JobSpecValidator {
-        JobSpecValidator(
-            limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name)),
-            allowedUnits: manager.allowedUnits(config.hooks.allowedUnits))
     }
 
     private static func makeDirectory(_ path: String, mode: mode_t) throws(StartupError) {

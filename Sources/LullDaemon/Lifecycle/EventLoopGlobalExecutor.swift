@@ -21,6 +21,20 @@ public enum EventLoopGlobalExecutor {
             // `any()` prefers the loop the caller runs on, so a task resumed from a loop stays
             // there; the loop is its own executor and queues the job without a closure.
             MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+        } == 1 && installDelayed()
+    }
+
+    /// Timers too: a sleeping task wakes on a loop's timer instead of a libdispatch worker,
+    /// which would try to lower its nice value for the task's priority and, without
+    /// CAP_SYS_NICE, log "Failed to set thread priority" each time.
+    private static func installDelayed() -> Bool {
+        lull_take_over_delayed_global_jobs { nanoseconds, job in
+            guard let job else { return }
+            let unowned = unsafeBitCast(job, to: UnownedJob.self)
+            let loop = MultiThreadedEventLoopGroup.singleton.any()
+            loop.scheduleTask(in: .nanoseconds(Int64(clamping: nanoseconds))) {
+                loop.executor.enqueue(ExecutorJob(unowned))
+            }
         } == 1
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LullAPI
 
 /// Makes sure only one daemon uses a state directory and a socket.
 /// The lock file is held with flock for the life of the process, so a crash releases it.
@@ -64,5 +65,10 @@ final class InstanceLock {
 /// The daemon could not start; the message says why and what to do.
 public struct StartupError: Error, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// `.refused` when a restart cannot help until an admin acts (the units do not restart on it).
+    public var exitStatus: LulldExitStatus
+    public init(_ description: String, exitStatus: LulldExitStatus = .failure) {
+        self.description = description
+        self.exitStatus = exitStatus
+    }
 }

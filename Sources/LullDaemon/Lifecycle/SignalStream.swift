@@ -11,7 +11,9 @@ final class SignalStream {
 
     init(_ signals: [CInt]) {
         let (stream, continuation) = AsyncStream<CInt>.makeStream()
-        let queue = DispatchQueue(label: "lull.signals")
+        // An explicit QoS: inherited from the main thread it is user-interactive, and its worker
+        // would try to lower its nice value (refused without CAP_SYS_NICE, logged each time).
+        let queue = DispatchQueue(label: "lull.signals", qos: .utility)
         var sources: [any DispatchSourceSignal] = []
         for number in signals {
             signal(number, SIG_IGN)

@@ -1,28 +1,30 @@
-import CoreMetrics
-import Foundation
 import LullCore
 import Prometheus
+import Synchronization
 
-/// The daemon's metrics through swift-metrics, exported in the Prometheus text format by
-/// `GET /metrics`. Counters move as things happen; gauges are set from a snapshot at scrape
-/// time, so an idle daemon does no metrics work at all. The factory is this instance's own
-/// (no global bootstrap), so tests and several daemons in one process do not share numbers.
+/// The daemon's metrics, exported in the Prometheus text format by `GET /metrics`. Counters of
+/// events move as things happen; everything else is set from a snapshot at scrape time, so an
+/// idle daemon does no metrics work at all. The registry is this instance's own (no global
+/// one), so tests and several daemons in one process do not share numbers.
+///
+/// The registry is used directly rather than through swift-metrics' factory: only its own
+/// `make…(descriptor:)` calls carry the `# HELP` text of a family.
 final class DaemonMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
     /// Bytes counters by direction and link, made once: they move on every chunk of every
     /// transfer, where looking them up in the registry each time would cost a lock and an allocation.
-    private let bytes: [Direction: [LinkType: CoreMetrics.Counter]]
+    private let bytes: [Direction: [LinkType: Counter]]
+    /// Held while a scrape sets the values it reads and renders them, so that two scrapes at
+    /// once never show a counter between its reset and its new value.
+    private let scrape = Mutex(())
 
     init() {
-        let factory = PrometheusMetricsFactory(registry: registry)
-        self.factory = factory
-        var bytes: [Direction: [LinkType: CoreMetrics.Counter]] = [:]
+        var bytes: [Direction: [LinkType: Counter]] = [:]
         for direction in Direction.allCases {
             for link in LinkType.allCases {
-                bytes[direction, default: [:]][link] = CoreMetrics.Counter(
-                    label: "lull_transfer_bytes_total", dimensions: [("direction", direction.rawValue), ("link", link.rawValue)],
-                    factory: factory)
+                bytes[direction, default: [:]][link] = registry.makeCounter(
+                    descriptor: MetricFamily.transferBytes.descriptor,
+                    labels: [("direction", direction.rawValue), ("link", link.rawValue)])
             }
         }
         self.bytes = bytes
@@ -33,17 +35,19 @@ final class DaemonMetrics: Sendable {
     }
 
     func jobStarted(kind: JobKind, jobClass: String) {
-        CoreMetrics.Counter(label: "lull_jobs_started_total", dimensions: [("kind", kind.rawValue), ("class", jobClass)], factory: factory)
-            .increment()
+        counter(.jobsStarted, [("kind", kind.rawValue), ("class", jobClass)]).increment()
     }
 
-    /// `outcome`: succeeded, failed, retrying, cancelled, expired. `reason`: the failure code,
-    /// `not_modified`, `deadline`, or "none".
+    /// `outcome`: succeeded, failed, retrying, cancelled, expired. `reason`: the failure code for
+    /// failed and retrying, else `not_modified`, `deadline`, or nil.
     func jobFinished(kind: JobKind, outcome: String, reason: String?) {
-        CoreMetrics.Counter(
-            label: "lull_jobs_finished_total",
-            dimensions: [("kind", kind.rawValue), ("outcome", outcome), ("reason", reason ?? "none")], factory: factory
-        ).increment()
+        let failed = outcome == "failed"
+        let code = failed || outcome == "retrying" ? FailureCodeLabel.value(reason ?? "") : nil
+        counter(.jobsFinished, [("kind", kind.rawValue), ("outcome", outcome), ("reason", code ?? reason ?? "none")])
+            .increment()
+        if failed, let code {
+            counter(.jobsFailed, [("kind", kind.rawValue), ("code", code)]).increment()
+        }
     }
 
     func transferred(_ bytes: Int64, _ direction: Direction, over link: LinkType) {
@@ -51,51 +55,70 @@ final class DaemonMetrics: Sendable {
         self.bytes[direction]?[link]?.increment(by: bytes)
     }
 
-    /// Sets the gauges from `snapshot` and renders everything.
+    /// Sets the scrape-time values from `snapshot` and renders everything.
     func render(_ snapshot: MetricsSnapshot) -> [UInt8] {
-        for (key, count) in snapshot.jobs {
-            gauge("lull_jobs", [("class", key.jobClass), ("state", key.state.rawValue)]).record(count)
+        scrape.withLock { _ in
+            record(snapshot)
+            return registry.emitToBuffer()
         }
-        gauge("lull_running_jobs").record(snapshot.running)
-        let world = snapshot.world
-        gauge("lull_on_battery").record(world.power.onBattery ? 1 : 0)
-        if let battery = world.power.batteryPercent { gauge("lull_battery_percent").record(battery) }
-        gauge("lull_low_power").record(world.power.lowPower ? 1 : 0)
-        for connectivity in NetworkState.Connectivity.allCases {
-            gauge("lull_network_connectivity", [("state", connectivity.rawValue)])
-                .record(world.network.connectivity == connectivity ? 1 : 0)
-        }
-        gauge("lull_network_metered").record(world.network.metered ? 1 : 0)
-        gauge("lull_network_cellular").record(world.network.cellular ? 1 : 0)
-        for (resource, value) in [("cpu", world.pressure.cpu), ("memory", world.pressure.memory), ("io", world.pressure.io)] {
-            if let value { gauge("lull_pressure_some_avg10", [("resource", resource)]).record(value) }
-        }
-        let statistics = snapshot.scheduling
-        gauge("lull_scheduler_decisions").record(statistics.decisions)
-        gauge("lull_scheduler_coalesced_starts").record(statistics.coalesced)
-        gauge("lull_scheduler_link_wakeups").record(statistics.linkWakeups)
-        gauge("lull_sampler_running").record(snapshot.samplerRunning ? 1 : 0)
-        gauge("lull_sampler_samples").record(snapshot.samplerTicks)
-        gauge("lull_process_resident_memory_bytes").record(snapshot.rssBytes)
-        gauge("lull_process_cpu_seconds").record(snapshot.cpuSeconds)
-        return registry.emitToBuffer()
     }
 
-    private func gauge(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Gauge {
-        CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory)
+    private func record(_ snapshot: MetricsSnapshot) {
+        for (key, count) in snapshot.jobs {
+            gauge(.jobs, [("class", key.jobClass), ("state", key.state.rawValue)]).set(to: Double(count))
+        }
+        gauge(.runningJobs).set(to: Double(snapshot.running))
+
+        let world = snapshot.world
+        gauge(.onBattery).set(to: world.power.onBattery ? 1 : 0)
+        if let battery = world.power.batteryPercent { gauge(.batteryCharge).set(to: battery / 100) }
+        gauge(.lowPower).set(to: world.power.lowPower ? 1 : 0)
+        for connectivity in NetworkState.Connectivity.allCases {
+            gauge(.networkConnectivity, [("state", connectivity.rawValue)])
+                .set(to: world.network.connectivity == connectivity ? 1 : 0)
+        }
+        gauge(.networkMetered).set(to: world.network.metered ? 1 : 0)
+        gauge(.networkCellular).set(to: world.network.cellular ? 1 : 0)
+        for (resource, value) in [("cpu", world.pressure.cpu), ("memory", world.pressure.memory), ("io", world.pressure.io)] {
+            if let value { gauge(.pressure, [("resource", resource)]).set(to: value / 100) }
+        }
+
+        let statistics = snapshot.scheduling
+        counter(.schedulerDecisions).set(to: statistics.decisions)
+        counter(.schedulerCoalescedStarts).set(to: statistics.coalesced)
+        counter(.schedulerLinkWakeups).set(to: statistics.linkWakeups)
+        gauge(.samplerRunning).set(to: snapshot.samplerRunning ? 1 : 0)
+        counter(.samplerSamples).set(to: snapshot.samplerTicks)
+        gauge(.buildInfo, [("version", LullVersion.current)]).set(to: 1)
+
+        let process = snapshot.process
+        counter(.processCPU).set(to: process.cpuSeconds)
+        gauge(.processResidentMemory).set(to: Double(process.residentBytes))
+        gauge(.processVirtualMemory).set(to: Double(process.virtualBytes))
+        gauge(.processStartTime).set(to: process.startTime)
+        gauge(.processOpenFDs).set(to: Double(process.openFDs))
+        gauge(.processMaxFDs).set(to: Double(process.maxFDs))
+    }
+
+    private func counter(_ family: MetricFamily, _ labels: [(String, String)] = []) -> Counter {
+        registry.makeCounter(descriptor: family.descriptor, labels: labels)
+    }
+
+    private func gauge(_ family: MetricFamily, _ labels: [(String, String)] = []) -> Gauge {
+        registry.makeGauge(descriptor: family.descriptor, labels: labels)
     }
 }
 
-/// What `/metrics` reads at scrape time.
-struct MetricsSnapshot: Sendable {
-    /// Every (class, state) pair the daemon knows, zeros included, so series do not vanish.
-    var jobs: [JobCountKey: Int]
-    var running: Int
-    var world: WorldSnapshot
-    var scheduling: SchedulingStatistics
-    /// The sampler's loop exists (someone watches or jobs wait on pressure) and its timed samples so far.
-    var samplerRunning: Bool
-    var samplerTicks: Int
-    var rssBytes: Int64
-    var cpuSeconds: Double
+extension Counter {
+    /// A count kept elsewhere (the scheduler's, the sampler's, the kernel's), copied in at scrape
+    /// time. Only a scrape, under `DaemonMetrics.scrape`, writes these counters.
+    fileprivate func set(to count: Int) {
+        reset()
+        increment(by: Int64(max(count, 0)))
+    }
+
+    fileprivate func set(to value: Double) {
+        reset()
+        increment(by: max(value, 0))
+    }
 }

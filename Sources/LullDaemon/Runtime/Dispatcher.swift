@@ -300,7 +300,7 @@ actor Dispatcher {
                     accountants[updated.id] = nil
                     metrics.jobFinished(kind: updated.spec.kind, outcome: "cancelled", reason: nil)
                     await engines[updated.spec.kind]?.discardResumeData(of: updated)
-                    logger.info("job cancelled", metadata: Self.metadata(updated))
+                    logger.info("\(JobLogLine.name(updated)) cancelled", metadata: Self.metadata(updated))
                     ended(updated)
                 }
                 if updated.state == .queued { scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now()) }
@@ -414,7 +414,7 @@ actor Dispatcher {
         guard case .applied(let job) = await durably(update)?.outcome else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
-        logger.notice("job expired", metadata: Self.metadata(job))
+        logger.notice("\(JobLogLine.name(job)) expired: its deadline passed before it could start", metadata: Self.metadata(job))
         ended(job)
     }
 
@@ -457,7 +457,7 @@ actor Dispatcher {
             job: job, accountant: accountants[id] ?? JobAccountant(), network: world.network, metrics: metrics)
         meters[id] = meter
         metrics.jobStarted(kind: job.spec.kind, jobClass: job.spec.jobClass)
-        logger.info("job started", metadata: Self.metadata(job, ["url": "\(job.spec.url)"]))
+        logger.info("\(JobLogLine.started(job))", metadata: Self.metadata(job, ["url": "\(job.spec.url)"]))
         let reporter = ProgressReporter(interval: progressInterval, clock: clock, sleeper: sleeper) { [weak self] progress in
             await self?.record(progress, of: id)
         }
@@ -494,11 +494,18 @@ actor Dispatcher {
     }
 
     /// Records how to resume; the event says from where, so a watcher knows what a crash would cost.
+    /// A pause is recorded before its attempt winds down and saves what it received, as for a
+    /// stop: that last checkpoint is kept in the state the command left (paused, or queued by a
+    /// resume right behind it). A cancelled job's is refused: its partial file goes.
     private func checkpoint(_ resume: ResumeState, of id: JobID) async {
-        let update = JobUpdate(
+        var update = JobUpdate(
             id: id, from: [.running], to: .running, event: .progress, time: clock.now(),
-            message: "resumable from byte \(resume.offset)", resume: resume)
-        _ = try? await store.apply(update)
+            message: resume.offset == 0 ? "resumable: the server allows resuming; nothing received yet" : "resumable from byte \(resume.offset)",
+            resume: resume)
+        for _ in 0..<3 {
+            guard case .conflict(let latest)? = try? await store.apply(update), [.paused, .queued].contains(latest.state) else { return }
+            (update.from, update.state) = ([latest.state], latest.state)
+        }
     }
 
     private func retry(_ job: Job, after failure: JobFailure, in delay: TimeInterval) async {
@@ -510,7 +517,7 @@ actor Dispatcher {
         guard case .applied(let updated) = await durably(update)?.outcome else { return }
         metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
         logger.notice(
-            "job will be retried",
+            "\(JobLogLine.retrying(job, failure, in: delay))",
             metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)", "delay_s": "\(delay)"]))
         scheduler.jobFinished(job.id, at: timeline.now())
         scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now())
@@ -567,7 +574,7 @@ actor Dispatcher {
         guard let ended = await store(update, for: job, successor: next?.job) else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
-        logger.info("job succeeded", metadata: Self.metadata(job, ["bytes": "\(result.bytes ?? 0)"]))
+        logger.info("\(JobLogLine.succeeded(job, bytes: result.bytes))", metadata: Self.metadata(job, ["bytes": "\(result.bytes ?? 0)"]))
         self.ended(ended)
     }
 
@@ -583,7 +590,7 @@ actor Dispatcher {
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
-            "job failed", metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"]))
+            "\(JobLogLine.failed(job, failure))", metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"]))
         self.ended(ended)
     }
 
@@ -598,7 +605,7 @@ actor Dispatcher {
         }
         let update = JobUpdate(id: job.id, from: [.running], to: .queued, event: .requeued, time: clock.now(), message: message)
         guard let requeued = await store(update, for: job) else { return }
-        logger.info("job checkpointed and requeued", metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"]))
+        logger.info("\(JobLogLine.requeued(job, because: message))", metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"]))
         if mode == .sleeping {
             scheduler.jobFinished(job.id, at: timeline.now())
             scheduler.enqueue(timeline.place(QueuedJob(requeued)), now: timeline.now())

@@ -8,8 +8,49 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
     var socket: String?
 
-    var socketPath: String {
-        socket ?? LullDefaults.clientSocketPath(environment: ProcessInfo.processInfo.environment)
+    @Flag(name: .long, help: "Talk to the system instance (/run/lull/lull.sock) even when you have a user instance.")
+    var system = false
+
+    // Not --user: `submit --user` is the server's credentials, as in curl.
+    @Flag(name: .customLong("user-instance"), help: "Talk to your user instance only; do not fall back to the system instance.")
+    var userInstance = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds to wait for the daemon to accept the connection, and then to answer each request, before giving up with exit 3 (default 30, or $LULL_CALL_TIMEOUT; 0.1-3600). Event streams (watch, events --follow) are not limited.",
+            valueName: "seconds"))
+    var callTimeout: Double?
+
+    /// The daemon this command talks to, and how it was found (`SocketDiscovery`).
+    var target: SocketDiscovery.Choice {
+        SocketDiscovery(environment: ProcessInfo.processInfo.environment, exists: ServiceDiagnosis.isSocket)
+            .choose(flag: socket, instance: system ? .system : userInstance ? .user : nil)
+    }
+
+    var socketPath: String { target.path }
+
+    static let timeoutRange = 0.1...3600.0
+
+    func validate() throws {
+        if system && userInstance { throw ValidationError("give --system or --user-instance, not both") }
+        if let callTimeout, !Self.timeoutRange.contains(callTimeout) {
+            throw ValidationError("--call-timeout must be from 0.1 to 3600 seconds; \(callTimeout) is out of range")
+        }
+        _ = try Self.environmentTimeout()
+    }
+
+    /// `--call-timeout`, else `LULL_CALL_TIMEOUT`, else 30 s.
+    var timeout: Duration {
+        .milliseconds(Int64((callTimeout ?? (try? Self.environmentTimeout()) ?? 30) * 1000))
+    }
+
+    private static func environmentTimeout() throws -> Double? {
+        guard let text = ProcessInfo.processInfo.environment["LULL_CALL_TIMEOUT"], !text.isEmpty else { return nil }
+        guard let seconds = Double(text), timeoutRange.contains(seconds) else {
+            throw ValidationError("LULL_CALL_TIMEOUT must be a number of seconds from 0.1 to 3600; it is \"\(text)\"")
+        }
+        return seconds
     }
 
     /// Runs `body` with a client and turns client errors into messages and exit codes.
@@ -20,14 +61,16 @@ struct ConnectionOptions: ParsableArguments {
     func withClient<T>(
         style: CallStyle = .blockingSocket, about jobID: Int64? = nil, _ body: (LullClient) async throws -> T
     ) async throws -> T {
-        let client = LullClient(socketPath: socketPath, style: style)
+        let target = self.target
+        let client = LullClient(socketPath: target.path, timeout: timeout, style: style)
         do {
             let value = try await body(client)
             await client.shutdown()
             return value
         } catch let error as LullClientError {
             await client.shutdown()
-            printError(Self.message(for: error, about: jobID, command: Self.invokedCommand()))
+            let diagnosis = ServiceDiagnosis.unreachable(error, target: target)
+            printError(diagnosis ?? Self.message(for: error, about: jobID, command: Self.invokedCommand()))
             throw ExitCode(Self.exitCode(for: error))
         } catch {
             await client.shutdown()
@@ -51,7 +94,7 @@ struct ConnectionOptions: ParsableArguments {
     /// The subcommand as typed (`submit fetch`, `cancel`), for advice that names it.
     static func invokedCommand(_ arguments: [String] = CommandLine.arguments) -> String {
         // A leading `--socket PATH` is moved behind the command first, so PATH is not taken for it.
-        let words = Lullctl.socketMovedAfterSubcommand(Array(arguments.dropFirst())).filter { !$0.hasPrefix("-") }
+        let words = Lullctl.connectionOptionsMovedAfterSubcommand(Array(arguments.dropFirst())).filter { !$0.hasPrefix("-") }
         guard let first = words.first else { return "<command>" }
         if first == "submit", words.count > 1, ["fetch", "push", "upload"].contains(words[words.startIndex + 1]) {
             return "submit \(words[words.startIndex + 1])"

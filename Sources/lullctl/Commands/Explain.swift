@@ -25,9 +25,7 @@ struct Explain: AsyncParsableCommand {
         } else {
             lines.append("  waiting for:")
             for reason in explanation.reasons {
-                var line = "  - \(reason.text)"
-                if let until = reason.until { line += "; until \(Format.time(until))" }
-                lines.append(line)
+                lines.append("  - " + Format.reason(reason))
             }
         }
         if let next = explanation.nextCheck { lines.append("  looked at again: \(Format.time(next)), or as soon as something changes") }

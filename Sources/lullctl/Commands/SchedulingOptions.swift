@@ -28,12 +28,15 @@ struct SchedulingOptions: ParsableArguments {
 
     @Option(
         name: .customLong("not-before"),
+        // Unconditional, so that "-2h" reaches the parser and is told it is in the past.
+        parsing: .unconditional,
         help: ArgumentHelp("Do not start before this time: \(TimeArgument.forms).", valueName: "time"),
         transform: { try TimeArgument(parsing: $0) })
     var notBefore: TimeArgument?
 
     @Option(
         name: .long,
+        parsing: .unconditional,
         help: ArgumentHelp(
             "If the job still waits at this time, start it despite battery, metered or cellular links, pressure and windows (--on-deadline run), or end it expired (--on-deadline expire). A time as for --not-before.",
             valueName: "time"),

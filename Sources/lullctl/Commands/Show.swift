@@ -39,6 +39,8 @@ func describe(_ job: JobView) -> String {
         if let status = result.httpStatus { lines.append(("http status", String(status))) }
         if let bytes = result.bytes { lines.append(("bytes", "\(Format.bytes(bytes)) (\(bytes))")) }
         if let sha = result.sha256 { lines.append(("sha256", sha)) }
+        if let uploadURL = result.uploadURL { lines.append(("upload url", uploadURL)) }
+        if let body = result.responseBody { lines.append(("response", Format.excerpt(body, limit: 1024))) }
     }
     if let sha = job.sha256 { lines.append(("expected sha256", sha)) }
     if let size = job.expectedBytes { lines.append(("expected size", "\(Format.bytes(size)) (\(size))")) }
@@ -60,10 +62,12 @@ func describe(_ job: JobView) -> String {
     if let periodic = job.periodic { lines.append(("every", Format.schedule(periodic))) }
     if let unit = job.onCompleteUnit { lines.append(("on complete", "starts \(unit)")) }
     if let retryAt = job.retryAt { lines.append(("retry at", Format.time(retryAt))) }
-    for reason in job.waitingFor ?? [] { lines.append(("waiting for", reason.text)) }
+    for reason in job.waitingFor ?? [] { lines.append(("waiting for", Format.reason(reason))) }
     if let progress = job.progress, job.state == .running { lines.append(("transfer", Format.transfer(progress))) }
     if let error = job.error {
-        lines.append(("error", "\(error.code): \(error.message)\(error.retryable ? " (retryable)" : "")"))
+        // A failed job is over even when its last failure was of a retryable kind.
+        let retry = !error.retryable ? "" : job.state == .failed ? " (retryable, but no attempt was left)" : " (retryable)"
+        lines.append(("error", "\(error.code): \(error.message)\(retry)"))
     }
     switch job.state {
     case .queued where !(job.waitingFor ?? []).isEmpty: lines.append(("next", "lullctl explain \(job.id) says in full why it waits"))

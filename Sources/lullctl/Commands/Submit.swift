@@ -21,6 +21,20 @@ struct JobOptions: ParsableArguments {
     @Option(name: [.customShort("H"), .long], help: ArgumentHelp("An extra request header, 'Name: value'.", valueName: "header"))
     var header: [String] = []
 
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp(
+            "Credentials for the server, sent as HTTP Basic authentication, as curl -u does (a URL may not carry them: it is shown in every view and log line).",
+            valueName: "name:password"))
+    var user: String?
+
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "A PEM file of certificate authorities to trust for this job besides the system's (a server with a private or self-signed certificate); read with your rights.",
+            valueName: "path"))
+    var caFile: String?
+
     @OptionGroup(title: "Scheduling") var scheduling: SchedulingOptions
     @OptionGroup(title: "Retries and timeouts") var transfer: TransferOptions
 
@@ -29,12 +43,13 @@ struct JobOptions: ParsableArguments {
         submission.headers = try headers()
         submission.label = label
         submission.jobClass = jobClass
+        submission.caFile = caFile.map(absolutePath)
         try scheduling.apply(to: &submission)
         transfer.apply(to: &submission)
     }
 
     func headers() throws -> [String: String]? {
-        guard !header.isEmpty else { return nil }
+        guard !header.isEmpty || user != nil else { return nil }
         var result: [String: String] = [:]
         for line in header {
             guard let colon = line.firstIndex(of: ":") else {
@@ -42,6 +57,15 @@ struct JobOptions: ParsableArguments {
             }
             result[String(line[..<colon]).trimmingCharacters(in: .whitespaces)] =
                 String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        if let user {
+            guard user.contains(":") else {
+                throw ValidationError("--user takes name:password, as in --user alice:S3cret")
+            }
+            guard !result.keys.contains(where: { $0.lowercased() == "authorization" }) else {
+                throw ValidationError("give either --user or an Authorization header, not both")
+            }
+            result["Authorization"] = "Basic " + Data(user.utf8).base64EncodedString()
         }
         return result
     }
@@ -119,10 +143,16 @@ struct SubmitPush: AsyncParsableCommand {
     @Argument(help: "The http:// or https:// URL to send to.")
     var url: String
 
-    @Option(name: [.short, .long], help: "The payload, as text.")
+    @Option(
+        name: [.short, .long],
+        help: "The payload, as text; @FILE reads it from a file and @- from standard input, as curl -d does.")
     var data: String?
 
-    @Option(name: .customLong("data-file"), help: ArgumentHelp("Read the payload from this file.", valueName: "path"))
+    @Option(
+        name: .customLong("data-file"),
+        help: ArgumentHelp(
+            "Read the payload from this file; its content type follows from the extension (.json, .txt, .xml, .csv, .html, …) unless --content-type says it.",
+            valueName: "path"))
     var dataFile: String?
 
     @Option(name: [.customShort("X"), .long], help: "POST, PUT or PATCH.")
@@ -141,15 +171,21 @@ struct SubmitPush: AsyncParsableCommand {
     @OptionGroup var format: OutputOptions
 
     func run() async throws {
+        var text = data
+        var file = dataFile
+        if let data, data.hasPrefix("@") {
+            guard dataFile == nil else { throw ValidationError("give the payload once: -d @FILE or --data-file FILE") }
+            file = String(data.dropFirst())
+            text = nil
+        }
         var bodyBase64: String?
-        if let dataFile {
-            guard let contents = FileManager.default.contents(atPath: dataFile) else {
-                throw ValidationError("cannot read --data-file \(dataFile): \(String(cString: strerror(errno))); check the path and that you may read it")
-            }
-            bodyBase64 = contents.base64EncodedString()
+        var contentType = self.contentType
+        if let file {
+            bodyBase64 = try PayloadFile.read(file).base64EncodedString()
+            contentType = contentType ?? PayloadFile.contentType(of: file)
         }
         var submission = JobSubmission(
-            kind: .push, url: url, method: method, contentType: contentType, body: data, bodyBase64: bodyBase64,
+            kind: .push, url: url, method: method, contentType: contentType, body: text, bodyBase64: bodyBase64,
             idempotencyKey: idempotencyKey)
         try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
@@ -183,6 +219,14 @@ struct SubmitUpload: AsyncParsableCommand {
     @Option(name: .customLong("content-type"), help: "The file's content type (for multipart, application/octet-stream when left out).")
     var contentType: String?
 
+    @Option(
+        name: .customLong("chunk-size"),
+        help: ArgumentHelp(
+            "With --protocol tus: the most one request sends, from 64K to 1T (default: the daemon's tus_chunk_bytes); a server that refuses a request as too large gets smaller ones anyway: \(ByteCountArgument.forms).",
+            valueName: "size"),
+        transform: { try ByteCountArgument(parsing: $0) })
+    var chunkSize: ByteCountArgument?
+
     @OptionGroup var job: JobOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
@@ -190,7 +234,7 @@ struct SubmitUpload: AsyncParsableCommand {
     func run() async throws {
         var submission = JobSubmission(
             kind: .upload, url: url, source: absolutePath(file), method: method, contentType: contentType,
-            uploadProtocol: uploadProtocol, formField: formField)
+            uploadProtocol: uploadProtocol, formField: formField, chunkBytes: chunkSize?.bytes)
         try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }

@@ -15,6 +15,25 @@ enum Format {
         return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
     }
 
+    /// A waiting reason for people: the rule, and its time said once, in local time and from
+    /// now (the API's `text` gives times in UTC for programs).
+    static func reason(_ reason: WaitingReasonView, now: Date = Date()) -> String {
+        var text = reason.text
+        if let cut = text.range(of: "; looked at again at ") { text = String(text[..<cut.lowerBound]) }
+        guard let until = reason.until else { return text }
+        let utc = until.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!))
+        if text.contains(utc) { return text.replacingOccurrences(of: utc, with: time(until, now: now)) }
+        return text + "; until " + time(until, now: now)
+    }
+
+    /// The start of a long text (a server's answer), cut at a character, saying how much there is.
+    static func excerpt(_ text: String, limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var cut = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
+        while cut > text.startIndex, String.Index(cut, within: text) == nil { cut = text.utf8.index(before: cut) }
+        return String(text[..<cut]) + "… (\(text.utf8.count) bytes in all; lullctl show --json has all of it)"
+    }
+
     static func rate(_ bytesPerSecond: Double) -> String {
         bytes(Int64(bytesPerSecond.rounded())) + "/s"
     }

@@ -124,12 +124,13 @@ struct TopScreen {
         let nameWidth = max(11, summary.classes.map { TextLayout.columns($0.jobClass) }.max() ?? 0)
         for line in summary.classes {
             var text = "  \(TextLayout.pad(line.jobClass, nameWidth))  \(line.queued) queued, \(line.held) held"
+            // The count first: a long reason is cut at the window's edge, and the count with it.
             if let first = line.reasons.first {
-                text += ": " + first.text + (first.count > 1 ? " (×\(first.count))" : "")
+                text += ": " + (first.count > 1 ? "\(first.count)× " : "") + first.text
             }
             lines.append(text)
             for reason in line.reasons.dropFirst() {
-                lines.append(String(repeating: " ", count: nameWidth + 4) + "also: " + reason.text + (reason.count > 1 ? " (×\(reason.count))" : ""))
+                lines.append(String(repeating: " ", count: nameWidth + 4) + "also: " + (reason.count > 1 ? "\(reason.count)× " : "") + reason.text)
             }
         }
         if total > snapshot.queued.count {

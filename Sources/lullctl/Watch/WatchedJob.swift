@@ -31,14 +31,14 @@ struct WatchedJob {
         error = job.error
         retryAt = job.retryAt
         notModified = job.result?.notModified ?? false
-        waitingFor = job.waitingFor?.map(\.text) ?? []
+        waitingFor = job.waitingFor?.map { Format.reason($0) } ?? []
         seesFirstStart = job.state == .queued && job.attempts == 0
         if job.state.isTerminal { endedAt = job.updatedAt }
     }
 
     /// A newer view of the job (refetched while it waits in the queue).
     mutating func refresh(from job: JobView) {
-        waitingFor = job.waitingFor?.map(\.text) ?? []
+        waitingFor = job.waitingFor?.map { Format.reason($0) } ?? []
         retryAt = job.retryAt
         if job.state != state, !state.isTerminal { state = job.state }
     }

@@ -67,7 +67,7 @@ struct FullDiskTests {
         var held: [Int64] = []
         for n in 0..<40 {
             held.append(try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:9/held/\(n)", destination: "/tmp/lull-held/\(n)", label: "held", notBefore: later)).id)
+                kind: .fetch, url: "http://127.0.0.1:9/held/\(n)", destination: "/tmp/lull-held-\(n)", label: "held", notBefore: later)).id)
         }
         // A fetch running into a destination on another filesystem: the disk fills while it runs.
         let destination = daemon.directory.appendingPathComponent("running.bin").path

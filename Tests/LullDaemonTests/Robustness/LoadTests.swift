@@ -52,7 +52,7 @@ import Testing
                             let began = ContinuousClock.now
                             do {
                                 let job = try await submitter.submit(JobSubmission(
-                                    kind: .fetch, url: "http://127.0.0.1:9/c\(index)/\(n)", destination: "/tmp/lull-load/\(index)-\(n)",
+                                    kind: .fetch, url: "http://127.0.0.1:9/c\(index)/\(n)", destination: "/tmp/lull-load-\(index)-\(n)",
                                     label: "load"))
                                 let took = ContinuousClock.now - began
                                 latencies.withLock { $0.append(took) }

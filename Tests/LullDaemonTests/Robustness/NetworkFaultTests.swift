@@ -80,7 +80,7 @@ import Testing
                     with: ["connection_closed", "connection_reset"]),
             ]
             if let tls {
-                cases.append(.fails("self-signed certificate", fetch("tls-self-signed", tls.url, attempts: 2), with: ["tls_failed"]))
+                cases.append(.fails("self-signed certificate", fetch("tls-self-signed", tls.url, attempts: 2), with: ["tls_untrusted"]))
             }
 
             var ids: [Int64: Case] = [:]

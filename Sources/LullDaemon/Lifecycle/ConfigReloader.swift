@@ -1,0 +1,90 @@
+import Foundation
+import LullAPI
+import LullCore
+import Logging
+
+/// Reads the config file again and swaps what can change without a restart: the policy, the
+/// submission rules and the connection caps. Settings that need a restart (socket, state
+/// directory, sensors, transfer timeouts) keep their old values. A file that does not parse is
+/// refused and the old policy stays. SIGHUP and `POST /v1/reload` both come here, one at a time.
+actor ConfigReloader {
+    enum Outcome: Sendable {
+        case reloaded(ReloadView)
+        /// No config file where the daemon looks; the embedded defaults stay.
+        case noFile(ReloadView)
+        case refused(file: String, ConfigError)
+    }
+
+    /// The connection caps and what they are derived from, for a reload to set them again.
+    struct Connections: Sendable {
+        var limit: ConnectionLimit
+        var descriptorLimit: Int
+    }
+
+    private let settings: DaemonSettings
+    private let manager: HookManager
+    private let dispatcher: Dispatcher
+    private let validators: ValidatorHolder
+    private let connections: Connections
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+
+    init(
+        settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder,
+        connections: Connections, notifier: SystemdNotifier, logger: Logger
+    ) {
+        self.settings = settings
+        self.manager = manager
+        self.dispatcher = dispatcher
+        self.validators = validators
+        self.connections = connections
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    func reload() async -> Outcome {
+        notifier.reloading()
+        let outcome = await swap()
+        // The queue summary, as at start-up: a fixed "reloaded" text would stay in
+        // `systemctl status` until the summary changed, since equal lines are not sent again.
+        notifier.ready(status: await dispatcher.statusLine())
+        return outcome
+    }
+
+    private func swap() async -> Outcome {
+        guard let file = settings.configFileForReload(exists: { FileManager.default.fileExists(atPath: $0) }) else {
+            let message = "reload requested, but there is no config file; the embedded defaults stay (see lulld --help for where it looks)"
+            logger.notice("\(message)")
+            return .noFile(ReloadView(
+                config: nil, files: [], classes: await dispatcher.currentPolicy.classes.count, message: message))
+        }
+        let files = [file] + ConfigLoader.dropIns(of: file)
+        do {
+            let config = try ConfigLoader.loadWithDropIns(file: file)
+            await dispatcher.update(policy: config.policy)
+            validators.replace(
+                Self.validator(for: config, manager: manager, privateDirectories: validators.current.privateDirectories))
+            connections.limit.update(Self.connectionCaps(config, descriptorLimit: connections.descriptorLimit))
+            logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])
+            return .reloaded(ReloadView(
+                config: file, files: files, classes: config.policy.classes.count,
+                message: "reloaded \(files.joined(separator: ", ")): \(config.policy.classes.count) classes"))
+        } catch {
+            logger.error(
+                "reload refused: the config does not parse; keeping the old policy", metadata: ["config": "\(file)", "error": "\(error)"])
+            return .refused(file: file, error)
+        }
+    }
+
+    static func validator(
+        for config: DaemonConfig, manager: HookManager, privateDirectories: PrivateDirectories
+    ) -> JobSpecValidator {
+        JobSpecValidator(
+            limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name)),
+            allowedUnits: manager.allowedUnits(config.hooks.allowedUnits), privateDirectories: privateDirectories)
+    }
+
+    static func connectionCaps(_ config: DaemonConfig, descriptorLimit: Int) -> ConnectionLimit.Caps {
+        ConnectionLimit.caps(perUid: config.maxConnectionsPerUid, nonRoot: config.maxConnections, descriptorLimit: descriptorLimit)
+    }
+}

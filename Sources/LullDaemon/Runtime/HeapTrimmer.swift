@@ -1,0 +1,28 @@
+import CLullSys
+import NIOPosix
+import Synchronization
+
+/// Gives the heap's free pages back to the system after a crowd of connections has gone.
+/// glibc keeps freed memory in its arenas for reuse, so without this the daemon's resident size
+/// stays at its highest for good. The trim walks the whole heap, so it runs on NIO's thread
+/// pool, never on an event loop, and one at a time: asks while one is running are dropped.
+final class HeapTrimmer: Sendable {
+    private let pool: NIOThreadPool
+    private let running = Atomic<Bool>(false)
+    private let onTrim: @Sendable () -> Void
+
+    /// - Parameter onTrim: called after each trim (for tests and logs).
+    init(pool: NIOThreadPool = .singleton, onTrim: @escaping @Sendable () -> Void = {}) {
+        self.pool = pool
+        self.onTrim = onTrim
+    }
+
+    func trim() {
+        guard running.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
+        pool.submit { _ in
+            _ = lull_trim_heap()
+            self.running.store(false, ordering: .releasing)
+            self.onTrim()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// nginx (from Debian) as a reverse proxy on a loopback port that refuses request bodies over
+/// `client_max_body_size` with `413`, as proxies in front of upload servers commonly do. It runs
+/// in the foreground as one process (`daemon off`, `master_process off`) under a prefix of its
+/// own, and logs each request's method and status for the test to read.
+public final class BodyLimitProxy: @unchecked Sendable {
+    public static let nginx = "/usr/sbin/nginx"
+    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: nginx) }
+
+    public let port: Int
+    private let directory: String
+    private var process: Process?
+
+    /// `maxBody`: nginx's size syntax, such as "1m".
+    public init(directory: String, forwardingTo upstream: Int, maxBody: String) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
+        port = try Socket.freeLoopbackPort()
+        let config = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log;
+            events { worker_connections 64; }
+            http {
+                log_format statuses '$request_method $status';
+                access_log \(directory)/access.log statuses;
+                client_body_temp_path \(directory)/tmp;
+                proxy_temp_path \(directory)/tmp;
+                fastcgi_temp_path \(directory)/tmp;
+                uwsgi_temp_path \(directory)/tmp;
+                scgi_temp_path \(directory)/tmp;
+                server {
+                    listen 127.0.0.1:\(port);
+                    client_max_body_size \(maxBody);
+                    location / {
+                        proxy_pass http://127.0.0.1:\(upstream);
+                        proxy_http_version 1.1;
+                        proxy_request_buffering off;
+                        proxy_buffering off;
+                        proxy_set_header Host $http_host;
+                    }
+                }
+            }
+            """
+        try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+    }
+
+    public func start(timeout: Duration = .seconds(20)) throws {
+        process = try ServerLaunch.start(
+            "nginx", executable: Self.nginx,
+            arguments: ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"], port: port, timeout: timeout)
+    }
+
+    public func stop() { ServerLaunch.kill(process) }
+
+    /// "METHOD STATUS" for each request answered so far.
+    public func answered() -> [String] {
+        ((try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullTestSupport
+import Testing
+
+/// Mistakes that can be seen at submission are answered then, naming the missing part, instead
+/// of after a download: an upload's source that does not exist, a fetch into a directory that
+/// does not exist or that the owner may not write, over a file the owner may not replace.
+@Suite(.timeLimit(.minutes(2)))
+struct SubmissionPathCheckTests {
+    func refusal(_ submission: JobSubmission, _ client: LullClient) async throws -> APIErrorBody.Detail? {
+        do {
+            _ = try await client.submit(submission)
+            return nil
+        } catch LullClientError.api(let status, let detail) {
+            #expect(status == 400)
+            return detail
+        }
+    }
+
+    @Test func missingFilesAndDirectoriesAreNamedAtSubmission() async throws {
+        try await withDaemon(config: holdEverything) { daemon, client in
+            let directory = daemon.directory.path
+            let upload = try await refusal(
+                JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory + "/no-such-report.csv"), client)
+            #expect(upload?.field == "source")
+            #expect(upload?.message == "source \(directory)/no-such-report.csv does not exist", "\(String(describing: upload))")
+
+            let fetch = try await refusal(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/f", destination: directory + "/not-made-yet/f.bin"), client)
+            #expect(fetch?.field == "destination")
+            #expect(fetch?.message == "directory \(directory)/not-made-yet does not exist; create it first")
+
+            let intoDirectory = try await refusal(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/f", destination: directory), client)
+            #expect(intoDirectory?.message.contains("is a directory; give a path to a file inside it") == true)
+
+            let notAFile = try await refusal(JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory), client)
+            #expect(notAFile?.message.contains("is not a regular file") == true)
+
+            // In a batch, the refusal names the job.
+            do {
+                _ = try await client.submit(batch: [
+                    JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/a", destination: directory + "/a.bin"),
+                    JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/b", destination: directory + "/nope/b.bin"),
+                ])
+                Issue.record("a batch with a missing directory was accepted")
+            } catch LullClientError.api(_, let detail) {
+                #expect(detail.field == "jobs[1].destination", "\(detail)")
+            }
+            #expect(try await client.list().jobs.isEmpty, "nothing of the refused batch was stored")
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func theOwnersRightsDecide() async throws {
+        try await withDaemon(config: holdEverything + "\n[daemon]\nsocket_mode = \"0666\"\n") { daemon, _ in
+            let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", DaemonProcess.binary("lullctl")]
+            let socket = ["--socket", daemon.socketPath]
+            // daemon.directory is root's, 0755: nobody may read in it but not write.
+            let rootsDirectory = daemon.directory.path
+            let refused = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", rootsDirectory + "/f.bin"] + socket)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("you may not write into directory \(rootsDirectory)"), "\(refused.stderr)")
+
+            // A sticky directory: a file root owns there cannot be replaced by nobody.
+            let sticky = daemon.directory.appendingPathComponent("shared").path
+            try FileManager.default.createDirectory(atPath: sticky, withIntermediateDirectories: true)
+            chmod(sticky, 0o1777)
+            _ = FileManager.default.createFile(atPath: sticky + "/roots.txt", contents: Data("root's\n".utf8))
+            let replace = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", sticky + "/roots.txt"] + socket)
+            #expect(replace.stderr.contains("belongs to uid 0 in the sticky directory"), "\(replace.stderr)")
+            let fresh = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", sticky + "/mine.txt"] + socket)
+            #expect(fresh.status == 0, "\(fresh.stderr)")
+
+            // Root's own file is readable to root but not to nobody.
+            let secret = daemon.directory.appendingPathComponent("secret.txt").path
+            _ = FileManager.default.createFile(atPath: secret, contents: Data("s\n".utf8), attributes: [.posixPermissions: 0o600])
+            let upload = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "upload", "http://127.0.0.1:9/u", "-f", secret] + socket)
+            #expect(upload.stderr.contains("you may not read source \(secret)"), "\(upload.stderr)")
+        }
+    }
+}
