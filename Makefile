@@ -131,10 +131,11 @@ install-files:
 	install -m 0644 units/lull.sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/lull.conf
 	install -m 0644 units/lull.tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf
 	install -m 0644 units/lull-hooks.polkit.rules $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules
-	install -m 0644 examples/lull.toml $(DESTDIR)$(DOCDIR)/examples/lull.toml
+	install -m 0644 examples/lull.toml examples/lull-system.toml $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
-	@# The example is a starting point, never written over an admin's file.
-	[ -e $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml ] || install -m 0644 examples/lull.toml $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml
+	@# The system instance's example (the laptop one is for ~/.config), a starting point, never
+	@# written over an admin's file.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml ] || install -m 0644 examples/lull-system.toml $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml
 	@# Man pages and completions when the tree has them (man/ is generated elsewhere).
 	for page in man/*.[158]; do \
 		[ -e "$$page" ] || continue; \
@@ -189,6 +190,10 @@ man: deps
 	$(BIN)/generate-manual $(BIN)/lulld --section 8 --date $(MAN_DATE) --output-directory man
 	# A blank line in mdoc is a warning; a paragraph break is what the help text means by it.
 	sed -i 's/^$$/.Pp/' man/lullctl.1 man/lulld.8
+	@# lulld has no subcommands: drop the parser's "subcommand" and "help" entries, and its
+	@# bare EXIT STATUS, for the FILES, SIGNALS, EXIT STATUS and SEE ALSO of man/lulld.8.extra.
+	sed -i '/^\.Ar subcommand$$/d; /^\.It Em help$$/,/^\.El$$/d; /^\.Sh "EXIT STATUS"$$/,$$d' man/lulld.8
+	cat man/lulld.8.extra >> man/lulld.8
 	python3 man/md2man.py docs/configuration.md $(MAN_DATE) > man/lull.toml.5
 
 # Shell completions for lullctl and lulld, from the argument parsers. Committed under completions/.

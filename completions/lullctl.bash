@@ -509,7 +509,7 @@ _lullctl_list() {
     repeating_flags=()
     non_repeating_flags=(--all --system --user-instance --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--state --label --class --limit --after --socket --call-timeout)
+    non_repeating_options=(--state --label --class --owner --limit --after --socket --call-timeout)
     __lullctl_offer_flags_options 0
 
     # Offer option value completions
@@ -521,6 +521,9 @@ _lullctl_list() {
         return
         ;;
     '--class')
+        return
+        ;;
+    '--owner')
         return
         ;;
     '--limit')

@@ -58,7 +58,8 @@ public struct SocketDiscovery: Sendable {
     /// so the error can name every place looked at.
     public func choose(flag: String?, instance: Instance?) -> Choice {
         if let flag { return Choice(path: flag, source: .flag, tried: [], found: true) }
-        if let named = environment["LULL_SOCKET"], !named.isEmpty {
+        // --system or --user-instance, given on this command line, beats a LULL_SOCKET set long ago.
+        if instance == nil, let named = environment["LULL_SOCKET"], !named.isEmpty {
             return Choice(path: named, source: .environment, tried: [], found: true)
         }
         let candidates: [(String, Source)] =

@@ -45,12 +45,14 @@ public final class LullClient: Sendable {
     }
 
     public func list(
-        state: String? = nil, label: String? = nil, jobClass: String? = nil, limit: Int? = nil, after: Int64? = nil
+        state: String? = nil, label: String? = nil, jobClass: String? = nil, limit: Int? = nil, after: Int64? = nil,
+        owner: UInt32? = nil
     ) async throws -> JobListView {
         var query: [(String, String)] = []
         if let state { query.append(("state", state)) }
         if let label { query.append(("label", label)) }
         if let jobClass { query.append(("class", jobClass)) }
+        if let owner { query.append(("owner", String(owner))) }
         if let limit { query.append(("limit", String(limit))) }
         if let after { query.append(("after", String(after))) }
         return try await call(.GET, "/v1/jobs", query: query)
@@ -60,12 +62,12 @@ public final class LullClient: Sendable {
     /// `after` to the end.
     public func allJobs(
         state: String? = nil, label: String? = nil, jobClass: String? = nil, after: Int64? = nil,
-        pageSize: Int = JobFilter.maxLimit
+        pageSize: Int = JobFilter.maxLimit, owner: UInt32? = nil
     ) async throws -> [JobView] {
         var jobs: [JobView] = []
         var cursor = after
         repeat {
-            let page = try await list(state: state, label: label, jobClass: jobClass, limit: pageSize, after: cursor)
+            let page = try await list(state: state, label: label, jobClass: jobClass, limit: pageSize, after: cursor, owner: owner)
             jobs += page.jobs
             cursor = page.nextAfter
         } while cursor != nil

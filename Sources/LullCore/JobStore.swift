@@ -60,6 +60,10 @@ public struct JobUpdate: Sendable, Equatable {
     public var event: JobEventType
     public var time: Date
     public var countsAsAttempt: Bool
+    /// The daemon interrupted the running attempt (a stop or sleep), the transfer did not end
+    /// it: it is taken back from `attempts`, so restarts do not use up `retry.max_attempts`, and
+    /// the next start continues it under the same number.
+    public var interruptsAttempt: Bool
     public var progress: TransferProgress?
     public var result: JobResult?
     public var failure: JobFailure?
@@ -75,8 +79,9 @@ public struct JobUpdate: Sendable, Equatable {
         id: JobID, from: Set<JobState>, to state: JobState, event: JobEventType, time: Date,
         countsAsAttempt: Bool = false, progress: TransferProgress? = nil, result: JobResult? = nil,
         failure: JobFailure? = nil, message: String? = nil, resume: ResumeState? = nil, retryAt: Date? = nil,
-        silent: Bool = false
+        silent: Bool = false, interruptsAttempt: Bool = false
     ) {
+        self.interruptsAttempt = interruptsAttempt
         self.resume = resume
         self.retryAt = retryAt
         self.silent = silent

@@ -25,9 +25,10 @@ public struct PrivateDirectories: Sendable, Equatable {
         self.paths = paths.sorted()
     }
 
-    /// The private directory `path` lies in, if any.
+    /// The private directory `path` lies in, if any. `//tmp/x` and `/./tmp/x` are `/tmp/x`.
     public func containing(_ path: String) -> String? {
-        paths.first { directory in
+        let path = "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        return paths.first { directory in
             path == directory || path.hasPrefix(directory + "/")
         }
     }

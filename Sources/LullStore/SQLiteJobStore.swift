@@ -88,6 +88,7 @@ public final class SQLiteJobStore: JobStore {
         job.state = update.state
         job.updatedAt = update.time
         if update.countsAsAttempt { job.attempts += 1 }
+        if update.interruptsAttempt { job.attempts = max(0, job.attempts - 1) }
         if let progress = update.progress { job.progress = progress }
         if let result = update.result { job.result = result }
         if let failure = update.failure { job.failure = failure }
@@ -219,6 +220,8 @@ public final class SQLiteJobStore: JobStore {
                 guard var job = try codec.fetchJob(JobID(raw), from: db) else { continue }
                 job.state = .queued
                 job.updatedAt = time
+                // Unlike a clean stop (JobUpdate.interruptsAttempt), a crash keeps the attempt: a job
+                // that brings the daemon down must not restart it for ever within one attempt.
                 try codec.save(job, into: db)
                 events.append(try codec.appendEvent(
                     for: job, type: .requeued, time: time,

@@ -99,8 +99,24 @@ public struct FileFailure: Error, CustomStringConvertible {
             JobFailure(code: "no_such_file", message: description, retryable: false)
         case EISDIR:
             JobFailure(code: "file_error", message: description + "; give a path to a file inside it", retryable: false)
+        case EROFS:
+            JobFailure(code: "file_error", message: readOnlyAdvice, retryable: false)
         default:
             JobFailure(code: "file_error", message: description, retryable: false)
         }
+    }
+
+    /// The system unit's `ProtectSystem=strict` makes everything outside its `ReadWritePaths=`
+    /// read-only for lulld, even where the owner may write: the fix is the admin's drop-in.
+    var readOnlyAdvice: String {
+        "\(description): \(directory) is read-only for lulld; under the system unit an administrator makes it "
+            + "writable with a drop-in (systemctl edit lulld: [Service] ReadWritePaths=\(directory)); then submit the job again"
+    }
+
+    /// The directory to name in `ReadWritePaths=`: the file's. From the path alone: this is
+    /// worded on whatever thread the failure reaches, with the daemon's identity, not the owner's.
+    var directory: String {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return parent.isEmpty ? "/" : parent
     }
 }

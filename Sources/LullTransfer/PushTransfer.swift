@@ -39,6 +39,9 @@ public struct PushTransfer: TransferEngine {
             }
         } catch let failure as JobFailure {
             throw failure
+        } catch let failure as FileFailure {
+            // The job's ca_file, read as its owner.
+            throw failure.jobFailure
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw TransferFailures.classify(error)

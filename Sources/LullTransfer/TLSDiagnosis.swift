@@ -40,8 +40,10 @@ enum TLSDiagnosis {
     ) async -> JobFailure {
         let components = URLComponents(string: url)
         let host = components?.host ?? url
-        // Through a proxy the server is reached with a CONNECT this diagnosis does not make.
-        let chain = proxied ? nil : await peerChain(host: host, port: components?.port ?? 443, group: group, timeout: timeout)
+        // Through a proxy the server is reached with a CONNECT this diagnosis does not make; an
+        // http:// URL failed TLS only after a redirect, to a server this URL does not name.
+        let direct = !proxied && components?.scheme?.lowercased() == "https"
+        let chain = direct ? await peerChain(host: host, port: components?.port ?? 443, group: group, timeout: timeout) : nil
         return describe(kind, host: host, chain: chain?.map(CertificateFacts.init), extraTrust: tls != nil, now: Date())
     }
 

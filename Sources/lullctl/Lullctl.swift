@@ -2,6 +2,7 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import LullCore
 
 @main
 struct Lullctl: AsyncParsableCommand {
@@ -20,7 +21,7 @@ struct Lullctl: AsyncParsableCommand {
             (limits.max_queued_per_owner, limits.max_connections_per_uid) is full; 8 (watch) a watched job failed, was cancelled or \
             expired.
             """,
-        version: "0.1.0",
+        version: LullVersion.current,
         subcommands: [
             Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self, Status.self,
             Events.self, Watch.self, Top.self, Reload.self,

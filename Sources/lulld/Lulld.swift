@@ -80,7 +80,11 @@ struct Lulld: AsyncParsableCommand {
                 config: config, instance: system ? .system : user ? .user : nil, environment: options.environment)
             let report = check.run()
             if report.exitStatus == .success {
-                print(report.text, terminator: "")
+                // Through the same unbuffered handles, so the ok lines come before the warnings.
+                FileHandle.standardOutput.write(Data(report.text.utf8))
+                // Not fatal: the file is valid, some keys just cannot act where it is used.
+                let warnings = report.warnings.map { "\($0)\n" }.joined()
+                FileHandle.standardError.write(Data(warnings.utf8))
                 return
             }
             FileHandle.standardError.write(Data(report.text.utf8))

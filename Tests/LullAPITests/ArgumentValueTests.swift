@@ -96,6 +96,15 @@ import Testing
         #expect(time.resolved(now: Self.evening) == Self.evening.addingTimeInterval(seconds))
     }
 
+    @Test func anOptionWhereATimeShouldBeSaysTheTimeIsMissing() {
+        do {
+            _ = try TimeArgument(parsing: "--json")
+            Issue.record("--json was taken as a time")
+        } catch {
+            #expect(error.description.hasPrefix("a time is missing"), "\(error)")
+        }
+    }
+
     @Test(arguments: ["-2h", "-30m", " -1d"])
     func aDurationBackwardsIsInThePast(_ text: String) {
         #expect(throws: ArgumentValueError.self) { try TimeArgument(parsing: text) }

@@ -36,8 +36,10 @@ import Testing
         var environment = self.environment
         environment["LULL_SOCKET"] = "/tmp/named.sock"
         let named = discovery([user, system], environment: environment)
-        #expect(named.choose(flag: nil, instance: .system).path == "/tmp/named.sock")
+        #expect(named.choose(flag: nil, instance: nil).path == "/tmp/named.sock")
         #expect(named.choose(flag: nil, instance: nil).source == .environment)
+        // An instance flag on the command line beats the environment.
+        #expect(named.choose(flag: nil, instance: .system).path == system)
         #expect(named.choose(flag: "/tmp/flag.sock", instance: nil) == SocketDiscovery.Choice(
             path: "/tmp/flag.sock", source: .flag, tried: [], found: true))
     }

@@ -71,6 +71,7 @@ import Testing
         #expect(found.containing("/tmp/x.bin") == "/tmp")
         #expect(found.containing("/var/tmp/a/b") == "/var/tmp")
         #expect(found.containing("/tmpfiles/x") == nil)
+        #expect(found.containing("//tmp/x") == "/tmp" && found.containing("/./tmp//x") == "/tmp")
         #expect(found.containing("/srv/my files/x") == nil)
         #expect(PrivateDirectories(mountInfo: "22 1 254:1 / / rw - ext4 /dev/vda1 rw\n").paths.isEmpty)
     }

@@ -51,4 +51,81 @@ import Testing
             #expect(misuse.status == LulldExitStatus.usage.rawValue && misuse.stderr.contains("--check-config"))
         }
     }
+
+    /// Issue 30: `socket_mode` and `state_dir` passed the check and did nothing under the units.
+    @Test func keysTheShippedUnitsDecideAreWarnedAboutNotRefused() async throws {
+        try await withTemporaryDirectory("check-config-ineffective") { directory in
+            let file = directory + "/lull.toml"
+            try """
+                [daemon]
+                state_dir = "/srv/lull"
+                socket = "/run/lull/other.sock"
+                socket_mode = "0666"
+                socket_name = "ctl"
+
+                [limits]
+                max_concurrent = 2
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+            let system = ConfigCheck(config: nil, instance: .system, environment: ["CONFIGURATION_DIRECTORY": directory]).run()
+            #expect(system.exitStatus == .success)
+            let text = system.warnings.map(\.description)
+            #expect(text.count == 4, "\(text)")
+            #expect(text.contains { $0.hasPrefix("\(file):2: daemon.state_dir: warning: ") && $0.contains("StateDirectory= in a lulld.service drop-in") })
+            #expect(text.contains { $0.hasPrefix("\(file):3: daemon.socket: warning: ") && $0.contains("ListenStream= in a lulld.socket drop-in") })
+            #expect(text.contains { $0.hasPrefix("\(file):4: daemon.socket_mode: warning: ") && $0.contains("SocketMode=") && $0.contains("lulld.socket drop-in") })
+            #expect(text.contains { $0.hasPrefix("\(file):5: daemon.socket_name: warning: ") })
+
+            // The user units pass --socket but not --state-dir: state_dir works there.
+            let user = ConfigCheck(config: nil, instance: .user, environment: ["XDG_CONFIG_HOME": directory + "/xdg"])
+            try FileManager.default.createDirectory(atPath: directory + "/xdg/lull", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: file, toPath: directory + "/xdg/lull/lull.toml")
+            let userText = user.run().warnings.map(\.description)
+            #expect(!userText.contains { $0.contains("daemon.state_dir") } && userText.contains { $0.contains("daemon.socket_mode") }, "\(userText)")
+            #expect(userText.contains { $0.contains("systemctl --user edit lulld.socket") })
+
+            // The command prints them on stderr and still exits 0.
+            let run = try CommandRunner.run(
+                DaemonProcess.binary("lulld"), ["--check-config", "--system"],
+                environment: ["CONFIGURATION_DIRECTORY": directory, "PATH": "/usr/bin:/bin"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("\(file): ok"))
+            #expect(run.stderr.contains("\(file):4: daemon.socket_mode: warning: has no effect"), "\(run.stderr)")
+        }
+    }
+
+    /// Issue 30: a hook unit the polkit rule refuses was accepted and failed at run time.
+    @Test func hookUnitsOutsideThePolkitRuleAreWarnedAbout() async throws {
+        #expect(HookPolkitFence.allows("lull-hook-sync@.service") && HookPolkitFence.allows("lull-hook-x.target"))
+        #expect(!HookPolkitFence.allows("sync-done.service") && !HookPolkitFence.allows("lull-hook-.service"))
+        try await withTemporaryDirectory("check-config-hooks") { directory in
+            let file = directory + "/lull.toml"
+            try """
+                [hooks]
+                allowed_units = ["lull-hook-sync@.service", "backup@.service"]
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+            let run = try CommandRunner.run(
+                DaemonProcess.binary("lulld"), ["--check-config", "--system"],
+                environment: ["CONFIGURATION_DIRECTORY": directory, "PATH": "/usr/bin:/bin"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("\(file):2: hooks.allowed_units: warning: \"backup@.service\""))
+            #expect(run.stderr.contains("lull-hook-*") && run.stderr.contains("rename the unit (e.g. lull-hook-backup@.service)"))
+            #expect(run.stderr.contains("extend the rule"))
+            // A user instance starts its own units in its own manager: no polkit rule involved.
+            let user = ConfigCheck(config: file, instance: nil, environment: [:]).run()
+            #expect(user.warnings.isEmpty)
+        }
+    }
+
+    /// At start, a key a flag overrides is logged with its file and line, and lulld runs on.
+    @Test func aKeyTheCommandLineOverridesIsLoggedAtStart() async throws {
+        let daemon = try DaemonProcess(config: "[daemon]\nstate_dir = \"/nonexistent/lull\"\nsocket_name = \"ctl\"\n")
+        defer { daemon.remove() }
+        try daemon.start()
+        let log = daemon.log()
+        #expect(log.contains("\(daemon.configPath):2: daemon.state_dir: warning: has no effect in this run: --state-dir \(daemon.stateDirectory)"), "\(log)")
+        #expect(log.contains("\(daemon.configPath):3: daemon.socket_name: warning: has no effect"), "\(log)")
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -148,7 +148,7 @@ struct OwnershipTests {
             #expect(try asNobody(["pause", String(mine.id)] + socket).status == 4)
             #expect(try await client.job(mine.id).state == .queued, "the other uid's attempts changed nothing")
 
-            let theirs = try asNobody(["submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/b", "--json"] + socket)
+            let theirs = try asNobody(["submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/lull-theirs-\(UUID().uuidString.prefix(8))", "--json"] + socket)
             #expect(theirs.status == 0, "\(theirs.stderr)")
             let theirJob = try WireJSON.decoder().decode(JobView.self, from: Data(theirs.stdout.utf8))
             #expect(theirJob.ownerUid == 65534)

@@ -1,4 +1,5 @@
 import Foundation
+import LullAPI
 import LullTestSupport
 import Testing
 
@@ -41,6 +42,22 @@ struct ManPageAndCompletionTests {
             .flatMap { $0.dropFirst(5).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) } }
         #expect(keys.count > 15)
         for key in keys { #expect(committed.contains("\\fB\(key.replacingOccurrences(of: "-", with: "\\-"))\\fR"), "\(key) is in lull.toml(5)") }
+    }
+
+    /// Issue 30: lulld(8) read "lulld subcommand" and lacked the sections an admin looks for.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/man"), "needs man-db (make test installs it)"))
+    func lulldPageHasFilesSignalsExitStatusAndSeeAlso() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["MANWIDTH"] = "80"
+        environment["MAN_DISABLE_SECCOMP"] = "1"
+        environment["MAN_KEEP_FORMATTING"] = nil
+        let source = try Data(contentsOf: URL(fileURLWithPath: Self.path("man/lulld.8")))
+        let page = try CommandRunner.run("/usr/bin/man", ["-l", "-"], environment: environment, input: source).stdout
+        let headings = page.split(separator: "\n").filter { $0.first?.isUppercase == true }.map(String.init)
+        for section in ["FILES", "SIGNALS", "EXIT STATUS", "SEE ALSO"] { #expect(headings.contains(section), "\(headings)") }
+        #expect(!page.contains("subcommand"), "\(page)")
+        #expect(page.contains("SIGHUP") && page.contains("/etc/lull/lull.toml") && page.contains("lull.toml(5)"))
+        for status in LulldExitStatus.allCases { #expect(page.contains("     \(status.rawValue) "), "exit status \(status.rawValue)") }
     }
 
     @Test func lullctlPageCoversEverySubcommand() throws {

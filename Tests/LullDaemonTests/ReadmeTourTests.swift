@@ -36,7 +36,7 @@ struct ReadmeTourTests {
         try await withDaemon { daemon, client in
             let scratch = daemon.directory.appendingPathComponent("tmp").path + "/"
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            let port = String(18_000 + Int(getpid() % 2_000))
+            let port = String(try Socket.freeLoopbackPort())
             let binaries = DaemonProcess.productsDirectory.path
             var script = [
                 "set -u",

@@ -89,6 +89,45 @@ import Testing
     }
 }
 
+@Suite struct ConfigLogTests {
+    /// The messages themselves (what `journalctl -u lulld` and `systemctl status` show, without
+    /// the fields) name the files read at start and on a reload, and a refused reload's file:line.
+    @Test func startAndReloadNameTheFilesInTheMessage() async throws {
+        let daemon = try DaemonProcess(config: "[classes.utility]\nmax_concurrent = 1\n")
+        defer { daemon.remove() }
+        let dropIns = daemon.directory.appendingPathComponent("lull.d")
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        let dropIn = dropIns.appendingPathComponent("50-lte.toml").path
+        try "[classes.lte]\nmax_concurrent = 1\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
+        try daemon.start()
+        defer { _ = daemon.stop() }
+        #expect(daemon.log().contains("lulld ready: config \(daemon.configPath), \(dropIn);"), "\(daemon.log())")
+
+        try "[classes.utility]\nmaxconcurrent = 2\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        daemon.reload()
+        try await awaitLog(daemon, "reload refused")
+        let refusal = "reload refused: \(daemon.configPath):2: classes.utility.maxconcurrent"
+        #expect(daemon.log().contains(refusal), "\(daemon.log())")
+        #expect(daemon.log().contains("; keeping the old policy"))
+
+        try "[classes.utility]\nmax_concurrent = 2\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        daemon.reload()
+        try await awaitLog(daemon, "policy reloaded from \(daemon.configPath), \(dropIn): ")
+    }
+
+    /// Without a config file the start-up message says so, and where lulld looked.
+    @Test func startOnEmbeddedDefaultsSaysWhereItLooked() async throws {
+        try await withTemporaryDirectory("config-home") { home in
+            let daemon = try DaemonProcess(realPressure: true, environment: ["XDG_CONFIG_HOME": home])
+            defer { daemon.remove() }
+            try daemon.start()
+            defer { _ = daemon.stop() }
+            let expected = "lulld ready: no config file; embedded defaults (looked for \(home)/lull/lull.toml)"
+            #expect(daemon.log().contains(expected), "\(daemon.log())")
+        }
+    }
+}
+
 /// Waits (bounded) until the daemon's log contains `text`.
 func awaitLog(_ daemon: DaemonProcess, _ text: String, timeout: Duration = .seconds(20)) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -37,6 +37,17 @@ struct SubmissionSecurityTests {
             let sent = server.requests.filter { $0.uri == "/f" }.compactMap { $0.header("authorization") }
             #expect(sent == ["Basic " + Data("alice:S3cret".utf8).base64EncodedString()])
 
+            // A name alone takes the password from LULL_PASSWORD, keeping it out of the process list.
+            let fromEnvironment = try CommandRunner.run(
+                lullctl, ["submit", "fetch", server.url("/f"), "-o", destination + ".2", "--user", "alice", "--json",
+                          "--socket", daemon.socketPath],
+                environment: ProcessInfo.processInfo.environment.merging(["LULL_PASSWORD": "S3cret"]) { $1 })
+            #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+            let second = try WireJSON.decoder().decode(JobView.self, from: Data(fromEnvironment.stdout.utf8))
+            #expect(try await awaitJob(second.id, in: [.succeeded, .failed], client: client).state == .succeeded)
+            let sentTwice = server.requests.filter { $0.uri == "/f" }.compactMap { $0.header("authorization") }
+            #expect(sentTwice == Array(repeating: "Basic " + Data("alice:S3cret".utf8).base64EncodedString(), count: 2))
+
             var seen = submitted.stdout + daemon.log()
             for arguments in [["show", "\(job.id)"], ["show", "\(job.id)", "--json"], ["events", "--json"], ["list", "--json"]] {
                 seen += try CommandRunner.run(lullctl, arguments + ["--socket", daemon.socketPath]).stdout
@@ -88,6 +99,19 @@ struct SubmissionSecurityTests {
         #expect(!log.split(separator: "\n").contains { $0.hasPrefix("notice lulld: forged") }, "\(log)")
     }
 
+    /// lulld refuses to start, with exit status 3 (the units do not restart on it), saying `text`.
+    static func expectRefusedStart(_ daemon: DaemonProcess, saying text: String) {
+        do {
+            try daemon.start(timeout: .seconds(10))
+            Issue.record("lulld started; expected a refusal saying \(text)")
+        } catch DaemonProcessError.exited(let status, let log) {
+            #expect(status == 3, "exit status \(status)")
+            #expect(log.contains(text), "\(log)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
     /// The store holds other users' tokens: 0600 files in a 0700 directory whatever the umask,
     /// a start refused when others could enter the directory, and wider files from an older
     /// version narrowed.
@@ -108,9 +132,16 @@ struct SubmissionSecurityTests {
         #expect(daemon.stop() == 0)
 
         chmod(state, 0o755)
-        #expect(throws: DaemonProcessError.self) { try daemon.start(timeout: .seconds(10)) }
-        #expect(daemon.log().contains("state directory \(state) is mode 0755: every user may enter it"), "\(daemon.log())")
+        Self.expectRefusedStart(daemon, saying: "state directory \(state) is mode 0755: every user may enter it")
         #expect(daemon.log().contains("chmod 700 \(state)"))
+
+        // A 0700 directory that another uid owns: its owner could swap the store's files.
+        if getuid() == 0 {
+            chmod(state, 0o700)
+            chown(state, 65534, 65534)
+            Self.expectRefusedStart(daemon, saying: "state directory \(state) belongs to uid 65534")
+            chown(state, 0, 0)
+        }
 
         chmod(state, 0o700)
         chmod(state + "/lull.sqlite", 0o644)

@@ -21,6 +21,17 @@ struct SystemdServiceTests {
         try SystemdEnvironment.install(into: machine)
         try SystemdEnvironment.serveFiles(in: machine, port: port)
 
+        // Issue 30: /etc/lull/lull.toml is the system instance's example, valid and without
+        // keys the units make useless; the man pages the units cite are installed.
+        let installed = try String(contentsOfFile: machine.root + "/etc/lull/lull.toml", encoding: .utf8)
+        let example = try String(contentsOfFile: SystemdEnvironment.repository + "/examples/lull-system.toml", encoding: .utf8)
+        #expect(installed == example, "make install-files installs examples/lull-system.toml as /etc/lull/lull.toml")
+        let shipped = try machine.run(["lulld", "--check-config", "--system"])
+        #expect(shipped.status == 0 && shipped.stderr.isEmpty && shipped.stdout.contains("/etc/lull/lull.toml: ok"), "\(shipped.stderr)")
+        for page in ["/usr/share/man/man8/lulld.8", "/usr/share/man/man5/lull.toml.5", "/usr/share/man/man1/lullctl.1"] {
+            #expect(FileManager.default.fileExists(atPath: machine.root + page), "\(page) installed")
+        }
+
         // A regular user in the socket's group, with a download directory only they can enter.
         try machine.check(["useradd", "--create-home", "--groups", "lull-clients", "alice"])
         try machine.check(["install", "-d", "-o", "alice", "-g", "alice", "-m", "0700", "/srv/downloads/alice"])
@@ -47,7 +58,8 @@ struct SystemdServiceTests {
 
         // Every unit verifies cleanly, and the service's exposure stays within 2.0.
         let verify = try machine.run([
-            "systemd-analyze", "verify", "/usr/lib/systemd/system/lulld.service", "/usr/lib/systemd/system/lulld.socket",
+            // --man=no: the container has no man-db; the pages themselves are checked above.
+            "systemd-analyze", "verify", "--man=no", "/usr/lib/systemd/system/lulld.service", "/usr/lib/systemd/system/lulld.socket",
             "/usr/lib/systemd/user/lulld.service", "/usr/lib/systemd/user/lulld.socket",
         ])
         #expect(verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify.stderr)")
@@ -129,7 +141,7 @@ struct SystemdServiceTests {
         #expect(refusedReload.status != 0, "systemctl reload of a broken config succeeded")
         try machine.waitFor("the refused reload in the journal", timeout: .seconds(10)) {
             let journal = try machine.check(["journalctl", "-u", "lulld", "--no-pager", "-o", "cat"])
-            return journal.contains("reload refused") && journal.contains("/etc/lull/lull.toml:1") ? true : nil
+            return journal.contains("reload refused: /etc/lull/lull.toml:1") && journal.contains("lulld ready: config /etc/lull/lull.toml") ? true : nil
         }
         // --check-config as root checks what the service reads, and says so.
         let check = try machine.run(["lulld", "--check-config"])
@@ -189,6 +201,17 @@ struct SystemdServiceTests {
         let port = 20_000 + Int((getpid() + 1) % 10_000)
         try SystemdEnvironment.install(into: machine)
         try SystemdEnvironment.serveFiles(in: machine, port: port)
+
+        // Issue 30: /etc/lull/lull.toml is the system instance's example, valid and without
+        // keys the units make useless; the man pages the units cite are installed.
+        let installed = try String(contentsOfFile: machine.root + "/etc/lull/lull.toml", encoding: .utf8)
+        let example = try String(contentsOfFile: SystemdEnvironment.repository + "/examples/lull-system.toml", encoding: .utf8)
+        #expect(installed == example, "make install-files installs examples/lull-system.toml as /etc/lull/lull.toml")
+        let shipped = try machine.run(["lulld", "--check-config", "--system"])
+        #expect(shipped.status == 0 && shipped.stderr.isEmpty && shipped.stdout.contains("/etc/lull/lull.toml: ok"), "\(shipped.stderr)")
+        for page in ["/usr/share/man/man8/lulld.8", "/usr/share/man/man5/lull.toml.5", "/usr/share/man/man1/lullctl.1"] {
+            #expect(FileManager.default.fileExists(atPath: machine.root + page), "\(page) installed")
+        }
         try machine.check(["useradd", "--create-home", "bob"])
         try machine.write(
             """

@@ -17,6 +17,10 @@ public enum TimeArgument: Sendable, Hashable {
             self = .at(date)
         } else if let duration = try? DurationArgument(parsing: trimmed) {
             self = .fromNow(duration)
+        } else if trimmed.hasPrefix("--") {
+            // lullctl takes "-2h" as a value so that it can be told it is in the past; an option
+            // right after the flag means the time was left out.
+            throw ArgumentValueError("a time is missing: \"\(text)\" is an option; give \(Self.forms)")
         } else if trimmed.hasPrefix("-"), (try? DurationArgument(parsing: String(trimmed.dropFirst()))) != nil {
             throw ArgumentValueError("\"\(text)\" is in the past; give a duration from now such as 2h, or a time to come")
         } else if Self.isoDateWithoutZone(trimmed) {

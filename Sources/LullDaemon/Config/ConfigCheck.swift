@@ -53,6 +53,24 @@ public struct ConfigCheck: Sendable {
         /// Lines for stdout on success, for stderr on failure.
         public var text: String
         public var exitStatus: LulldExitStatus
+        /// Keys that parse but have no effect where the instance runs; for stderr, not fatal.
+        public var warnings: [ConfigWarning] = []
+    }
+
+    /// Keys the checked instance's shipped units make useless, and hook units its polkit rule
+    /// refuses. With `--config` the instance is unknown: only hooks sent to the system manager
+    /// (`manager = "system"`) are checked against the rule.
+    public func warnings(for config: DaemonConfig) -> [ConfigWarning] {
+        switch instance {
+        case .system:
+            let viaSystem = config.hooks.manager == .auto || config.hooks.manager == .system
+            return IneffectiveSettings.warnings(for: config, in: .systemUnits)
+                + (viaSystem ? HookPolkitFence.warnings(for: config) : [])
+        case .user:
+            return IneffectiveSettings.warnings(for: config, in: .userUnits)
+        case nil:
+            return config.hooks.manager == .system ? HookPolkitFence.warnings(for: config) : []
+        }
     }
 
     public func run(exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> Report {
@@ -68,8 +86,9 @@ public struct ConfigCheck: Sendable {
         // With --config, just the files: the file was named, so there is no instance to name.
         let header = instance == nil ? "" : "checked \(subject):\n"
         do {
-            _ = try ConfigLoader.loadWithDropIns(file: file)
-            return Report(text: header + files.map { "\($0): ok\n" }.joined(), exitStatus: .success)
+            let config = try ConfigLoader.loadWithDropIns(file: file)
+            return Report(
+                text: header + files.map { "\($0): ok\n" }.joined(), exitStatus: .success, warnings: warnings(for: config))
         } catch {
             let which = instance == nil ? "" : " of \(subject), read from \(files.joined(separator: ", "))"
             return Report(text: "lulld: invalid configuration\(which):\n\(error)\n", exitStatus: .invalidConfiguration)

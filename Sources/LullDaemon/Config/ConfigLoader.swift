@@ -158,6 +158,7 @@ public enum ConfigLoader {
         mutating func readDaemon(_ table: TOMLTable) {
             for key in table.keys.sorted() {
                 let value = table[key]!
+                config.origins["daemon.\(key)"] = origin("daemon", key)
                 switch key {
                 case "state_dir": config.stateDirectory = absolutePath(value, "daemon", key)
                 case "socket": config.socketPath = absolutePath(value, "daemon", key)
@@ -400,6 +401,7 @@ public enum ConfigLoader {
                         continue
                     }
                     config.hooks.allowedUnits = names
+                    config.origins["hooks.allowed_units"] = origin("hooks", key)
                 default:
                     problem(section: "hooks", key: key, "unknown key; known: allowed_units, manager")
                 }

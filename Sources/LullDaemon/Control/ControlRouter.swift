@@ -181,7 +181,7 @@ struct ControlRouter: Sendable {
     }
 
     private func list(_ request: ControlRequest) async throws -> ControlResponse {
-        try checkQuery(request, allowed: ["state", "label", "class", "limit", "after"])
+        try checkQuery(request, allowed: ["state", "label", "class", "owner", "limit", "after"])
         var state: JobState?
         if let raw = request.query["state"] {
             guard let parsed = JobState(rawValue: raw) else {
@@ -194,7 +194,7 @@ struct ControlRouter: Sendable {
         let limit = try integer(request.query["limit"], field: "limit", range: 1...Int64(JobFilter.maxLimit)) ?? 100
         let after = try integer(request.query["after"], field: "after", range: 0...Int64.max).map { JobID($0) }
         let filter = JobFilter(
-            owner: request.peer.isAdmin ? nil : request.peer.owner, state: state, label: request.query["label"],
+            owner: try Self.listedOwner(request.query["owner"], peer: request.peer), state: state, label: request.query["label"],
             jobClass: request.query["class"], after: after, limit: Int(limit))
         let jobs = try await store.list(filter)
         let next = jobs.count == filter.limit ? jobs.last?.id.rawValue : nil

@@ -63,7 +63,7 @@ struct ControlServer: Sendable {
     private static func refuse(_ channel: any Channel, peer: PeerCredentials, _ refusal: ConnectionLimit.Refusal, logger: Logger) throws {
         if refusal.first {
             logger.notice(
-                "refusing control connections: too many open",
+                "refusing control connections: too many open; uid \(peer.uid) (pid \(peer.pid)) was told: \(refusal.body(uid: peer.uid).error.message)",
                 metadata: ["peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)", "error": "\(refusal.body(uid: peer.uid).error.message)"])
         }
         try channel.syncOptions?.setOption(.autoRead, value: false)

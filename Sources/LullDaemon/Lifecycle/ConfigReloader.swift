@@ -53,25 +53,33 @@ actor ConfigReloader {
 
     private func swap() async -> Outcome {
         guard let file = settings.configFileForReload(exists: { FileManager.default.fileExists(atPath: $0) }) else {
-            let message = "reload requested, but there is no config file; the embedded defaults stay (see lulld --help for where it looks)"
+            let looked = settings.options.map(ConfigSources.searched) ?? []
+            let message = "reload requested, but there is no config file; the embedded defaults stay"
+                + (looked.isEmpty ? " (see lulld --help for where it looks)" : " (looked for \(looked.joined(separator: ", ")))")
             logger.notice("\(message)")
             return .noFile(ReloadView(
                 config: nil, files: [], classes: await dispatcher.currentPolicy.classes.count, message: message))
         }
-        let files = [file] + ConfigLoader.dropIns(of: file)
+        let files = ConfigSources.files(of: file)
         do {
             let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
             validators.replace(
                 Self.validator(for: config, manager: manager, privateDirectories: validators.current.privateDirectories))
             connections.limit.update(Self.connectionCaps(config, descriptorLimit: connections.descriptorLimit))
-            logger.notice("policy reloaded", metadata: ["config": "\(file)", "classes": "\(config.policy.classes.count)"])
+            logger.notice(
+                "policy reloaded from \(files.joined(separator: ", ")): \(config.policy.classes.count) classes",
+                metadata: ["config": "\(file)", "files": "\(files.joined(separator: " "))", "classes": "\(config.policy.classes.count)"])
+            ConfigWarning.log(HookPolkitFence.warnings(for: config, manager: manager), to: logger)
             return .reloaded(ReloadView(
                 config: file, files: files, classes: config.policy.classes.count,
                 message: "reloaded \(files.joined(separator: ", ")): \(config.policy.classes.count) classes"))
         } catch {
+            // Each problem with its file:line in the message: the journal's fields do not show in
+            // `journalctl -u lulld` or `systemctl status`.
             logger.error(
-                "reload refused: the config does not parse; keeping the old policy", metadata: ["config": "\(file)", "error": "\(error)"])
+                "reload refused: \(error.problems.map(\.description).joined(separator: "; ")); keeping the old policy",
+                metadata: ["config": "\(file)", "error": "\(error)"])
             return .refused(file: file, error)
         }
     }

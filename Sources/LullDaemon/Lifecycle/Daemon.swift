@@ -18,11 +18,7 @@ import NIOPosix
 /// interrupted jobs, listen.
 public enum Daemon {
     public static func run(_ settings: DaemonSettings, logger: Logger) async throws {
-        do {
-            try StateDirectory.prepare(settings.stateDirectory)
-        } catch {
-            throw StartupError(error.description, exitStatus: .refused)
-        }
+        try StateDirectory.prepare(settings.stateDirectory)
         let descriptorLimit = DescriptorLimit.raiseToHard()
         let lock = try InstanceLock(stateDirectory: settings.stateDirectory)
         defer { withExtendedLifetime(lock) {} }
@@ -35,13 +31,14 @@ public enum Daemon {
             throw StartupError(error.description, exitStatus: .refused)
         }
         for file in store.narrowedFiles {
-            logger.notice("store file was readable by others; made it 0600", metadata: ["file": "\(file)"])
+            logger.notice("store file was readable by others; made it 0600: \(file)", metadata: ["file": "\(file)"])
         }
         // The log of earlier runs: without it `status.last_event_seq` read 0 after a restart until
         // the next event, and a client that starts following there replays the whole history.
         hub.published(upTo: try await store.latestEventSeq())
         let group = MultiThreadedEventLoopGroup.singleton
         let activated = SystemdNotifier.listenDescriptor(named: settings.config.socketName)
+        ConfigWarning.log(ConfigWarning.atStart(settings, socketActivated: activated != nil), to: logger)
         let trimmer = HeapTrimmer { logger.debug("gave free heap memory back after many connections closed") }
         let connections = ConnectionLimit(ConfigReloader.connectionCaps(settings.config, descriptorLimit: descriptorLimit)) { trimmer.trim() }
         let claimed = try await listen(settings, activated: activated, connections: connections, logger: logger)
@@ -141,7 +138,7 @@ public enum Daemon {
         let privateDirectories = PrivateDirectories(mountInfo: String(decoding: mountInfo, as: UTF8.self))
         if !privateDirectories.paths.isEmpty {
             logger.notice(
-                "these directories are private to lulld and refused as job paths",
+                "these directories are private to lulld and refused as job paths: \(privateDirectories.paths.joined(separator: " "))",
                 metadata: ["private_directories": "\(privateDirectories.paths.joined(separator: " "))"])
         }
         let validators = ValidatorHolder(
@@ -156,7 +153,7 @@ public enum Daemon {
 
         let queued = await dispatcher.queuedCount
         logger.notice(
-            "lulld ready",
+            "lulld ready: \(ConfigSources.describe(settings)); socket \(settings.socketPath); \(queued) jobs queued",
             metadata: [
                 "max_connections": "\(connections.limit.caps.nonRoot)", "open_file_limit": "\(connections.descriptorLimit)",
                 "socket": "\(settings.socketPath)", "state_dir": "\(settings.stateDirectory)",
@@ -180,7 +177,7 @@ public enum Daemon {
             stopSignal = signal == SIGTERM ? "SIGTERM" : "SIGINT"
             break
         }
-        logger.notice("stopping", metadata: ["signal": "\(stopSignal)"])
+        logger.notice("stopping on \(stopSignal)", metadata: ["signal": "\(stopSignal)"])
         notifier.stopping()
         serving.cancel()
         try? await listener.channel.close()

@@ -103,7 +103,7 @@ actor Dispatcher {
         let requeued = try await store.requeueInterrupted(at: clock.now())
         progressTicks += 1
         if !requeued.isEmpty {
-            logger.notice("requeued jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
+            logger.notice("requeued \(requeued.count) jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
         }
         // Read before anything starts, so a job that ends from now on is not in this list.
         let pendingHooks = await hooks?.pending() ?? []
@@ -329,14 +329,14 @@ actor Dispatcher {
         mode = .sleeping
         await interruptRunning()
         statusObserver?()
-        logger.notice("transfers checkpointed for sleep", metadata: ["queued": "\(scheduler.queuedCount)"])
+        logger.notice("transfers checkpointed for sleep; \(scheduler.queuedCount) jobs queued", metadata: ["queued": "\(scheduler.queuedCount)"])
     }
 
     /// The machine woke up: the world and the clock may have changed, so decide again.
     func resumeAfterSleep() {
         guard mode == .sleeping else { return }
         mode = .accepting
-        logger.notice("resumed after sleep", metadata: ["queued": "\(scheduler.queuedCount)"])
+        logger.notice("resumed after sleep; \(scheduler.queuedCount) jobs queued", metadata: ["queued": "\(scheduler.queuedCount)"])
         pump()
     }
 
@@ -530,7 +530,8 @@ actor Dispatcher {
         let accountant = meters.removeValue(forKey: job.id)?.finish() ?? accountants[job.id] ?? JobAccountant()
         accountants[job.id] = nil
         var accounting = accountant.accounting
-        accounting.attempts = max(accounting.attempts, job.attempts)
+        // The store's count: it knows earlier runs and leaves out attempts a stop or sleep cut short.
+        accounting.attempts = job.attempts
         return accounting
     }
 
@@ -603,7 +604,8 @@ actor Dispatcher {
         case .sleeping: message = "the machine is going to sleep; the job resumes after it wakes up"
         case .stopping: message = "the daemon is stopping; the job resumes when it starts again"
         }
-        let update = JobUpdate(id: job.id, from: [.running], to: .queued, event: .requeued, time: clock.now(), message: message)
+        let update = JobUpdate(
+            id: job.id, from: [.running], to: .queued, event: .requeued, time: clock.now(), message: message, interruptsAttempt: true)
         guard let requeued = await store(update, for: job) else { return }
         logger.info("\(JobLogLine.requeued(job, because: message))", metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"]))
         if mode == .sleeping {
@@ -640,7 +642,7 @@ actor Dispatcher {
             do {
                 let (outcome, created) = try await store.apply(update, creating: successor)
                 if failures > 0 {
-                    logger.notice("recorded a job change after the store recovered", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
+                    logger.notice("recorded job \(update.id)'s \(update.event.rawValue) after the store recovered (\(failures + 1) tries)", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
                 }
                 return (outcome, created)
             } catch let error as EncodingError {
@@ -648,13 +650,13 @@ actor Dispatcher {
                 // would hold the job's slot for good. Left as it is, the job is requeued at the
                 // next start, as after a crash.
                 logger.critical(
-                    "cannot record a job change; the job stays as it is until lulld restarts",
+                    "cannot record job \(update.id)'s \(update.event.rawValue): \(error); the job stays as it is until lulld restarts",
                     metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
                 return nil
             } catch {
                 if failures == 0 {
                     logger.error(
-                        "could not record a job change; trying again until the store can write",
+                        "could not record job \(update.id)'s \(update.event.rawValue): \(error); trying again until the store can write",
                         metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
                 }
                 failures += 1

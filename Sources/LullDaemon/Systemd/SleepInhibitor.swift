@@ -43,14 +43,14 @@ final class SleepInhibitor: Sendable {
             }
             bus.setDisconnectHandler { continuation.finish() }
         } catch {
-            logger.notice("no sleep inhibitor: logind is not reachable; transfers are not checkpointed before suspend",
+            logger.notice("no sleep inhibitor: logind is not reachable on \(endpoint) (\(error)); transfers are not checkpointed before suspend",
                           metadata: ["bus": "\(endpoint)", "error": "\(error)"])
             continuation.finish()
             return nil
         }
         do { try await inhibitor.take() } catch {
             logger.notice(
-                "no sleep inhibitor: logind refused it; transfers are checkpointed on PrepareForSleep without a delay",
+                "no sleep inhibitor: logind refused it (\(error)); transfers are checkpointed on PrepareForSleep without a delay",
                 metadata: ["bus": "\(endpoint)", "error": "\(error)"])
         }
         let task = Task {
@@ -60,7 +60,7 @@ final class SleepInhibitor: Sendable {
                     inhibitor.release()
                 } else {
                     do { try await inhibitor.take() } catch {
-                        logger.warning("could not take the sleep inhibitor again", metadata: ["error": "\(error)"])
+                        logger.warning("could not take the sleep inhibitor again after a wake-up: \(error); the next suspend does not wait for checkpoints", metadata: ["error": "\(error)"])
                     }
                     await woke()
                 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Foundation
 import LullAPI
@@ -15,6 +18,13 @@ struct List: AsyncParsableCommand {
     @Option(name: .customLong("class"), help: "Only jobs of this class.")
     var jobClass: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only jobs of this user, by name or uid. Root may name anyone; other users only themselves (they see only their own jobs anyway).",
+            valueName: "name|uid"))
+    var owner: String?
+
     @Option(name: .long, help: "At most this many jobs (1-1000).")
     var limit: Int = Self.defaultLimit
 
@@ -27,12 +37,20 @@ struct List: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
 
+    func validate() throws {
+        if let owner, UserNames.uid(of: owner) == nil {
+            throw ValidationError("--owner \(owner): no such user on this machine; give a user name or a numeric uid")
+        }
+    }
+
     func run() async throws {
+        let ownerUID = owner.flatMap(UserNames.uid)
         let (jobs, next) = try await connection.withClient { client -> ([JobView], Int64?) in
             if all {
-                return (try await client.allJobs(state: state, label: label, jobClass: jobClass, after: after, pageSize: limit), nil)
+                return (try await client.allJobs(
+                    state: state, label: label, jobClass: jobClass, after: after, pageSize: limit, owner: ownerUID), nil)
             }
-            let page = try await client.list(state: state, label: label, jobClass: jobClass, limit: limit, after: after)
+            let page = try await client.list(state: state, label: label, jobClass: jobClass, limit: limit, after: after, owner: ownerUID)
             return (page.jobs, page.nextAfter)
         }
         if format.json {
@@ -43,11 +61,22 @@ struct List: AsyncParsableCommand {
             print("no jobs")
             return
         }
+        // Root sees every owner's jobs, so whose each is matters; a user sees only their own.
+        let showOwner = getuid() == 0 || Set(jobs.map(\.ownerUid)).count > 1
         var table = Table("ID", "STATE", "KIND", "CLASS", "LABEL", "PROGRESS", "UPDATED", "TARGET")
+        if showOwner { table.headers.insert("OWNER", at: 1) }
+        var names: [UInt32: String] = [:]
         for job in jobs {
-            table.add(
+            var cells = [
                 String(job.id), job.state.rawValue, job.kind.rawValue, job.jobClass, job.label ?? "-",
-                Format.progress(job), Format.relative(job.updatedAt), Format.target(job))
+                Format.progress(job), Format.relative(job.updatedAt), Format.target(job),
+            ]
+            if showOwner {
+                let name = names[job.ownerUid] ?? UserNames.name(of: job.ownerUid)
+                names[job.ownerUid] = name
+                cells.insert(name, at: 1)
+            }
+            table.rows.append(cells)
         }
         print(table.render())
         if let next { print("more: \(nextPageCommand(after: next))") }
@@ -65,6 +94,7 @@ struct List: AsyncParsableCommand {
         option("state", state)
         option("label", label)
         option("class", jobClass)
+        option("owner", owner)
         option("limit", limit == Self.defaultLimit ? nil : String(limit))
         option("after", String(next))
         option("socket", connection.socket)

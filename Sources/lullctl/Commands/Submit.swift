@@ -24,8 +24,8 @@ struct JobOptions: ParsableArguments {
     @Option(
         name: [.short, .long],
         help: ArgumentHelp(
-            "Credentials for the server, sent as HTTP Basic authentication, as curl -u does (a URL may not carry them: it is shown in every view and log line).",
-            valueName: "name:password"))
+            "Credentials for the server, sent as HTTP Basic authentication, as curl -u does (a URL may not carry them: it is shown in every view and log line). With a name alone the password comes from LULL_PASSWORD or is asked for; name:password works too, but other local users can read it in the process list while lullctl runs.",
+            valueName: "name[:password]"))
     var user: String?
 
     @Option(
@@ -59,13 +59,11 @@ struct JobOptions: ParsableArguments {
                 String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         }
         if let user {
-            guard user.contains(":") else {
-                throw ValidationError("--user takes name:password, as in --user alice:S3cret")
-            }
             guard !result.keys.contains(where: { $0.lowercased() == "authorization" }) else {
                 throw ValidationError("give either --user or an Authorization header, not both")
             }
-            result["Authorization"] = "Basic " + Data(user.utf8).base64EncodedString()
+            let credentials = user.contains(":") ? user : user + ":" + (try ServerPassword.read(for: user))
+            result["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
         }
         return result
     }
