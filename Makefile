@@ -39,7 +39,7 @@ NO_SYSTEMD_SETUP ?=
 # Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
 INSTALL_STRIP ?= -s
 
-.PHONY: run test test-long deps test-deps build release bench bench-build bench-deps bench-quick clean install install-files uninstall man completions
+.PHONY: run test test-long lint format deps test-deps build release bench bench-build bench-deps bench-quick clean install install-files uninstall man completions
 
 # System packages the build and the tests use. Installed only when something is missing.
 # prometheus is there for promtool, which lints /metrics; nginx puts a request-size limit in
@@ -93,6 +93,15 @@ test: test-deps
 test-long: test-deps
 	$(SWIFT) build --build-tests
 	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|DispatcherStoreFailureTests|ClockJump'
+
+# swift-format, from the toolchain, with the checked-in .swift-format (120 columns, ordered imports).
+FORMAT_PATHS = Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel --configuration .swift-format $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel --configuration .swift-format $(FORMAT_PATHS)
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_APT_PACKAGES)"

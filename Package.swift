@@ -1,17 +1,16 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// How the programs that ship are linked, for a smaller start: the toolchain's lld with packed
-/// relative relocations (DT_RELR, glibc 2.36+), so lulld's 45,000 relative relocations take
-/// 12 KB instead of a 1.4 MB table the loader reads at every start; and no dynamic export of
-/// every symbol, which `--static-swift-stdlib` asks for and which made the loader walk 3 MB of
-/// symbol tables. An idle lulld built as `make install` builds it holds 31 MiB with neither and
-/// 28–29 MiB with both. Nothing looks symbols up in the program itself: lulld installs Swift
-/// Concurrency's executor hook through the linker (`EventLoopGlobalExecutor`), not by name.
+/// How the programs that ship are linked, for a smaller start: lld with packed relative
+/// relocations (DT_RELR) and no dynamic export of every symbol, which `--static-swift-stdlib`
+/// asks for. Nothing looks symbols up in the program itself: lulld installs Swift Concurrency's
+/// executor hooks through the linker (`EventLoopGlobalExecutor`). docs/performance.md has the
+/// figures.
 let lean: [LinkerSetting] = [
     .unsafeFlags(
         ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
-        .when(platforms: [.linux]))
+        .when(platforms: [.linux])
+    )
 ]
 
 let package = Package(
@@ -49,7 +48,7 @@ let package = Package(
         .target(
             name: "LullCore",
             dependencies: [
-                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Collections", package: "swift-collections")
             ]
         ),
         // Wire types shared by the daemon and its clients.

@@ -26,7 +26,13 @@ struct DuplicateKeyScanner {
             var escaped = false
             for byte in raw {
                 if inString {
-                    if escaped { escaped = false } else if byte == .backslash { escaped = true } else if byte == .quote { inString = false }
+                    if escaped {
+                        escaped = false
+                    } else if byte == .backslash {
+                        escaped = true
+                    } else if byte == .quote {
+                        inString = false
+                    }
                     continue
                 }
                 switch byte {
@@ -148,7 +154,9 @@ struct DuplicateKeyScanner {
 
     private func withBytes<R>(of key: Key, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         if key.unescaped {
-            return unescaped.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[key.start..<key.start + key.count])) }
+            return unescaped.withUnsafeBytes {
+                body(UnsafeRawBufferPointer(rebasing: $0[key.start..<key.start + key.count]))
+            }
         }
         return body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[key.start..<key.start + key.count]))
     }
@@ -214,7 +222,8 @@ enum JSONStringEscapes {
                 guard var unit = hex4(escaped, at: index) else { continue }
                 index += 4
                 if (0xD800..<0xDC00).contains(unit), index + 6 <= end, escaped[index] == .backslash,
-                   escaped[index + 1] == UInt8(ascii: "u"), let low = hex4(escaped, at: index + 2), (0xDC00..<0xE000).contains(low)
+                    escaped[index + 1] == UInt8(ascii: "u"), let low = hex4(escaped, at: index + 2),
+                    (0xDC00..<0xE000).contains(low)
                 {
                     unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                     index += 6

@@ -42,16 +42,37 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var caFile: String?
 
     public init(
-        kind: JobKind, url: String, destination: String? = nil, source: String? = nil,
-        method: String? = nil, headers: [String: String]? = nil, contentType: String? = nil,
-        body: String? = nil, bodyBase64: String? = nil, label: String? = nil, jobClass: String? = nil,
-        sha256: String? = nil, expectedBytes: Int64? = nil, maxBytes: Int64? = nil,
-        uploadProtocol: UploadProtocol? = nil, formField: String? = nil, idempotencyKey: String? = nil,
-        retry: RetrySettings? = nil, timeouts: TimeoutSettings? = nil,
-        network: JobConstraints.Network? = nil, requiresAC: Bool? = nil, minBattery: Double? = nil,
-        notBefore: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction? = nil, expectedBytesUp: Int64? = nil,
+        kind: JobKind,
+        url: String,
+        destination: String? = nil,
+        source: String? = nil,
+        method: String? = nil,
+        headers: [String: String]? = nil,
+        contentType: String? = nil,
+        body: String? = nil,
+        bodyBase64: String? = nil,
+        label: String? = nil,
+        jobClass: String? = nil,
+        sha256: String? = nil,
+        expectedBytes: Int64? = nil,
+        maxBytes: Int64? = nil,
+        uploadProtocol: UploadProtocol? = nil,
+        formField: String? = nil,
+        idempotencyKey: String? = nil,
+        retry: RetrySettings? = nil,
+        timeouts: TimeoutSettings? = nil,
+        network: JobConstraints.Network? = nil,
+        requiresAC: Bool? = nil,
+        minBattery: Double? = nil,
+        notBefore: Date? = nil,
+        deadline: Date? = nil,
+        onDeadline: DeadlineAction? = nil,
+        expectedBytesUp: Int64? = nil,
         periodic: PeriodicSchedule? = nil,
-        onCompleteUnit: String? = nil, mode: String? = nil, chunkBytes: Int64? = nil, caFile: String? = nil
+        onCompleteUnit: String? = nil,
+        mode: String? = nil,
+        chunkBytes: Int64? = nil,
+        caFile: String? = nil
     ) {
         self.mode = mode
         self.chunkBytes = chunkBytes
@@ -153,7 +174,9 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
         if let date = WireJSON.date(fromISO8601: text) { return date }
         throw container.dataCorrupted(
-            forKey: key, "must be an ISO-8601 time such as 2026-01-31T22:00:00Z")
+            forKey: key,
+            "must be an ISO-8601 time such as 2026-01-31T22:00:00Z"
+        )
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -209,23 +232,45 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         if let mode {
             guard let parsed = FileMode(octal: mode) else {
                 throw ValidationError(
-                    .invalidValue, field: "mode",
-                    "mode \"\(mode)\" is not a file mode; give 3 or 4 octal digits from 0000 to 0777, such as \"0644\"")
+                    .invalidValue,
+                    field: "mode",
+                    "mode \"\(mode)\" is not a file mode; give 3 or 4 octal digits from 0000 to 0777, such as \"0644\""
+                )
             }
             fileMode = parsed
         }
         return JobSpec(
-            kind: kind, url: url, destination: destination, source: source,
-            method: method?.uppercased(), headers: headers, contentType: contentType, body: payload,
-            label: label, jobClass: jobClass ?? JobClassName.default, sha256: sha256?.lowercased(),
-            expectedBytes: expectedBytes, maxBytes: maxBytes, uploadProtocol: uploadProtocol, formField: formField,
+            kind: kind,
+            url: url,
+            destination: destination,
+            source: source,
+            method: method?.uppercased(),
+            headers: headers,
+            contentType: contentType,
+            body: payload,
+            label: label,
+            jobClass: jobClass ?? JobClassName.default,
+            sha256: sha256?.lowercased(),
+            expectedBytes: expectedBytes,
+            maxBytes: maxBytes,
+            uploadProtocol: uploadProtocol,
+            formField: formField,
             idempotencyKey: idempotencyKey,
-            retry: retry, timeouts: timeouts,
+            retry: retry,
+            timeouts: timeouts,
             constraints: network == nil && requiresAC == nil && minBattery == nil
-                ? nil : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
-            notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, expectedBytesUp: expectedBytesUp,
+                ? nil
+                : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
+            notBefore: notBefore,
+            deadline: deadline,
+            onDeadline: onDeadline,
+            expectedBytesUp: expectedBytesUp,
             periodic: periodic,
-            onCompleteUnit: onCompleteUnit, fileMode: fileMode, chunkBytes: chunkBytes, caFile: caFile)
+            onCompleteUnit: onCompleteUnit,
+            fileMode: fileMode,
+            chunkBytes: chunkBytes,
+            caFile: caFile
+        )
     }
 }
 

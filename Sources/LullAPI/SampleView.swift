@@ -46,8 +46,15 @@ public struct SampleView: Codable, Sendable, Equatable {
     }
 
     public init(
-        time: Date, cpuUtilisation: Double?, cpuPressure: Double?, memoryPressure: Double?, ioPressure: Double?,
-        memoryAvailableBytes: Int64?, memoryTotalBytes: Int64?, load1m: Double?, daemonCPUSeconds: Double,
+        time: Date,
+        cpuUtilisation: Double?,
+        cpuPressure: Double?,
+        memoryPressure: Double?,
+        ioPressure: Double?,
+        memoryAvailableBytes: Int64?,
+        memoryTotalBytes: Int64?,
+        load1m: Double?,
+        daemonCPUSeconds: Double,
         daemonRSSBytes: Int64
     ) {
         self.time = time

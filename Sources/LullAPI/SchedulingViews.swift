@@ -75,14 +75,25 @@ public struct WorldView: Codable, Sendable, Equatable {
 
     public init(_ world: WorldSnapshot) {
         power = Power(
-            onBattery: world.power.onBattery, batteryPercent: world.power.batteryPercent, lowPower: world.power.lowPower,
-            source: world.power.source)
+            onBattery: world.power.onBattery,
+            batteryPercent: world.power.batteryPercent,
+            lowPower: world.power.lowPower,
+            source: world.power.source
+        )
         network = Network(
-            connectivity: world.network.connectivity.rawValue, metered: world.network.metered,
-            cellular: world.network.cellular, interface: world.network.interface, link: world.network.link.rawValue,
-            source: world.network.source)
+            connectivity: world.network.connectivity.rawValue,
+            metered: world.network.metered,
+            cellular: world.network.cellular,
+            interface: world.network.interface,
+            link: world.network.link.rawValue,
+            source: world.network.source
+        )
         pressure = Pressure(
-            cpu: world.pressure.cpu, memory: world.pressure.memory, io: world.pressure.io, source: world.pressure.source)
+            cpu: world.pressure.cpu,
+            memory: world.pressure.memory,
+            io: world.pressure.io,
+            source: world.pressure.source
+        )
     }
 }
 
@@ -102,7 +113,14 @@ public struct ExplainView: Codable, Sendable {
         case world
     }
 
-    public init(jobId: Int64, state: JobState, summary: String, reasons: [WaitingReasonView], nextCheck: Date?, world: WorldView) {
+    public init(
+        jobId: Int64,
+        state: JobState,
+        summary: String,
+        reasons: [WaitingReasonView],
+        nextCheck: Date?,
+        world: WorldView
+    ) {
         self.jobId = jobId
         self.state = state
         self.summary = summary
@@ -130,8 +148,13 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
     }
 
     public init(
-        onBattery: Bool? = nil, battery: Double? = nil, metered: Bool? = nil, cellular: Bool? = nil, offline: Bool? = nil,
-        cpuPressure: Double? = nil, memoryPressure: Double? = nil
+        onBattery: Bool? = nil,
+        battery: Double? = nil,
+        metered: Bool? = nil,
+        cellular: Bool? = nil,
+        offline: Bool? = nil,
+        cpuPressure: Double? = nil,
+        memoryPressure: Double? = nil
     ) {
         self.onBattery = onBattery
         self.battery = battery
@@ -158,21 +181,30 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
         var world = world
         if onBattery != nil || battery != nil {
             world.power = PowerState(
-                onBattery: onBattery ?? world.power.onBattery, batteryPercent: battery ?? world.power.batteryPercent,
-                lowPower: world.power.lowPower, source: "simulated")
+                onBattery: onBattery ?? world.power.onBattery,
+                batteryPercent: battery ?? world.power.batteryPercent,
+                lowPower: world.power.lowPower,
+                source: "simulated"
+            )
         }
         if metered != nil || cellular != nil || offline != nil {
             world.network = NetworkState(
                 connectivity: offline == true ? .offline : (offline == false ? .online : world.network.connectivity),
                 // Cellular counts as metered, as the sensors report it, unless the request says otherwise.
-                metered: metered ?? (cellular == true ? true : world.network.metered), cellular: cellular ?? world.network.cellular,
-                interface: world.network.interface, link: cellular == true ? .cellular : world.network.link,
-                source: "simulated")
+                metered: metered ?? (cellular == true ? true : world.network.metered),
+                cellular: cellular ?? world.network.cellular,
+                interface: world.network.interface,
+                link: cellular == true ? .cellular : world.network.link,
+                source: "simulated"
+            )
         }
         if cpuPressure != nil || memoryPressure != nil {
             world.pressure = PressureState(
-                cpu: cpuPressure ?? world.pressure.cpu, memory: memoryPressure ?? world.pressure.memory,
-                io: world.pressure.io, source: "simulated")
+                cpu: cpuPressure ?? world.pressure.cpu,
+                memory: memoryPressure ?? world.pressure.memory,
+                io: world.pressure.io,
+                source: "simulated"
+            )
         }
         return world
     }

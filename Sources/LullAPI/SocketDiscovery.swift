@@ -44,7 +44,8 @@ public struct SocketDiscovery: Sendable {
     public var exists: @Sendable (String) -> Bool
 
     public init(
-        environment: [String: String], systemSocket: String = LullDefaults.systemSocketPath,
+        environment: [String: String],
+        systemSocket: String = LullDefaults.systemSocketPath,
         exists: @escaping @Sendable (String) -> Bool
     ) {
         self.environment = environment

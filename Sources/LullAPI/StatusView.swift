@@ -37,9 +37,20 @@ public struct StatusView: Codable, Sendable {
     }
 
     public init(
-        version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, socket: String,
-        stateDir: String, jobs: [String: Int], running: Int, limits: LimitsView, process: ProcessView,
-        world: WorldView? = nil, sample: SampleView? = nil, lastEventSeq: Int64? = nil, stateDirMode: String? = nil
+        version: String,
+        pid: Int32,
+        startedAt: Date,
+        uptimeSeconds: Double,
+        socket: String,
+        stateDir: String,
+        jobs: [String: Int],
+        running: Int,
+        limits: LimitsView,
+        process: ProcessView,
+        world: WorldView? = nil,
+        sample: SampleView? = nil,
+        lastEventSeq: Int64? = nil,
+        stateDirMode: String? = nil
     ) {
         self.stateDirMode = stateDirMode
         self.version = version
@@ -73,7 +84,13 @@ public struct LimitsView: Codable, Sendable {
         case maxQueuedPerOwner = "max_queued_per_owner"
     }
 
-    public init(maxConcurrent: Int, maxRequestBytes: Int, maxPushBodyBytes: Int, maxBatchJobs: Int, maxQueuedPerOwner: Int? = nil) {
+    public init(
+        maxConcurrent: Int,
+        maxRequestBytes: Int,
+        maxPushBodyBytes: Int,
+        maxBatchJobs: Int,
+        maxQueuedPerOwner: Int? = nil
+    ) {
         self.maxQueuedPerOwner = maxQueuedPerOwner
         self.maxConcurrent = maxConcurrent
         self.maxRequestBytes = maxRequestBytes

@@ -18,7 +18,11 @@ public enum WireDecoding {
         }
         // After decoding, so that only sound JSON is scanned, and only what is otherwise accepted.
         if let key = DuplicateKeyScanner.firstDuplicate(in: data) {
-            throw ValidationError(.duplicateField, field: key, "duplicate key \"\(key)\" in the request body; give each key once")
+            throw ValidationError(
+                .duplicateField,
+                field: key,
+                "duplicate key \"\(key)\" in the request body; give each key once"
+            )
         }
         return value
     }
@@ -28,8 +32,10 @@ public enum WireDecoding {
         // JSONDecoder calls a body nested past its limit "not valid JSON", which it may well be.
         if refusal.code == .malformedJSON, DuplicateKeyScanner.nestingDepth(of: data) > nestingLimit {
             return ValidationError(
-                .malformedJSON, field: nil,
-                "request body is nested too deeply (limit \(nestingLimit) levels); see docs/api.md for the shape of a job")
+                .malformedJSON,
+                field: nil,
+                "request body is nested too deeply (limit \(nestingLimit) levels); see docs/api.md for the shape of a job"
+            )
         }
         return refusal
     }
@@ -54,7 +60,11 @@ public enum WireDecoding {
         case .dataCorrupted(let context):
             let field = path(context.codingPath)
             if context.debugDescription == StrictKeys.marker {
-                return ValidationError(.unknownField, field: field, "unknown field \"\(field)\"; see docs/api.md for the fields of a job")
+                return ValidationError(
+                    .unknownField,
+                    field: field,
+                    "unknown field \"\(field)\"; see docs/api.md for the fields of a job"
+                )
             }
             if context.codingPath.isEmpty {
                 return ValidationError(.malformedJSON, field: nil, "request body is not valid JSON")

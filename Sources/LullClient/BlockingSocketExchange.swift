@@ -1,7 +1,8 @@
+import LullAPI
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LullAPI
 
 /// A call as plain blocking socket I/O: connect, write the request with `Connection: close`,
 /// read the answer (the daemon always sends `Content-Length` for calls), close.
@@ -18,13 +19,24 @@ struct BlockingSocketExchange: ControlExchange {
             stream = try UnixSocketStream(connectingTo: socketPath, timeout: timeout)
         } catch .system(call: "connect", errno: EAGAIN) {
             // A full backlog: connect waits up to the send timeout for the daemon to accept.
-            throw LullClientError.unreachable(socketPath: socketPath, reason: .noAnswer(within: timeout, accepted: false))
+            throw LullClientError.unreachable(
+                socketPath: socketPath,
+                reason: .noAnswer(within: timeout, accepted: false)
+            )
         } catch {
             throw unreachable("\(error)")
         }
         var sendFailure: (any Error)?
         do {
-            try stream.send(HTTPFraming.request(request.method, request.target, headers: request.headers, body: request.body, close: true))
+            try stream.send(
+                HTTPFraming.request(
+                    request.method,
+                    request.target,
+                    headers: request.headers,
+                    body: request.body,
+                    close: true
+                )
+            )
         } catch {
             // The daemon refuses an oversized body with 413 before reading it, then closes, so
             // the rest of the body meets a broken pipe: its answer is still there to read.
@@ -38,7 +50,10 @@ struct BlockingSocketExchange: ControlExchange {
         } catch .framing(let error) {
             throw LullClientError.protocolViolation(error.description)
         } catch .socket(.timedOut) {
-            throw LullClientError.unreachable(socketPath: socketPath, reason: .noAnswer(within: timeout, accepted: true))
+            throw LullClientError.unreachable(
+                socketPath: socketPath,
+                reason: .noAnswer(within: timeout, accepted: true)
+            )
         } catch {
             throw unreachable(sendFailure.map { "\($0)" } ?? error.description)
         }

@@ -18,7 +18,10 @@ struct EventLoopExchange: ControlExchange {
             let body = try await response.body.collect(upTo: 64 << 20)
             return ControlAnswer(status: Int(response.status.code), body: Array(buffer: body))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw LullClientError.unreachable(socketPath: socketPath, reason: .noAnswer(within: timeout, accepted: true))
+            throw LullClientError.unreachable(
+                socketPath: socketPath,
+                reason: .noAnswer(within: timeout, accepted: true)
+            )
         } catch {
             throw LullClientError.unreachable(socketPath: socketPath, reason: .diagnose(socketPath, "\(error)"))
         }

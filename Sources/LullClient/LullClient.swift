@@ -45,7 +45,11 @@ public final class LullClient: Sendable {
     }
 
     public func list(
-        state: String? = nil, label: String? = nil, jobClass: String? = nil, limit: Int? = nil, after: Int64? = nil,
+        state: String? = nil,
+        label: String? = nil,
+        jobClass: String? = nil,
+        limit: Int? = nil,
+        after: Int64? = nil,
         owner: UInt32? = nil
     ) async throws -> JobListView {
         var query: [(String, String)] = []
@@ -61,13 +65,24 @@ public final class LullClient: Sendable {
     /// Every job a listing matches, in id order: page after page of `pageSize` jobs, from
     /// `after` to the end.
     public func allJobs(
-        state: String? = nil, label: String? = nil, jobClass: String? = nil, after: Int64? = nil,
-        pageSize: Int = JobFilter.maxLimit, owner: UInt32? = nil
+        state: String? = nil,
+        label: String? = nil,
+        jobClass: String? = nil,
+        after: Int64? = nil,
+        pageSize: Int = JobFilter.maxLimit,
+        owner: UInt32? = nil
     ) async throws -> [JobView] {
         var jobs: [JobView] = []
         var cursor = after
         repeat {
-            let page = try await list(state: state, label: label, jobClass: jobClass, limit: pageSize, after: cursor, owner: owner)
+            let page = try await list(
+                state: state,
+                label: label,
+                jobClass: jobClass,
+                limit: pageSize,
+                after: cursor,
+                owner: owner
+            )
             jobs += page.jobs
             cursor = page.nextAfter
         } while cursor != nil
@@ -114,8 +129,11 @@ public final class LullClient: Sendable {
     /// One page of events after `after`, without waiting for new ones.
     public func events(after: Int64, limit: Int = 1000) async throws -> EventPageView {
         try await call(
-            .GET, "/v1/events", query: [("after", String(after)), ("limit", String(limit))],
-            headers: [("accept", "application/json")])
+            .GET,
+            "/v1/events",
+            query: [("after", String(after)), ("limit", String(limit))],
+            headers: [("accept", "application/json")]
+        )
     }
 
     /// Every event after `after`, then new ones as they happen, until the task is cancelled.
@@ -124,7 +142,10 @@ public final class LullClient: Sendable {
     /// crash) it reconnects from the last event it delivered, so no event is missed or repeated.
     /// It keeps trying for `reconnectWithin` after the daemon stops answering, then fails with
     /// `LullClientError.unreachable`. An API error (a bad cursor, say) fails it at once.
-    public func followEvents(after: Int64, reconnectWithin: Duration = .seconds(60)) -> AsyncThrowingStream<EventView, any Error> {
+    public func followEvents(
+        after: Int64,
+        reconnectWithin: Duration = .seconds(60)
+    ) -> AsyncThrowingStream<EventView, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var cursor = after
@@ -146,7 +167,7 @@ public final class LullClient: Sendable {
                             }
                         } catch let error as LullClientError {
                             throw error
-                        } catch where !Task.isCancelled {
+                        } catch  where !Task.isCancelled {
                             // The stream broke mid-way (it was connected, so the outage clock
                             // starts again); the cursor says where to pick up.
                             unreachableSince = nil
@@ -165,8 +186,13 @@ public final class LullClient: Sendable {
 
     private func streamEvents(after: Int64, _ deliver: (EventView) -> Void) async throws {
         let request = try EventLoopExchange.request(
-            ControlRequest(method: "GET", target: try Self.target("/v1/events", [("after", String(after))]), headers: [("accept", "text/event-stream")]),
-            socketPath: socketPath)
+            ControlRequest(
+                method: "GET",
+                target: try Self.target("/v1/events", [("after", String(after))]),
+                headers: [("accept", "text/event-stream")]
+            ),
+            socketPath: socketPath
+        )
         let response: HTTPClientResponse
         do {
             response = try await http.client.execute(request, timeout: .hours(24 * 365))
@@ -187,7 +213,8 @@ public final class LullClient: Sendable {
                     deliver(try decoder.decode(EventView.self, from: Data(message.data.utf8)))
                 } catch {
                     throw LullClientError.protocolViolation(
-                        "event \(message.id ?? "?") could not be read (\(error)); is lullctl older than lulld?")
+                        "event \(message.id ?? "?") could not be read (\(error)); is lullctl older than lulld?"
+                    )
                 }
             }
         }
@@ -196,18 +223,27 @@ public final class LullClient: Sendable {
     // MARK: Plumbing
 
     private func call<Response: Decodable>(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = []
+        _ method: HTTPMethod,
+        _ path: String,
+        query: [(String, String)] = [],
+        headers: [(String, String)] = []
     ) async throws -> Response {
         try await send(ControlRequest(method: method.rawValue, target: try Self.target(path, query), headers: headers))
     }
 
     private func call<Body: Encodable, Response: Decodable>(
-        _ method: HTTPMethod, _ path: String, body: Body
+        _ method: HTTPMethod,
+        _ path: String,
+        body: Body
     ) async throws -> Response {
         try await send(
             ControlRequest(
-                method: method.rawValue, target: path, headers: [("content-type", "application/json")],
-                body: Array(try WireJSON.encoder().encode(body))))
+                method: method.rawValue,
+                target: path,
+                headers: [("content-type", "application/json")],
+                body: Array(try WireJSON.encoder().encode(body))
+            )
+        )
     }
 
     private func send<Response: Decodable>(_ request: ControlRequest) async throws -> Response {
@@ -269,10 +305,13 @@ public enum LullClientError: Error, Sendable, CustomStringConvertible {
 
 extension LullClientError {
     /// The system service's socket (the unit's `/run/lull/lull.sock`), or a user instance's.
-    static func isSystemSocket(_ path: String) -> Bool { path.hasPrefix("/run/lull/") || path.hasPrefix("/var/run/lull/") }
+    static func isSystemSocket(_ path: String) -> Bool {
+        path.hasPrefix("/run/lull/") || path.hasPrefix("/var/run/lull/")
+    }
 
     static func howToStart(_ path: String) -> String {
-        isSystemSocket(path) ? "`systemctl start lulld`" : "`lulld` (or `systemctl --user start lulld`, if installed as a user service)"
+        isSystemSocket(path)
+            ? "`systemctl start lulld`" : "`lulld` (or `systemctl --user start lulld`, if installed as a user service)"
     }
 
     static func howToInspect(_ path: String) -> String {
@@ -286,7 +325,8 @@ extension LullClientError {
     }
 
     static func whereItLogs(_ path: String) -> String {
-        isSystemSocket(path) ? "`journalctl -u lulld`" : "lulld's output (`journalctl --user -u lulld` for the user service)"
+        isSystemSocket(path)
+            ? "`journalctl -u lulld`" : "lulld's output (`journalctl --user -u lulld` for the user service)"
     }
 }
 

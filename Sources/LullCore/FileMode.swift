@@ -16,7 +16,8 @@ public struct FileMode: Sendable, Equatable, Hashable, Codable {
 
     /// Three or four octal digits, as `chmod` takes them: "644", "0640".
     public init?(octal text: String) {
-        guard (3...4).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }),
+        guard (3...4).contains(text.utf8.count),
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }),
             let value = UInt32(text, radix: 8)
         else { return nil }
         self.init(value)
@@ -36,7 +37,9 @@ public struct FileMode: Sendable, Equatable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer().decode(UInt32.self)
         guard let mode = FileMode(value) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "file mode \(value) is above 0o777"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "file mode \(value) is above 0o777")
+            )
         }
         self = mode
     }

@@ -32,7 +32,10 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    public mutating func array<S: Sequence>(_ elements: S, _ element: (inout JSONWriter, S.Element) throws -> Void) rethrows {
+    public mutating func array<S: Sequence>(
+        _ elements: S,
+        _ element: (inout JSONWriter, S.Element) throws -> Void
+    ) rethrows {
         bytes.append(UInt8(ascii: "["))
         needsComma = false
         for item in elements {
@@ -191,7 +194,8 @@ public struct JSONWriter {
         var parts = tm()
         let whole = value.timeIntervalSince1970.rounded(.down)
         guard var seconds = time_t(exactly: whole), gmtime_r(&seconds, &parts) != nil,
-              (1600...9999).contains(Int(parts.tm_year) + 1900) else {
+            (1600...9999).contains(Int(parts.tm_year) + 1900)
+        else {
             try encoded(value)
             return
         }

@@ -19,10 +19,18 @@ public struct Job: Sendable, Equatable {
     public var retryAt: Date?
 
     public init(
-        id: JobID, owner: OwnerID, spec: JobSpec, state: JobState = .queued,
-        createdAt: Date, updatedAt: Date? = nil, attempts: Int = 0,
-        progress: TransferProgress? = nil, result: JobResult? = nil, failure: JobFailure? = nil,
-        resume: ResumeState? = nil, retryAt: Date? = nil
+        id: JobID,
+        owner: OwnerID,
+        spec: JobSpec,
+        state: JobState = .queued,
+        createdAt: Date,
+        updatedAt: Date? = nil,
+        attempts: Int = 0,
+        progress: TransferProgress? = nil,
+        result: JobResult? = nil,
+        failure: JobFailure? = nil,
+        resume: ResumeState? = nil,
+        retryAt: Date? = nil
     ) {
         self.id = id
         self.owner = owner
@@ -95,10 +103,18 @@ public struct JobResult: Sendable, Equatable, Codable {
     public var accounting: JobAccounting?
 
     public init(
-        httpStatus: Int? = nil, bytes: Int64? = nil, sha256: String? = nil, path: String? = nil,
-        notModified: Bool? = nil, etag: String? = nil, lastModified: String? = nil,
-        responseHeaders: [String: String]? = nil, responseBody: String? = nil, bytesTransferred: Int64? = nil,
-        uploadURL: String? = nil, accounting: JobAccounting? = nil
+        httpStatus: Int? = nil,
+        bytes: Int64? = nil,
+        sha256: String? = nil,
+        path: String? = nil,
+        notModified: Bool? = nil,
+        etag: String? = nil,
+        lastModified: String? = nil,
+        responseHeaders: [String: String]? = nil,
+        responseBody: String? = nil,
+        bytesTransferred: Int64? = nil,
+        uploadURL: String? = nil,
+        accounting: JobAccounting? = nil
     ) {
         self.httpStatus = httpStatus
         self.bytes = bytes

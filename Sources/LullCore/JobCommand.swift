@@ -43,7 +43,8 @@ public struct JobCommandRefusal: Error, Sendable, Equatable, CustomStringConvert
             if case .success = command.target(from: $0) { return true }
             return false
         }
-        return "cannot \(command.rawValue) a job that is \(state.rawValue); only \(allowed.map(\.rawValue).joined(separator: ", ")) jobs can be \(command.pastTense)"
+        return
+            "cannot \(command.rawValue) a job that is \(state.rawValue); only \(allowed.map(\.rawValue).joined(separator: ", ")) jobs can be \(command.pastTense)"
     }
 }
 

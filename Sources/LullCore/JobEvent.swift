@@ -13,7 +13,12 @@ public struct JobEvent: Sendable, Equatable {
     public var detail: JobEventDetail?
 
     public init(
-        seq: Int64, jobID: JobID, owner: OwnerID, time: Date, type: JobEventType, state: JobState,
+        seq: Int64,
+        jobID: JobID,
+        owner: OwnerID,
+        time: Date,
+        type: JobEventType,
+        state: JobState,
         detail: JobEventDetail? = nil
     ) {
         self.seq = seq
@@ -51,8 +56,12 @@ public struct JobEventDetail: Sendable, Equatable, Codable {
     public var retryAt: Date?
 
     public init(
-        progress: TransferProgress? = nil, result: JobResult? = nil, failure: JobFailure? = nil,
-        attempt: Int? = nil, message: String? = nil, retryAt: Date? = nil
+        progress: TransferProgress? = nil,
+        result: JobResult? = nil,
+        failure: JobFailure? = nil,
+        attempt: Int? = nil,
+        message: String? = nil,
+        retryAt: Date? = nil
     ) {
         self.retryAt = retryAt
         self.progress = progress

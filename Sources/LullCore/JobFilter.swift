@@ -11,8 +11,12 @@ public struct JobFilter: Sendable, Equatable {
     public static let maxLimit = 1000
 
     public init(
-        owner: OwnerID?, state: JobState? = nil, label: String? = nil, jobClass: String? = nil,
-        after: JobID? = nil, limit: Int = 100
+        owner: OwnerID?,
+        state: JobState? = nil,
+        label: String? = nil,
+        jobClass: String? = nil,
+        after: JobID? = nil,
+        limit: Int = 100
     ) {
         self.owner = owner
         self.state = state

@@ -221,9 +221,18 @@ extension QueuedJob {
     /// The scheduler's view of a stored job.
     public init(_ job: Job) {
         self.init(
-            id: job.id, owner: job.owner, kind: job.spec.kind, className: job.spec.jobClass,
-            host: job.spec.host ?? "", constraints: job.spec.constraints ?? .none, notBefore: job.spec.notBefore,
-            backoffUntil: job.retryAt, deadline: job.spec.deadline, onDeadline: job.spec.onDeadline ?? .default,
-            expectedBytesDown: job.spec.expectedBytes, expectedBytesUp: job.spec.expectedBytesUp)
+            id: job.id,
+            owner: job.owner,
+            kind: job.spec.kind,
+            className: job.spec.jobClass,
+            host: job.spec.host ?? "",
+            constraints: job.spec.constraints ?? .none,
+            notBefore: job.spec.notBefore,
+            backoffUntil: job.retryAt,
+            deadline: job.spec.deadline,
+            onDeadline: job.spec.onDeadline ?? .default,
+            expectedBytesDown: job.spec.expectedBytes,
+            expectedBytesUp: job.spec.expectedBytesUp
+        )
     }
 }

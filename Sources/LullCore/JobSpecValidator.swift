@@ -13,7 +13,9 @@ public struct JobSpecValidator: Sendable {
     public var privateDirectories: PrivateDirectories
 
     public init(
-        limits: SubmissionLimits, knownClasses: Set<String> = Set(JobClassName.builtIn), allowedUnits: Set<String>? = nil,
+        limits: SubmissionLimits,
+        knownClasses: Set<String> = Set(JobClassName.builtIn),
+        allowedUnits: Set<String>? = nil,
         privateDirectories: PrivateDirectories = PrivateDirectories()
     ) {
         self.limits = limits
@@ -28,13 +30,17 @@ public struct JobSpecValidator: Sendable {
         try validateURL(spec.url)
         if let label = spec.label, label.utf8.count > limits.maxLabelBytes {
             throw ValidationError(
-                .tooLarge, field: "label",
-                "label is \(label.utf8.count) bytes; the limit is \(limits.maxLabelBytes) bytes")
+                .tooLarge,
+                field: "label",
+                "label is \(label.utf8.count) bytes; the limit is \(limits.maxLabelBytes) bytes"
+            )
         }
         guard knownClasses.contains(spec.jobClass) else {
             throw ValidationError(
-                .invalidValue, field: "class",
-                "unknown class \"\(spec.jobClass)\"; known classes: \(knownClasses.sorted().joined(separator: ", "))")
+                .invalidValue,
+                field: "class",
+                "unknown class \"\(spec.jobClass)\"; known classes: \(knownClasses.sorted().joined(separator: ", "))"
+            )
         }
         try validateCommon(spec)
         try validatePath(spec.caFile, field: "ca_file")
@@ -61,24 +67,41 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.maxBytes, "max_bytes", for: .upload)
             try forbid(spec.fileMode, "mode", for: .upload)
             if spec.formField != nil, spec.uploadProtocol != .multipart {
-                throw ValidationError(.invalidValue, field: "form_field", "form_field applies only to protocol \"multipart\"")
+                throw ValidationError(
+                    .invalidValue,
+                    field: "form_field",
+                    "form_field applies only to protocol \"multipart\""
+                )
             }
             if let chunk = spec.chunkBytes {
                 guard spec.uploadProtocol == .tus else {
-                    throw ValidationError(.invalidValue, field: "chunk_bytes", "chunk_bytes applies only to protocol \"tus\"")
+                    throw ValidationError(
+                        .invalidValue,
+                        field: "chunk_bytes",
+                        "chunk_bytes applies only to protocol \"tus\""
+                    )
                 }
                 guard JobSpec.chunkBytesRange.contains(chunk) else {
                     throw ValidationError(
-                        .invalidValue, field: "chunk_bytes",
-                        "chunk_bytes must be from \(JobSpec.chunkBytesRange.lowerBound) (64 KiB) to \(JobSpec.chunkBytesRange.upperBound) (1 TiB) bytes, not \(chunk)")
+                        .invalidValue,
+                        field: "chunk_bytes",
+                        "chunk_bytes must be from \(JobSpec.chunkBytesRange.lowerBound) (64 KiB) to \(JobSpec.chunkBytesRange.upperBound) (1 TiB) bytes, not \(chunk)"
+                    )
                 }
             }
             if spec.uploadProtocol == .tus, let method = spec.method, method != "POST" {
-                throw ValidationError(.invalidValue, field: "method", "tus uploads create with POST and send with PATCH; leave method out")
+                throw ValidationError(
+                    .invalidValue,
+                    field: "method",
+                    "tus uploads create with POST and send with PATCH; leave method out"
+                )
             }
             if let method = spec.method, !["PUT", "POST"].contains(method) {
                 throw ValidationError(
-                    .invalidValue, field: "method", "upload method must be PUT or POST, not \"\(method)\"")
+                    .invalidValue,
+                    field: "method",
+                    "upload method must be PUT or POST, not \"\(method)\""
+                )
             }
         case .push:
             try forbid(spec.destination, "destination", for: .push)
@@ -91,12 +114,17 @@ public struct JobSpecValidator: Sendable {
             try forbid(spec.chunkBytes, "chunk_bytes", for: .push)
             if let method = spec.method, !["POST", "PUT", "PATCH"].contains(method) {
                 throw ValidationError(
-                    .invalidValue, field: "method", "push method must be POST, PUT or PATCH, not \"\(method)\"")
+                    .invalidValue,
+                    field: "method",
+                    "push method must be POST, PUT or PATCH, not \"\(method)\""
+                )
             }
             if let body = spec.body, body.count > limits.maxPushBodyBytes {
                 throw ValidationError(
-                    .tooLarge, field: "body",
-                    "push body is \(body.count) bytes; the limit is \(limits.maxPushBodyBytes) bytes (limits.max_push_body_bytes)")
+                    .tooLarge,
+                    field: "body",
+                    "push body is \(body.count) bytes; the limit is \(limits.maxPushBodyBytes) bytes (limits.max_push_body_bytes)"
+                )
             }
         }
     }
@@ -107,7 +135,8 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(.invalidValue, field: "sha256", "sha256 must be 64 hexadecimal characters")
         }
         for (field, value) in [
-            ("expected_bytes", spec.expectedBytes), ("max_bytes", spec.maxBytes), ("expected_bytes_up", spec.expectedBytesUp),
+            ("expected_bytes", spec.expectedBytes), ("max_bytes", spec.maxBytes),
+            ("expected_bytes_up", spec.expectedBytesUp),
         ] {
             if let value, value < 0 {
                 throw ValidationError(.invalidValue, field: field, "\(field) must not be negative")
@@ -121,7 +150,11 @@ public struct JobSpecValidator: Sendable {
         }
         if let retry = spec.retry {
             if let attempts = retry.maxAttempts, !(1...100).contains(attempts) {
-                throw ValidationError(.invalidValue, field: "retry.max_attempts", "retry.max_attempts must be from 1 to 100")
+                throw ValidationError(
+                    .invalidValue,
+                    field: "retry.max_attempts",
+                    "retry.max_attempts must be from 1 to 100"
+                )
             }
             for (field, value) in [("retry.base_seconds", retry.baseSeconds), ("retry.cap_seconds", retry.capSeconds)] {
                 if let value, !(0.01...86_400).contains(value) {
@@ -134,8 +167,11 @@ public struct JobSpecValidator: Sendable {
         }
         if let unit = spec.onCompleteUnit { try validateUnit(unit) }
         if let broken = TimingRule.firstBroken(
-            notBefore: spec.notBefore, deadline: spec.deadline, onDeadline: spec.onDeadline, periodic: spec.periodic)
-        {
+            notBefore: spec.notBefore,
+            deadline: spec.deadline,
+            onDeadline: spec.onDeadline,
+            periodic: spec.periodic
+        ) {
             throw broken.validationError
         }
         if let timeouts = spec.timeouts {
@@ -153,14 +189,19 @@ public struct JobSpecValidator: Sendable {
     private func validateUnit(_ text: String) throws(ValidationError) {
         guard UnitName(text) != nil else {
             throw ValidationError(
-                .invalidValue, field: "on_complete_unit",
-                "\"\(text)\" is not a unit name lulld may start; give a .service or .target name such as \"sync-done.service\" or the template \"backup@.service\" (at most \(UnitName.maxLength) characters of A-Z a-z 0-9 : _ . - \\ and one @)")
+                .invalidValue,
+                field: "on_complete_unit",
+                "\"\(text)\" is not a unit name lulld may start; give a .service or .target name such as \"sync-done.service\" or the template \"backup@.service\" (at most \(UnitName.maxLength) characters of A-Z a-z 0-9 : _ . - \\ and one @)"
+            )
         }
         if let allowedUnits, !allowedUnits.contains(text) {
-            let listed = allowedUnits.isEmpty ? "none are allowed" : "allowed: " + allowedUnits.sorted().joined(separator: ", ")
+            let listed =
+                allowedUnits.isEmpty ? "none are allowed" : "allowed: " + allowedUnits.sorted().joined(separator: ", ")
             throw ValidationError(
-                .invalidValue, field: "on_complete_unit",
-                "this system instance starts only the units its admin lists in [hooks] allowed_units (\(listed)); ask the administrator to add \"\(text)\" to [hooks] allowed_units in the daemon's lull.toml")
+                .invalidValue,
+                field: "on_complete_unit",
+                "this system instance starts only the units its admin lists in [hooks] allowed_units (\(listed)); ask the administrator to add \"\(text)\" to [hooks] allowed_units in the daemon's lull.toml"
+            )
         }
     }
 
@@ -170,19 +211,29 @@ public struct JobSpecValidator: Sendable {
         }
         guard url.utf8.count <= limits.maxURLBytes else {
             throw ValidationError(
-                .tooLarge, field: "url", "url is \(url.utf8.count) bytes; the limit is \(limits.maxURLBytes) bytes")
+                .tooLarge,
+                field: "url",
+                "url is \(url.utf8.count) bytes; the limit is \(limits.maxURLBytes) bytes"
+            )
         }
         guard Self.hasScheme(url) else {
             // "example.com/f" or "localhost:8000/f": what was meant is plain, and it is not
             // "scheme localhost is not supported".
-            throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no scheme; write http://\(url) or https://\(url)")
+            throw ValidationError(
+                .invalidValue,
+                field: "url",
+                "url \"\(url)\" has no scheme; write http://\(url) or https://\(url)"
+            )
         }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" is not a valid URL")
         }
         guard scheme == "http" || scheme == "https" else {
             throw ValidationError(
-                .invalidValue, field: "url", "url scheme \"\(scheme)\" is not supported; use http or https")
+                .invalidValue,
+                field: "url",
+                "url scheme \"\(scheme)\" is not supported; use http or https"
+            )
         }
         guard let host = components.host, !host.isEmpty else {
             throw ValidationError(.invalidValue, field: "url", "url \"\(url)\" has no host")
@@ -191,8 +242,10 @@ public struct JobSpecValidator: Sendable {
             // Refused rather than sent: the URL is shown in every view, event and log line, and
             // redacting it everywhere is one place more to forget.
             throw ValidationError(
-                .invalidValue, field: "url",
-                "url carries credentials (\"\(user):…@\"); they would be stored and shown in every view and log line. Send them as a header instead: lullctl --user \(user):PASSWORD, or \"headers\": {\"Authorization\": \"Basic <base64 of \(user):PASSWORD>\"}")
+                .invalidValue,
+                field: "url",
+                "url carries credentials (\"\(user):…@\"); they would be stored and shown in every view and log line. Send them as a header instead: lullctl --user \(user):PASSWORD, or \"headers\": {\"Authorization\": \"Basic <base64 of \(user):PASSWORD>\"}"
+            )
         }
     }
 
@@ -207,15 +260,21 @@ public struct JobSpecValidator: Sendable {
         for (field, text) in texts {
             guard let text, let found = UntrustedText.firstControl(in: text) else { continue }
             throw ValidationError(
-                .invalidValue, field: field,
-                "\(field) holds the control character \(UntrustedText.name(found.scalar)) at byte \(found.offset); control characters are refused (they could forge log lines or terminal output)")
+                .invalidValue,
+                field: field,
+                "\(field) holds the control character \(UntrustedText.name(found.scalar)) at byte \(found.offset); control characters are refused (they could forge log lines or terminal output)"
+            )
         }
         for (name, value) in spec.headers ?? [:] {
             // HTTP allows a tab inside a field value, nothing else below 0x20.
-            if let found = UntrustedText.firstControl(in: name) ?? UntrustedText.firstControl(in: value, allowingTab: true) {
+            if let found = UntrustedText.firstControl(in: name)
+                ?? UntrustedText.firstControl(in: value, allowingTab: true)
+            {
                 throw ValidationError(
-                    .invalidValue, field: "headers",
-                    "header \"\(UntrustedText.escaped(name))\" holds the control character \(UntrustedText.name(found.scalar)); control characters are refused in header names and values")
+                    .invalidValue,
+                    field: "headers",
+                    "header \"\(UntrustedText.escaped(name))\" holds the control character \(UntrustedText.name(found.scalar)); control characters are refused in header names and values"
+                )
             }
         }
     }
@@ -223,18 +282,23 @@ public struct JobSpecValidator: Sendable {
     private func refusePrivate(_ path: String?, field: String) throws(ValidationError) {
         guard let path, let directory = privateDirectories.containing(path) else { return }
         throw ValidationError(
-            .invalidValue, field: field,
-            "\(field) \(path) is under \(directory), which this lulld does not share with you (it runs as a systemd service with its own private \(directory), PrivateTmp=yes): the file would be \(field == "destination" ? "written to" : "read from") a place you cannot see, which is deleted when the service stops. Use a directory under your home or one the administrator made writable for lulld (ReadWritePaths=; see docs/security.md)")
+            .invalidValue,
+            field: field,
+            "\(field) \(path) is under \(directory), which this lulld does not share with you (it runs as a systemd service with its own private \(directory), PrivateTmp=yes): the file would be \(field == "destination" ? "written to" : "read from") a place you cannot see, which is deleted when the service stops. Use a directory under your home or one the administrator made writable for lulld (ReadWritePaths=; see docs/security.md)"
+        )
     }
 
     /// `scheme://` at the start (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`).
     private static func hasScheme(_ url: String) -> Bool {
         guard let separator = url.range(of: "://") else { return false }
         let scheme = url.utf8[..<separator.lowerBound]
-        guard let first = scheme.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else { return false }
+        guard let first = scheme.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
+            return false
+        }
         return scheme.allSatisfy { byte in
             let lower = byte | 0x20
-            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
     }
@@ -243,7 +307,10 @@ public struct JobSpecValidator: Sendable {
         guard let path else { return }
         guard path.hasPrefix("/") else {
             throw ValidationError(
-                .invalidValue, field: field, "\(field) \"\(path)\" is not an absolute path; give a path starting with /")
+                .invalidValue,
+                field: field,
+                "\(field) \"\(path)\" is not an absolute path; give a path starting with /"
+            )
         }
         guard !path.hasSuffix("/"), !path.utf8.contains(0) else {
             throw ValidationError(.invalidValue, field: field, "\(field) \"\(path)\" must name a file, not a directory")
@@ -259,7 +326,9 @@ public struct JobSpecValidator: Sendable {
 
     private static func isASCIIHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
         default: false
         }
     }

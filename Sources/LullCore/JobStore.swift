@@ -76,10 +76,20 @@ public struct JobUpdate: Sendable, Equatable {
     public var silent: Bool
 
     public init(
-        id: JobID, from: Set<JobState>, to state: JobState, event: JobEventType, time: Date,
-        countsAsAttempt: Bool = false, progress: TransferProgress? = nil, result: JobResult? = nil,
-        failure: JobFailure? = nil, message: String? = nil, resume: ResumeState? = nil, retryAt: Date? = nil,
-        silent: Bool = false, interruptsAttempt: Bool = false
+        id: JobID,
+        from: Set<JobState>,
+        to state: JobState,
+        event: JobEventType,
+        time: Date,
+        countsAsAttempt: Bool = false,
+        progress: TransferProgress? = nil,
+        result: JobResult? = nil,
+        failure: JobFailure? = nil,
+        message: String? = nil,
+        resume: ResumeState? = nil,
+        retryAt: Date? = nil,
+        silent: Bool = false,
+        interruptsAttempt: Bool = false
     ) {
         self.interruptsAttempt = interruptsAttempt
         self.resume = resume

@@ -13,7 +13,13 @@ public struct ResumeState: Sendable, Equatable, Codable {
     /// Bytes received over the network across all attempts so far.
     public var transferredBytes: Int64 = 0
 
-    public init(validator: String? = nil, offset: Int64 = 0, uploadURL: String? = nil, sourceSize: Int64? = nil, sourceModified: Double? = nil) {
+    public init(
+        validator: String? = nil,
+        offset: Int64 = 0,
+        uploadURL: String? = nil,
+        sourceSize: Int64? = nil,
+        sourceModified: Double? = nil
+    ) {
         self.validator = validator
         self.offset = offset
         self.uploadURL = uploadURL

@@ -8,8 +8,10 @@ extension RetryPolicy {
     public func overridden(by settings: RetrySettings?) -> RetryPolicy {
         guard let settings else { return self }
         return RetryPolicy(
-            maxAttempts: settings.maxAttempts ?? maxAttempts, backoffBase: settings.baseSeconds ?? backoffBase,
-            backoffCap: settings.capSeconds ?? backoffCap)
+            maxAttempts: settings.maxAttempts ?? maxAttempts,
+            backoffBase: settings.baseSeconds ?? backoffBase,
+            backoffCap: settings.capSeconds ?? backoffCap
+        )
     }
 
     /// The delay before trying again after attempt number `attempts` failed with `failure`,

@@ -9,12 +9,17 @@ public enum StrictKeys {
     /// into a dictionary each time a keyed container is made, and a second container for the
     /// check alone cost about a tenth of a submission's instructions.
     @inlinable public static func container<Keys: CodingKey>(
-        _ decoder: any Decoder, keyedBy: Keys.Type
+        _ decoder: any Decoder,
+        keyedBy: Keys.Type
     ) throws -> StrictDecodingContainer<Keys> {
         let container = try decoder.container(keyedBy: StrictKey<Keys>.self)
         for key in container.allKeys where key.known == nil {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath + [key], debugDescription: marker))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [key],
+                    debugDescription: marker
+                )
+            )
         }
         return StrictDecodingContainer(base: container)
     }
@@ -81,18 +86,26 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
         try number(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
 
-    @inlinable public func decode<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T
+    @inlinable public func decode<T: Decodable & CaseIterable & RawRepresentable>(
+        _ type: T.Type,
+        forKey key: Keys
+    ) throws -> T
     where T.RawValue == String {
         try choice(type, key) { try base.decode(type, forKey: $0) }
     }
-    @inlinable public func decodeIfPresent<T: Decodable & CaseIterable & RawRepresentable>(_ type: T.Type, forKey key: Keys) throws -> T?
+    @inlinable public func decodeIfPresent<T: Decodable & CaseIterable & RawRepresentable>(
+        _ type: T.Type,
+        forKey key: Keys
+    ) throws -> T?
     where T.RawValue == String {
         try choice(type, key) { try base.decodeIfPresent(type, forKey: $0) }
     }
 
     /// An enumeration's error names the values it takes, so the client need not look them up.
     @inlinable func choice<T: CaseIterable & RawRepresentable, R>(
-        _ type: T.Type, _ key: Keys, _ decode: (StrictKey<Keys>) throws -> R
+        _ type: T.Type,
+        _ key: Keys,
+        _ decode: (StrictKey<Keys>) throws -> R
     ) throws -> R where T.RawValue == String {
         do {
             return try decode(StrictKey(key))
@@ -104,9 +117,13 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
     /// The error for a value present under `key` but not acceptable. `problem` says what the
     /// value must be ("must be ..."); the wire error shows it after the field's name.
     @inlinable public func dataCorrupted(forKey key: Keys, _ problem: String) -> DecodingError {
-        DecodingError.dataCorrupted(.init(
-            codingPath: base.codingPath + [StrictKey(key)], debugDescription: problem,
-            underlyingError: FieldProblem(problem: problem)))
+        DecodingError.dataCorrupted(
+            .init(
+                codingPath: base.codingPath + [StrictKey(key)],
+                debugDescription: problem,
+                underlyingError: FieldProblem(problem: problem)
+            )
+        )
     }
 
     /// JSONDecoder throws its own internal error for a number its type cannot hold (`1.5` or
@@ -119,9 +136,14 @@ public struct StrictDecodingContainer<Keys: CodingKey> {
         } catch let error as DecodingError {
             throw error
         } catch {
-            throw DecodingError.typeMismatch(type, .init(
-                codingPath: base.codingPath + [StrictKey(key)],
-                debugDescription: "the number does not fit \(type)", underlyingError: error))
+            throw DecodingError.typeMismatch(
+                type,
+                .init(
+                    codingPath: base.codingPath + [StrictKey(key)],
+                    debugDescription: "the number does not fit \(type)",
+                    underlyingError: error
+                )
+            )
         }
     }
 }

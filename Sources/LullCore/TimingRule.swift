@@ -23,15 +23,22 @@ public enum TimingRule: Sendable, Equatable {
     /// `periodic` is taken as given: build it without `PeriodicSchedule.init`'s raising of a
     /// short period, or a period out of range would pass unseen.
     public static func firstBroken(
-        notBefore: Date?, deadline: Date?, onDeadline: DeadlineAction?, periodic: PeriodicSchedule?
+        notBefore: Date?,
+        deadline: Date?,
+        onDeadline: DeadlineAction?,
+        periodic: PeriodicSchedule?
     ) -> TimingRule? {
         if onDeadline != nil, deadline == nil { return .onDeadlineNeedsDeadline }
         if let deadline, let notBefore, deadline < notBefore { return .deadlineAfterNotBefore }
         guard let periodic else { return nil }
-        if !(PeriodicSchedule.minimumEvery...PeriodicSchedule.maximumEvery).contains(periodic.every) { return .periodInRange }
+        if !(PeriodicSchedule.minimumEvery...PeriodicSchedule.maximumEvery).contains(periodic.every) {
+            return .periodInRange
+        }
         if !(0...periodic.every).contains(periodic.flex) { return .flexWithinPeriod }
         if !(0...periodic.every).contains(periodic.jitter) { return .jitterWithinPeriod }
-        if let most = periodic.maxEvery, !(periodic.every...PeriodicSchedule.maximumEvery).contains(most) { return .maxEveryInRange }
+        if let most = periodic.maxEvery, !(periodic.every...PeriodicSchedule.maximumEvery).contains(most) {
+            return .maxEveryInRange
+        }
         if deadline != nil || onDeadline != nil { return .periodicTakesNoDeadline }
         return nil
     }
@@ -46,20 +53,34 @@ public enum TimingRule: Sendable, Equatable {
             ValidationError(.invalidValue, field: "deadline", "deadline is before not_before")
         case .periodInRange:
             ValidationError(
-                .invalidValue, field: "periodic.every_seconds",
-                "periodic.every_seconds must be from \(Int(PeriodicSchedule.minimumEvery)) (15 minutes) to \(year) (a year)")
+                .invalidValue,
+                field: "periodic.every_seconds",
+                "periodic.every_seconds must be from \(Int(PeriodicSchedule.minimumEvery)) (15 minutes) to \(year) (a year)"
+            )
         case .flexWithinPeriod:
-            ValidationError(.invalidValue, field: "periodic.flex_seconds", "periodic.flex_seconds must be from 0 to every_seconds")
+            ValidationError(
+                .invalidValue,
+                field: "periodic.flex_seconds",
+                "periodic.flex_seconds must be from 0 to every_seconds"
+            )
         case .jitterWithinPeriod:
-            ValidationError(.invalidValue, field: "periodic.jitter_seconds", "periodic.jitter_seconds must be from 0 to every_seconds")
+            ValidationError(
+                .invalidValue,
+                field: "periodic.jitter_seconds",
+                "periodic.jitter_seconds must be from 0 to every_seconds"
+            )
         case .maxEveryInRange:
             ValidationError(
-                .invalidValue, field: "periodic.max_every_seconds",
-                "periodic.max_every_seconds must be from every_seconds to \(year) (a year)")
+                .invalidValue,
+                field: "periodic.max_every_seconds",
+                "periodic.max_every_seconds must be from every_seconds to \(year) (a year)"
+            )
         case .periodicTakesNoDeadline:
             ValidationError(
-                .invalidValue, field: "deadline",
-                "a periodic job takes its deadline from each period (the end of its flex window); leave deadline out")
+                .invalidValue,
+                field: "deadline",
+                "a periodic job takes its deadline from each period (the end of its flex window); leave deadline out"
+            )
         }
     }
 }

@@ -5,7 +5,10 @@
 public enum UntrustedText {
     /// The first control character in `text` (C0, DEL or C1; a tab too unless `allowingTab`),
     /// with the UTF-8 offset it starts at.
-    public static func firstControl(in text: String, allowingTab: Bool = false) -> (scalar: Unicode.Scalar, offset: Int)? {
+    public static func firstControl(
+        in text: String,
+        allowingTab: Bool = false
+    ) -> (scalar: Unicode.Scalar, offset: Int)? {
         var offset = 0
         for scalar in text.unicodeScalars {
             if isControl(scalar), !(allowingTab && scalar == "\t") { return (scalar, offset) }

@@ -36,7 +36,8 @@ final class GroupCommitter: Sendable {
     /// Starts the committer thread. `didCommit` runs on it, in commit order, right after each
     /// commit is durable. With a `checkpointer`, the writer's WAL checkpoints are its job.
     init(
-        writer: any DatabaseWriter, checkpointer: WALCheckpointer? = nil,
+        writer: any DatabaseWriter,
+        checkpointer: WALCheckpointer? = nil,
         didCommit: @escaping @Sendable ([JobEvent]) -> Void
     ) {
         let inbox = Inbox(writer: writer)
@@ -98,7 +99,9 @@ final class GroupCommitter: Sendable {
 
     /// Runs one transaction for the batch and answers every write in it; true if it committed.
     private static func commit(
-        _ batch: [Pending], writer: any DatabaseWriter, didCommit: @Sendable ([JobEvent]) -> Void
+        _ batch: [Pending],
+        writer: any DatabaseWriter,
+        didCommit: @Sendable ([JobEvent]) -> Void
     ) -> Bool {
         do {
             let (outcomes, events) = try writer.write { db in

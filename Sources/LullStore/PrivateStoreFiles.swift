@@ -17,7 +17,9 @@ enum PrivateStoreFiles {
         var narrowed: [String] = []
         for file in [path, path + "-wal", path + "-shm"] {
             var info = stat()
-            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o077 != 0 else { continue }
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o077 != 0 else {
+                continue
+            }
             guard chmod(file, mode) == 0 else { throw StoreFileError(path: file, errno: errno) }
             narrowed.append(file)
         }

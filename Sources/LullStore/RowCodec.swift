@@ -7,22 +7,26 @@ import LullCore
 /// The push payload lives in its own BLOB column so the spec stays small, readable JSON.
 struct RowCodec: Sendable {
     func insert(_ row: JobRow, into db: Database) throws -> Job {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at,
-                host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up,
-                on_complete_unit)
-            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at,
+                    host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up,
+                    on_complete_unit)
+                VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        )
         try statement.execute(arguments: row.arguments)
         let new = row.new
         return Job(id: JobID(db.lastInsertedRowID), owner: new.owner, spec: new.spec, createdAt: new.createdAt)
     }
 
     func save(_ job: Job, into db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            UPDATE jobs SET state = ?, updated_at = ?, attempts = ?, bytes_done = ?, bytes_total = ?,
-                result = ?, failure = ?, resume = ?, retry_at = ? WHERE id = ?
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                UPDATE jobs SET state = ?, updated_at = ?, attempts = ?, bytes_done = ?, bytes_total = ?,
+                    result = ?, failure = ?, resume = ?, retry_at = ? WHERE id = ?
+                """
+        )
         try statement.execute(arguments: [
             job.state.rawValue, job.updatedAt.timeIntervalSince1970, job.attempts,
             job.progress?.bytesDone, job.progress?.bytesTotal,
@@ -57,12 +61,14 @@ struct RowCodec: Sendable {
             result: try resultJSON.map { try decode(JobResult.self, from: $0) },
             failure: try failureJSON.map { try decode(JobFailure.self, from: $0) },
             resume: try resumeJSON.map { try decode(ResumeState.self, from: $0) },
-            retryAt: retryAt.map { Date(timeIntervalSince1970: $0) })
+            retryAt: retryAt.map { Date(timeIntervalSince1970: $0) }
+        )
     }
 
     func saveValidators(for job: Job, into db: Database) throws {
         guard job.spec.kind == .fetch, let destination = job.spec.destination, let result = job.result,
-              result.etag != nil || result.lastModified != nil else { return }
+            result.etag != nil || result.lastModified != nil
+        else { return }
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO fetch_validators (owner, url, destination, etag, last_modified, updated_at)
@@ -71,7 +77,8 @@ struct RowCodec: Sendable {
             arguments: [
                 Int64(job.owner.rawValue), job.spec.url, destination, result.etag, result.lastModified,
                 job.updatedAt.timeIntervalSince1970,
-            ])
+            ]
+        )
     }
 
     /// The scheduler's view of a queued row, from the scheduling columns only.
@@ -89,31 +96,50 @@ struct RowCodec: Sendable {
         let deadline: Double? = row[9]
         let retryAt: Double? = row[13]
         return QueuedJob(
-            id: JobID(row[0] as Int64), owner: OwnerID(UInt32(truncatingIfNeeded: row[1] as Int64)),
-            kind: JobKind(rawValue: row[2]) ?? .fetch, className: row[3], host: row[4],
+            id: JobID(row[0] as Int64),
+            owner: OwnerID(UInt32(truncatingIfNeeded: row[1] as Int64)),
+            kind: JobKind(rawValue: row[2]) ?? .fetch,
+            className: row[3],
+            host: row[4],
             constraints: JobConstraints(
                 network: network.flatMap(JobConstraints.Network.init(rawValue:)) ?? .any,
-                requiresAC: row[6], minBattery: row[7]),
+                requiresAC: row[6],
+                minBattery: row[7]
+            ),
             notBefore: notBefore.map { Date(timeIntervalSince1970: $0) },
             backoffUntil: retryAt.map { Date(timeIntervalSince1970: $0) },
             deadline: deadline.map { Date(timeIntervalSince1970: $0) },
             onDeadline: onDeadline.flatMap(DeadlineAction.init(rawValue:)) ?? .default,
-            expectedBytesDown: row[11], expectedBytesUp: row[12])
+            expectedBytesDown: row[11],
+            expectedBytesUp: row[12]
+        )
     }
 
     func appendEvent(
-        for job: Job, type: JobEventType, time: Date, detail: JobEventDetail?, into db: Database
+        for job: Job,
+        type: JobEventType,
+        time: Date,
+        detail: JobEventDetail?,
+        into db: Database
     ) throws -> JobEvent {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO events (job_id, owner, time, type, state, detail) VALUES (?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO events (job_id, owner, time, type, state, detail) VALUES (?, ?, ?, ?, ?, ?)
+                """
+        )
         try statement.execute(arguments: [
             job.id.rawValue, Int64(job.owner.rawValue), time.timeIntervalSince1970, type.rawValue,
             job.state.rawValue, try detail.map(Self.json),
         ])
         return JobEvent(
-            seq: db.lastInsertedRowID, jobID: job.id, owner: job.owner, time: time, type: type,
-            state: job.state, detail: detail)
+            seq: db.lastInsertedRowID,
+            jobID: job.id,
+            owner: job.owner,
+            time: time,
+            type: type,
+            state: job.state,
+            detail: detail
+        )
     }
 
     func event(from row: Row) throws -> JobEvent {
@@ -122,10 +148,14 @@ struct RowCodec: Sendable {
             throw StoreCorruption("unknown event type \(String(describing: row["type"]))")
         }
         return JobEvent(
-            seq: row["seq"], jobID: JobID(row["job_id"]),
+            seq: row["seq"],
+            jobID: JobID(row["job_id"]),
             owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
-            time: Date(timeIntervalSince1970: row["time"]), type: type, state: try state(row["state"]),
-            detail: try detailJSON.map { try decode(JobEventDetail.self, from: $0) })
+            time: Date(timeIntervalSince1970: row["time"]),
+            type: type,
+            state: try state(row["state"]),
+            detail: try detailJSON.map { try decode(JobEventDetail.self, from: $0) }
+        )
     }
 
     private func state(_ raw: String) throws -> JobState {

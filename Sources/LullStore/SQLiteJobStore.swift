@@ -18,7 +18,8 @@ public final class SQLiteJobStore: JobStore {
     /// `checkpointThreshold` is the WAL size, in pages, at which a checkpoint starts on the
     /// checkpointer's thread (see `WALCheckpointer`); 1,000 is SQLite's own default.
     public init(
-        path: String, checkpointThreshold: Int = 1_000,
+        path: String,
+        checkpointThreshold: Int = 1_000,
         didCommit: @escaping @Sendable ([JobEvent]) -> Void = { _ in }
     ) throws {
         var configuration = Configuration()
@@ -62,27 +63,49 @@ public final class SQLiteJobStore: JobStore {
         return try await write { db, events in
             try rows.map { row in
                 let job = try codec.insert(row, into: db)
-                events.append(try codec.appendEvent(
-                    for: job, type: .submitted, time: row.new.createdAt, detail: nil, into: db))
+                events.append(
+                    try codec.appendEvent(
+                        for: job,
+                        type: .submitted,
+                        time: row.new.createdAt,
+                        detail: nil,
+                        into: db
+                    )
+                )
                 return job
             }
         }
     }
 
-    public func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?) {
+    public func apply(
+        _ update: JobUpdate,
+        creating successor: NewJob?
+    ) async throws -> (JobUpdateOutcome, successor: Job?) {
         let codec = self.codec
         let successorRow = try successor.map(JobRow.init)
         return try await write { db, events in
             let outcome = try Self.apply(update, codec: codec, db: db, events: &events)
             guard case .applied = outcome, let successorRow else { return (outcome, nil) }
             let created = try codec.insert(successorRow, into: db)
-            events.append(try codec.appendEvent(
-                for: created, type: .submitted, time: successorRow.new.createdAt, detail: nil, into: db))
+            events.append(
+                try codec.appendEvent(
+                    for: created,
+                    type: .submitted,
+                    time: successorRow.new.createdAt,
+                    detail: nil,
+                    into: db
+                )
+            )
             return (outcome, created)
         }
     }
 
-    private static func apply(_ update: JobUpdate, codec: RowCodec, db: Database, events: inout [JobEvent]) throws -> JobUpdateOutcome {
+    private static func apply(
+        _ update: JobUpdate,
+        codec: RowCodec,
+        db: Database,
+        events: inout [JobEvent]
+    ) throws -> JobUpdateOutcome {
         guard var job = try codec.fetchJob(update.id, from: db) else { return .notFound }
         guard update.from.contains(job.state) else { return .conflict(job) }
         job.state = update.state
@@ -100,17 +123,30 @@ public final class SQLiteJobStore: JobStore {
         if job.state == .succeeded { try codec.saveValidators(for: job, into: db) }
         guard !update.silent else { return .applied(job) }
         let detail = JobEventDetail(
-            progress: update.progress, result: update.result, failure: update.failure,
-            attempt: update.countsAsAttempt ? job.attempts : nil, message: update.message, retryAt: update.retryAt)
-        events.append(try codec.appendEvent(
-            for: job, type: update.event, time: update.time,
-            detail: detail == JobEventDetail() ? nil : detail, into: db))
+            progress: update.progress,
+            result: update.result,
+            failure: update.failure,
+            attempt: update.countsAsAttempt ? job.attempts : nil,
+            message: update.message,
+            retryAt: update.retryAt
+        )
+        events.append(
+            try codec.appendEvent(
+                for: job,
+                type: update.event,
+                time: update.time,
+                detail: detail == JobEventDetail() ? nil : detail,
+                into: db
+            )
+        )
         return .applied(job)
     }
 
     /// A write through the group committer; a full disk becomes `StoreFullError`, which the API
     /// can explain, instead of an SQLite code.
-    private func write<T: Sendable>(_ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T) async throws -> T {
+    private func write<T: Sendable>(
+        _ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T
+    ) async throws -> T {
         do {
             return try await committer.perform(work)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
@@ -128,15 +164,33 @@ public final class SQLiteJobStore: JobStore {
         return try await pool.read { db in
             var clauses: [String] = []
             var arguments: StatementArguments = []
-            if let after = filter.after { clauses.append("id > ?"); arguments += [after.rawValue] }
-            if let owner = filter.owner { clauses.append("owner = ?"); arguments += [Int64(owner.rawValue)] }
-            if let state = filter.state { clauses.append("state = ?"); arguments += [state.rawValue] }
-            if let label = filter.label { clauses.append("label = ?"); arguments += [label] }
-            if let jobClass = filter.jobClass { clauses.append("class = ?"); arguments += [jobClass] }
+            if let after = filter.after {
+                clauses.append("id > ?")
+                arguments += [after.rawValue]
+            }
+            if let owner = filter.owner {
+                clauses.append("owner = ?")
+                arguments += [Int64(owner.rawValue)]
+            }
+            if let state = filter.state {
+                clauses.append("state = ?")
+                arguments += [state.rawValue]
+            }
+            if let label = filter.label {
+                clauses.append("label = ?")
+                arguments += [label]
+            }
+            if let jobClass = filter.jobClass {
+                clauses.append("class = ?")
+                arguments += [jobClass]
+            }
             let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
             arguments += [filter.limit]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT * FROM jobs \(whereSQL) ORDER BY id LIMIT ?", arguments: arguments)
+                db,
+                sql: "SELECT * FROM jobs \(whereSQL) ORDER BY id LIMIT ?",
+                arguments: arguments
+            )
             var jobs: [Job] = []
             while let row = try rows.next() { jobs.append(try codec.job(from: row)) }
             return jobs
@@ -177,13 +231,16 @@ public final class SQLiteJobStore: JobStore {
     public func countsByState(owner: OwnerID?) async throws -> [JobState: Int] {
         try await pool.read { db in
             var counts: [JobState: Int] = [:]
-            let rows = if let owner {
-                try Row.fetchAll(
-                    db, sql: "SELECT state, COUNT(*) AS n FROM jobs WHERE owner = ? GROUP BY state",
-                    arguments: [Int64(owner.rawValue)])
-            } else {
-                try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")
-            }
+            let rows =
+                if let owner {
+                    try Row.fetchAll(
+                        db,
+                        sql: "SELECT state, COUNT(*) AS n FROM jobs WHERE owner = ? GROUP BY state",
+                        arguments: [Int64(owner.rawValue)]
+                    )
+                } else {
+                    try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")
+                }
             for row in rows {
                 if let state = JobState(rawValue: row["state"]) { counts[state] = row["n"] }
             }
@@ -202,11 +259,16 @@ public final class SQLiteJobStore: JobStore {
             let rows: [Row]
             if let owner {
                 rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM events WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
-                    arguments: [Int64(owner.rawValue), after, limit])
+                    db,
+                    sql: "SELECT * FROM events WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
+                    arguments: [Int64(owner.rawValue), after, limit]
+                )
             } else {
                 rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [after, limit])
+                    db,
+                    sql: "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                    arguments: [after, limit]
+                )
             }
             return try rows.map { try codec.event(from: $0) }
         }
@@ -223,9 +285,15 @@ public final class SQLiteJobStore: JobStore {
                 // Unlike a clean stop (JobUpdate.interruptsAttempt), a crash keeps the attempt: a job
                 // that brings the daemon down must not restart it for ever within one attempt.
                 try codec.save(job, into: db)
-                events.append(try codec.appendEvent(
-                    for: job, type: .requeued, time: time,
-                    detail: JobEventDetail(message: "the daemon stopped while this job was running"), into: db))
+                events.append(
+                    try codec.appendEvent(
+                        for: job,
+                        type: .requeued,
+                        time: time,
+                        detail: JobEventDetail(message: "the daemon stopped while this job was running"),
+                        into: db
+                    )
+                )
             }
             return ids.map { JobID($0) }
         }
@@ -235,8 +303,11 @@ public final class SQLiteJobStore: JobStore {
         let codec = self.codec
         return try await pool.read { db in
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT \(RowCodec.queuedJobColumns) FROM jobs WHERE state = 'queued' AND id > ? ORDER BY id LIMIT ?",
-                arguments: [after?.rawValue ?? 0, limit])
+                db,
+                sql:
+                    "SELECT \(RowCodec.queuedJobColumns) FROM jobs WHERE state = 'queued' AND id > ? ORDER BY id LIMIT ?",
+                arguments: [after?.rawValue ?? 0, limit]
+            )
             var jobs: [QueuedJob] = []
             jobs.reserveCapacity(limit)
             while let row = try rows.next() { jobs.append(codec.queuedJob(from: row)) }
@@ -247,7 +318,8 @@ public final class SQLiteJobStore: JobStore {
     public func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators? {
         try await pool.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT etag, last_modified FROM fetch_validators WHERE owner = ? AND url = ? AND destination = ?",
+                db,
+                sql: "SELECT etag, last_modified FROM fetch_validators WHERE owner = ? AND url = ? AND destination = ?",
                 arguments: [Int64(owner.rawValue), url, destination]
             ).map { FetchValidators(etag: $0["etag"], lastModified: $0["last_modified"]) }
         }
@@ -256,18 +328,23 @@ public final class SQLiteJobStore: JobStore {
     public func pendingCompletionHooks() async throws -> [Job] {
         let codec = self.codec
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM jobs WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL
-                    AND state IN ('succeeded', 'failed', 'cancelled', 'expired')
-                ORDER BY id
-                """).map { try codec.job(from: $0) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM jobs WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL
+                        AND state IN ('succeeded', 'failed', 'cancelled', 'expired')
+                    ORDER BY id
+                    """
+            ).map { try codec.job(from: $0) }
         }
     }
 
     public func completionHookRan(_ id: JobID, at time: Date) async throws {
         try await write { db, _ in
             try db.execute(
-                sql: "UPDATE jobs SET hook_ran_at = ? WHERE id = ?", arguments: [time.timeIntervalSince1970, id.rawValue])
+                sql: "UPDATE jobs SET hook_ran_at = ? WHERE id = ?",
+                arguments: [time.timeIntervalSince1970, id.rawValue]
+            )
         }
     }
 

@@ -5,78 +5,86 @@ enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: jobs and events") { db in
-            try db.execute(sql: """
-                CREATE TABLE jobs (
-                    id INTEGER PRIMARY KEY,
-                    owner INTEGER NOT NULL,
-                    kind TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    class TEXT NOT NULL,
-                    label TEXT,
-                    spec TEXT NOT NULL,
-                    payload BLOB,
-                    created_at REAL NOT NULL,
-                    updated_at REAL NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    bytes_done INTEGER,
-                    bytes_total INTEGER,
-                    result TEXT,
-                    failure TEXT
-                );
-                CREATE INDEX jobs_by_state ON jobs(state, id);
-                CREATE INDEX jobs_by_owner ON jobs(owner, id);
-                CREATE INDEX jobs_by_label ON jobs(label, id) WHERE label IS NOT NULL;
-                CREATE TABLE events (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    job_id INTEGER NOT NULL,
-                    owner INTEGER NOT NULL,
-                    time REAL NOT NULL,
-                    type TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    detail TEXT
-                );
-                CREATE INDEX events_by_owner ON events(owner, seq);
-                CREATE INDEX events_by_job ON events(job_id, seq);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE jobs (
+                        id INTEGER PRIMARY KEY,
+                        owner INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        class TEXT NOT NULL,
+                        label TEXT,
+                        spec TEXT NOT NULL,
+                        payload BLOB,
+                        created_at REAL NOT NULL,
+                        updated_at REAL NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        bytes_done INTEGER,
+                        bytes_total INTEGER,
+                        result TEXT,
+                        failure TEXT
+                    );
+                    CREATE INDEX jobs_by_state ON jobs(state, id);
+                    CREATE INDEX jobs_by_owner ON jobs(owner, id);
+                    CREATE INDEX jobs_by_label ON jobs(label, id) WHERE label IS NOT NULL;
+                    CREATE TABLE events (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        job_id INTEGER NOT NULL,
+                        owner INTEGER NOT NULL,
+                        time REAL NOT NULL,
+                        type TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        detail TEXT
+                    );
+                    CREATE INDEX events_by_owner ON events(owner, seq);
+                    CREATE INDEX events_by_job ON events(job_id, seq);
+                    """
+            )
         }
         migrator.registerMigration("v2: resume state, retry time, fetch validators") { db in
-            try db.execute(sql: """
-                ALTER TABLE jobs ADD COLUMN resume TEXT;
-                ALTER TABLE jobs ADD COLUMN retry_at REAL;
-                CREATE TABLE fetch_validators (
-                    owner INTEGER NOT NULL,
-                    url TEXT NOT NULL,
-                    destination TEXT NOT NULL,
-                    etag TEXT,
-                    last_modified TEXT,
-                    updated_at REAL NOT NULL,
-                    PRIMARY KEY (owner, url, destination)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE jobs ADD COLUMN resume TEXT;
+                    ALTER TABLE jobs ADD COLUMN retry_at REAL;
+                    CREATE TABLE fetch_validators (
+                        owner INTEGER NOT NULL,
+                        url TEXT NOT NULL,
+                        destination TEXT NOT NULL,
+                        etag TEXT,
+                        last_modified TEXT,
+                        updated_at REAL NOT NULL,
+                        PRIMARY KEY (owner, url, destination)
+                    );
+                    """
+            )
         }
         migrator.registerMigration("v3: scheduling columns") { db in
             // What the scheduler needs at start-up, readable without decoding every spec.
-            try db.execute(sql: """
-                ALTER TABLE jobs ADD COLUMN host TEXT NOT NULL DEFAULT '';
-                ALTER TABLE jobs ADD COLUMN network TEXT;
-                ALTER TABLE jobs ADD COLUMN requires_ac INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE jobs ADD COLUMN min_battery REAL;
-                ALTER TABLE jobs ADD COLUMN not_before REAL;
-                ALTER TABLE jobs ADD COLUMN deadline REAL;
-                ALTER TABLE jobs ADD COLUMN on_deadline TEXT;
-                ALTER TABLE jobs ADD COLUMN expected_down INTEGER;
-                ALTER TABLE jobs ADD COLUMN expected_up INTEGER;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE jobs ADD COLUMN host TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE jobs ADD COLUMN network TEXT;
+                    ALTER TABLE jobs ADD COLUMN requires_ac INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE jobs ADD COLUMN min_battery REAL;
+                    ALTER TABLE jobs ADD COLUMN not_before REAL;
+                    ALTER TABLE jobs ADD COLUMN deadline REAL;
+                    ALTER TABLE jobs ADD COLUMN on_deadline TEXT;
+                    ALTER TABLE jobs ADD COLUMN expected_down INTEGER;
+                    ALTER TABLE jobs ADD COLUMN expected_up INTEGER;
+                    """
+            )
         }
         migrator.registerMigration("v4: completion hooks") { db in
             // on_complete_unit is also in the spec; the column lets the start-up query find the
             // hooks still due without decoding every spec.
-            try db.execute(sql: """
-                ALTER TABLE jobs ADD COLUMN on_complete_unit TEXT;
-                ALTER TABLE jobs ADD COLUMN hook_ran_at REAL;
-                CREATE INDEX jobs_pending_hooks ON jobs(id)
-                    WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE jobs ADD COLUMN on_complete_unit TEXT;
+                    ALTER TABLE jobs ADD COLUMN hook_ran_at REAL;
+                    CREATE INDEX jobs_pending_hooks ON jobs(id)
+                        WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL;
+                    """
+            )
         }
         return migrator
     }

@@ -7,9 +7,8 @@ import Synchronization
 /// own, so that a commit does not wait for it.
 ///
 /// Left to SQLite, the commit that takes the WAL past 1,000 pages runs the checkpoint itself:
-/// it writes the changed pages into the database file and syncs it twice before it returns
-/// (about 1.5 ms on the development VM, every ~230 sequential submissions, and as long as the
-/// disk likes when it is busy), and every write queued behind that commit waits too. Here the
+/// it writes the changed pages into the database file and syncs it twice before it returns,
+/// and every write queued behind that commit waits too (docs/performance.md). Here the
 /// writer's WAL hook only tells this checkpointer, which runs passive checkpoints beside the
 /// writer. When all frames are copied, the writer's next transaction starts the WAL over.
 ///
@@ -106,11 +105,15 @@ public final class WALCheckpointer: Sendable {
         shared.hookContext = context
         // Replaces SQLite's own hook, which is what runs the automatic checkpoint (its context
         // is a page count, not ours to release).
-        _ = sqlite3_wal_hook(writer, { context, connection, database, frames in
-            Unmanaged<Shared>.fromOpaque(context!).takeUnretainedValue()
-                .walDidGrow(to: Int(frames), connection: connection, database: database)
-            return SQLITE_OK
-        }, context)
+        _ = sqlite3_wal_hook(
+            writer,
+            { context, connection, database, frames in
+                Unmanaged<Shared>.fromOpaque(context!).takeUnretainedValue()
+                    .walDidGrow(to: Int(frames), connection: connection, database: database)
+                return SQLITE_OK
+            },
+            context
+        )
     }
 
     public func detach(fromConnection writer: OpaquePointer?) {

@@ -50,14 +50,20 @@ public final class BodyLimitProxy: @unchecked Sendable {
 
     public func start(timeout: Duration = .seconds(20)) throws {
         process = try ServerLaunch.start(
-            "nginx", executable: Self.nginx,
-            arguments: ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"], port: port, timeout: timeout)
+            "nginx",
+            executable: Self.nginx,
+            arguments: ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
+            port: port,
+            timeout: timeout
+        )
     }
 
     public func stop() { ServerLaunch.kill(process) }
 
     /// "METHOD STATUS" for each request answered so far.
     public func answered() -> [String] {
-        ((try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init
+        )
     }
 }

@@ -8,7 +8,12 @@ public struct CommandResult: Sendable {
 }
 
 public enum CommandRunner {
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> CommandResult {
+    public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        input: Data? = nil
+    ) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -34,7 +39,9 @@ public enum CommandRunner {
         group.wait()
         process.waitUntilExit()
         return CommandResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self)
+        )
     }
 }

@@ -1,8 +1,9 @@
+import Foundation
+import LullClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import LullClient
 
 /// A real `lulld` process for tests: its own state directory and socket, readiness taken from
 /// the sd_notify protocol (a datagram socket in `NOTIFY_SOCKET`), never from sleeping.
@@ -19,10 +20,15 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// The directory holding the built products (lulld, lullctl) next to the running test binary.
     public static var productsDirectory: URL {
-        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let exe = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+        )
         var directory = exe.deletingLastPathComponent()
         while directory.path != "/" {
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("lulld").path) { return directory }
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("lulld").path) {
+                return directory
+            }
             directory.deleteLastPathComponent()
         }
         return exe.deletingLastPathComponent()
@@ -45,13 +51,19 @@ public final class DaemonProcess: @unchecked Sendable {
     ///   - environment: variables added to the test's own (e.g. `HTTP_PROXY`).
     ///   - executable: the lulld to run, when not the build's own (a copy made for a profiler).
     public init(
-        config: String? = nil, arguments: [String] = [], realPressure: Bool = false, launcher: [String] = [],
-        environment: [String: String] = [:], executable: String? = nil
+        config: String? = nil,
+        arguments: [String] = [],
+        realPressure: Bool = false,
+        launcher: [String] = [],
+        environment: [String: String] = [:],
+        executable: String? = nil
     ) throws {
         self.launcher = launcher
         self.executable = executable ?? Self.binary("lulld")
         self.environment = environment
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-test-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-test-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
         stateDirectory = directory.appendingPathComponent("state").path
@@ -81,8 +93,13 @@ public final class DaemonProcess: @unchecked Sendable {
         guard let header = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "[\(section)]" }) else {
             return toml + (toml.isEmpty || toml.hasSuffix("\n") ? "" : "\n") + "[\(section)]\n\(key) = \(value)\n"
         }
-        let sectionEnd = lines[(header + 1)...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("[") }) ?? lines.endIndex
-        if lines[(header + 1)..<sectionEnd].contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + " ") || $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + "=") }) {
+        let sectionEnd =
+            lines[(header + 1)...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("[") })
+            ?? lines.endIndex
+        if lines[(header + 1)..<sectionEnd].contains(where: {
+            $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + " ")
+                || $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + "=")
+        }) {
             return toml
         }
         lines.insert("\(key) = \(value)", at: header + 1)
@@ -91,7 +108,9 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts lulld and returns once it has said READY=1 (or throws with its log if it exits first).
     public func start(timeout: Duration = .seconds(30)) throws {
-        let notify = try NotifySocket(path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
+        let notify = try NotifySocket(
+            path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path
+        )
         defer { notify.close() }
         let process = Process()
         let command = launcher + [executable, "--state-dir", stateDirectory, "--socket", socketPath] + extraArguments
@@ -111,7 +130,9 @@ public final class DaemonProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let message = notify.receive(timeoutMilliseconds: 100), message.contains("READY=1") { return }
-            if !process.isRunning { throw DaemonProcessError.exited(status: process.terminationStatus, log: self.log()) }
+            if !process.isRunning {
+                throw DaemonProcessError.exited(status: process.terminationStatus, log: self.log())
+            }
         }
         throw DaemonProcessError.notReady(log: self.log())
     }
@@ -176,7 +197,9 @@ final class NotifySocket {
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = try UnixSocketStream.address(path)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard result == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
     }

@@ -15,7 +15,9 @@ public final class MockSystemBus: @unchecked Sendable {
     }
 
     public init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-mockbus-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("lull-mockbus-\(UUID().uuidString.prefix(8))")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         address = "unix:path=\(directory)/bus"
         let config = Self.configuration(listeningOn: address)
@@ -54,17 +56,28 @@ public final class MockSystemBus: @unchecked Sendable {
     }
 
     /// Sets a property on a mock object; dbusmock emits PropertiesChanged.
-    public func setProperty(_ destination: String, _ path: String, _ interface: String, _ name: String, _ value: String) throws {
-        let result = try python("""
+    public func setProperty(
+        _ destination: String,
+        _ path: String,
+        _ interface: String,
+        _ name: String,
+        _ value: String
+    ) throws {
+        let result = try python(
+            """
             obj = bus.get_object('\(destination)', '\(path)')
             obj.Set('\(interface)', '\(name)', \(value), dbus_interface='org.freedesktop.DBus.Properties')
-            """)
+            """
+        )
         guard result.status == 0 else { throw MockBusError("setting \(name) failed: \(result.stderr)") }
     }
 
     @discardableResult
     public func python(_ code: String) throws -> CommandResult {
-        try CommandRunner.run(Self.python, ["-c", "import dbus, sys\nbus = dbus.bus.BusConnection(sys.argv[1])\n" + code, address])
+        try CommandRunner.run(
+            Self.python,
+            ["-c", "import dbus, sys\nbus = dbus.bus.BusConnection(sys.argv[1])\n" + code, address]
+        )
     }
 
     /// SIGKILL: dbusmock's GLib main loop does not act on SIGTERM.

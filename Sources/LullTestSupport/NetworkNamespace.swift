@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A network namespace of the test's own with a veth pair inside it (`inside` carries the
 /// default route via `peer`, 10.200.7.2). Addresses never leave the namespace. Needs root and
@@ -20,7 +21,9 @@ public final class NetworkNamespace: Sendable {
     }
 
     public static var ipCommand: String? {
-        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     /// Root and iproute2: what creating namespaces takes.
@@ -58,7 +61,9 @@ public final class NetworkNamespace: Sendable {
     public func ip(_ arguments: [String]) throws {
         let result = try CommandRunner.run(ipPath, arguments)
         guard result.status == 0 else {
-            throw Failure(description: "ip \(arguments.joined(separator: " ")) failed: \(result.stdout)\(result.stderr)")
+            throw Failure(
+                description: "ip \(arguments.joined(separator: " ")) failed: \(result.stdout)\(result.stderr)"
+            )
         }
     }
 
@@ -82,15 +87,22 @@ public final class NetworkNamespace: Sendable {
     public func serveFiles(from directory: String, port: Int) throws -> FileServer {
         let url = "http://\(peerAddress):\(port)/"
         let process = try ServerLaunch.start(
-            "python3 -m http.server in \(name)", executable: ipPath,
-            arguments: ["netns", "exec", name,
-                        // Debian's python directly: a version-manager shim in between would fork,
-                        // and the server would outlive the kill.
-                        "/usr/bin/python3", "-m", "http.server", String(port), "--bind", peerAddress,
-                        "--directory", directory],
-            timeout: .seconds(15), readiness: "answer \(url)"
+            "python3 -m http.server in \(name)",
+            executable: ipPath,
+            arguments: [
+                "netns", "exec", name,
+                // Debian's python directly: a version-manager shim in between would fork,
+                // and the server would outlive the kill.
+                "/usr/bin/python3", "-m", "http.server", String(port), "--bind", peerAddress,
+                "--directory", directory,
+            ],
+            timeout: .seconds(15),
+            readiness: "answer \(url)"
         ) {
-            try CommandRunner.run(ipPath, ["netns", "exec", name, "curl", "-s", "--max-time", "2", "-o", "/dev/null", url]).status == 0
+            try CommandRunner.run(
+                ipPath,
+                ["netns", "exec", name, "curl", "-s", "--max-time", "2", "-o", "/dev/null", url]
+            ).status == 0
         }
         return FileServer(process: process, baseURL: url)
     }

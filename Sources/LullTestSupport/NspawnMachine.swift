@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A minimal Debian booted with `systemd-nspawn -b` (systemd as PID 1), for tests that need a
 /// real service manager. The root is made once with debootstrap and cached; every boot runs on
@@ -37,21 +38,31 @@ public final class NspawnMachine: @unchecked Sendable {
     /// `bindReadOnly` host paths visible at the same place, and waits until systemd is up.
     public init(bindReadOnly: [String] = [], timeout: Duration = .seconds(90)) throws {
         try Self.prepareCache()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-nspawn-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("lull-nspawn-\(UUID().uuidString.prefix(8))")
+            .path
         root = directory + "/root"
         for sub in ["upper", "work", "root"] {
             try FileManager.default.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
         }
-        let mount = try CommandRunner.run("/usr/bin/mount", [
-            "-t", "overlay", "overlay", "-o",
-            "lowerdir=\(Self.cacheRoot),upperdir=\(directory)/upper,workdir=\(directory)/work", root,
-        ])
+        let mount = try CommandRunner.run(
+            "/usr/bin/mount",
+            [
+                "-t", "overlay", "overlay", "-o",
+                "lowerdir=\(Self.cacheRoot),upperdir=\(directory)/upper,workdir=\(directory)/work", root,
+            ]
+        )
         if mount.status == 0 {
             mounted = true
         } else {
             // No overlay here (e.g. the temporary directory is itself on overlayfs): a copy,
             // slower but just as disposable.
-            FileHandle.standardError.write(Data("NspawnMachine: overlay mount failed (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); copying the root instead\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "NspawnMachine: overlay mount failed (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); copying the root instead\n"
+                        .utf8
+                )
+            )
             let copy = try CommandRunner.run("/bin/cp", ["-a", "--reflink=auto", Self.cacheRoot + "/.", root])
             guard copy.status == 0 else { throw NspawnError("cannot copy the cached root: \(copy.stderr)") }
         }
@@ -67,10 +78,11 @@ public final class NspawnMachine: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-nspawn")
         let machine = "lull-\(getpid())-\(UUID().uuidString.prefix(4))"
-        process.arguments = [
-            "--boot", "--register=no", "--keep-unit", "--console=passive", "--quiet",
-            "--directory=\(root)", "--machine=\(machine)",
-        ] + bindReadOnly.map { "--bind-ro=\($0)" }
+        process.arguments =
+            [
+                "--boot", "--register=no", "--keep-unit", "--console=passive", "--quiet",
+                "--directory=\(root)", "--machine=\(machine)",
+            ] + bindReadOnly.map { "--bind-ro=\($0)" }
         let log = FileHandle(forWritingAtPath: "/dev/null")
         process.standardOutput = log
         process.standardError = log
@@ -79,15 +91,23 @@ public final class NspawnMachine: @unchecked Sendable {
         nspawn = process
         // systemd-nspawn forks the container's PID 1 (systemd); it is its only child.
         leader = try waitFor("the container's init", timeout: .seconds(20)) { () -> pid_t? in
-            guard process.isRunning else { throw NspawnError("systemd-nspawn exited with \(process.terminationStatus)") }
-            let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+            guard process.isRunning else {
+                throw NspawnError("systemd-nspawn exited with \(process.terminationStatus)")
+            }
+            let children =
+                (try? String(
+                    contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children",
+                    encoding: .utf8
+                )) ?? ""
             guard let pid = children.split(separator: " ").first.flatMap({ pid_t($0) }) else { return nil }
             let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
             return comm.hasPrefix("systemd") ? pid : nil
         }
         // "running" or "degraded" (a unit the container cannot run failed): either way it booted.
         _ = try waitFor("systemd in the container to finish booting", timeout: timeout) { () -> Bool? in
-            let state = try? self.run(["systemctl", "is-system-running"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let state = try? self.run(["systemctl", "is-system-running"]).stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines
+            )
             return state == "running" || state == "degraded" ? true : nil
         }
     }
@@ -96,9 +116,13 @@ public final class NspawnMachine: @unchecked Sendable {
     @discardableResult
     public func run(_ arguments: [String], input: Data? = nil) throws -> CommandResult {
         try CommandRunner.run(
-            "/usr/bin/nsenter", ["-t", "\(leader)", "-a", "--"] + arguments,
-            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "SYSTEMD_PAGER": "", "SYSTEMD_COLORS": "0"],
-            input: input)
+            "/usr/bin/nsenter",
+            ["-t", "\(leader)", "-a", "--"] + arguments,
+            environment: [
+                "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "SYSTEMD_PAGER": "", "SYSTEMD_COLORS": "0",
+            ],
+            input: input
+        )
     }
 
     /// Runs a command and fails with its output unless it exits 0.
@@ -106,7 +130,9 @@ public final class NspawnMachine: @unchecked Sendable {
     public func check(_ arguments: [String], input: Data? = nil) throws -> String {
         let result = try run(arguments, input: input)
         guard result.status == 0 else {
-            throw NspawnError("`\(arguments.joined(separator: " "))` exited \(result.status): \(result.stdout)\(result.stderr)")
+            throw NspawnError(
+                "`\(arguments.joined(separator: " "))` exited \(result.status): \(result.stdout)\(result.stderr)"
+            )
         }
         return result.stdout
     }
@@ -128,7 +154,9 @@ public final class NspawnMachine: @unchecked Sendable {
     /// `systemctl`, or `systemctl --user` for `user`'s manager (run as that user, with its runtime dir).
     public func systemctl(user: String? = nil) -> [String] {
         guard let user else { return ["systemctl"] }
-        return ["runuser", "-u", user, "--", "env", "XDG_RUNTIME_DIR=/run/user/\(uid(of: user))", "systemctl", "--user"]
+        return [
+            "runuser", "-u", user, "--", "env", "XDG_RUNTIME_DIR=/run/user/\(uid(of: user))", "systemctl", "--user",
+        ]
     }
 
     /// A user's uid as the container's passwd says.
@@ -139,7 +167,12 @@ public final class NspawnMachine: @unchecked Sendable {
     /// Polls `condition` until it returns a value or `timeout` passes; the last error or a
     /// timeout error names `what`.
     @discardableResult
-    public func waitFor<T>(_ what: String, timeout: Duration, every interval: Duration = .milliseconds(100), _ condition: () throws -> T?) throws -> T {
+    public func waitFor<T>(
+        _ what: String,
+        timeout: Duration,
+        every interval: Duration = .milliseconds(100),
+        _ condition: () throws -> T?
+    ) throws -> T {
         let deadline = ContinuousClock.now + timeout
         var lastError: (any Error)?
         while ContinuousClock.now < deadline {
@@ -150,7 +183,9 @@ public final class NspawnMachine: @unchecked Sendable {
             } catch {
                 lastError = error
             }
-            Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+            Thread.sleep(
+                forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds)
+            )
         }
         throw NspawnError("timed out after \(timeout) waiting for \(what)" + (lastError.map { ": \($0)" } ?? ""))
     }
@@ -180,16 +215,28 @@ public final class NspawnMachine: @unchecked Sendable {
         if FileManager.default.fileExists(atPath: stamp) { return }
         let partial = cacheRoot + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
-        try FileManager.default.createDirectory(atPath: (cacheRoot as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileHandle.standardError.write(Data("NspawnMachine: debootstrapping a Debian bookworm root into \(cacheRoot) (once; a few minutes)\n".utf8))
-        let result = try CommandRunner.run("/usr/sbin/debootstrap", [
-            "--variant=minbase", "--include=" + packages.joined(separator: ","), "bookworm", partial, mirror,
-        ])
+        try FileManager.default.createDirectory(
+            atPath: (cacheRoot as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
+        FileHandle.standardError.write(
+            Data("NspawnMachine: debootstrapping a Debian bookworm root into \(cacheRoot) (once; a few minutes)\n".utf8)
+        )
+        let result = try CommandRunner.run(
+            "/usr/sbin/debootstrap",
+            [
+                "--variant=minbase", "--include=" + packages.joined(separator: ","), "bookworm", partial, mirror,
+            ]
+        )
         guard result.status == 0 else {
-            throw NspawnError("debootstrap failed (\(result.status)): \(result.stdout.suffix(2000))\(result.stderr.suffix(2000))")
+            throw NspawnError(
+                "debootstrap failed (\(result.status)): \(result.stdout.suffix(2000))\(result.stderr.suffix(2000))"
+            )
         }
         // No getty on the container's console: nothing reads it, and logins are not needed.
-        try? FileManager.default.removeItem(atPath: partial + "/etc/systemd/system/getty.target.wants/getty@tty1.service")
+        try? FileManager.default.removeItem(
+            atPath: partial + "/etc/systemd/system/getty.target.wants/getty@tty1.service"
+        )
         _ = FileManager.default.createFile(atPath: partial + "/.lull-complete", contents: Data())
         try? FileManager.default.removeItem(atPath: cacheRoot)
         try FileManager.default.moveItem(atPath: partial, toPath: cacheRoot)

@@ -1,8 +1,9 @@
+import Foundation
+import LullClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import LullClient
 
 /// A loopback TCP listener that accepts every connection, reads the request and
 /// resets it (`SO_LINGER` 0, so the client sees `ECONNRESET` rather than a clean end): a server

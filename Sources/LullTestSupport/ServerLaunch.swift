@@ -1,24 +1,40 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Starts a helper server as a process (tuspyserver, `openssl s_server`, a file server in a
 /// network namespace) and waits until it serves, failing early if it exits first.
 public enum ServerLaunch {
     /// Ready once it accepts connections on its loopback `port`.
     static func start(
-        _ name: String, executable: String, arguments: [String], port: Int, timeout: Duration,
+        _ name: String,
+        executable: String,
+        arguments: [String],
+        port: Int,
+        timeout: Duration,
         input: Pipe? = nil
     ) throws -> Process {
-        try start(name, executable: executable, arguments: arguments, timeout: timeout, input: input,
-                  readiness: "listen on \(port)") { Socket.accepts(port) }
+        try start(
+            name,
+            executable: executable,
+            arguments: arguments,
+            timeout: timeout,
+            input: input,
+            readiness: "listen on \(port)"
+        ) { Socket.accepts(port) }
     }
 
     /// Ready once `isReady` says so; `readiness` words it for the error.
     public static func start(
-        _ name: String, executable: String, arguments: [String], timeout: Duration, input: Pipe? = nil,
-        readiness: String, isReady: () throws -> Bool
+        _ name: String,
+        executable: String,
+        arguments: [String],
+        timeout: Duration,
+        input: Pipe? = nil,
+        readiness: String,
+        isReady: () throws -> Bool
     ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -31,7 +47,9 @@ public enum ServerLaunch {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 if try isReady() { return process }
-                guard process.isRunning else { throw ServerProcessError("\(name) exited with \(process.terminationStatus)") }
+                guard process.isRunning else {
+                    throw ServerProcessError("\(name) exited with \(process.terminationStatus)")
+                }
                 usleep(50_000)
             }
             throw ServerProcessError("\(name) did not \(readiness) within \(timeout)")

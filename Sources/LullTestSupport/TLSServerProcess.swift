@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// `openssl s_server` on a loopback port with a freshly made self-signed certificate: an HTTPS
 /// server that no client trusting the system's certificate authorities should accept.
@@ -24,15 +25,24 @@ public final class TLSServerProcess: @unchecked Sendable {
     public func start(timeout: Duration = .seconds(20)) throws {
         let key = directory + "/key.pem"
         let certificate = directory + "/cert.pem"
-        let made = try CommandRunner.run(Self.openssl, [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
-            "-days", "1", "-subj", "/CN=127.0.0.1",
-        ])
+        let made = try CommandRunner.run(
+            Self.openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                "-days", "1", "-subj", "/CN=127.0.0.1",
+            ]
+        )
         guard made.status == 0 else { throw ServerProcessError("openssl req failed: \(made.stderr)") }
         process = try ServerLaunch.start(
-            "openssl s_server", executable: Self.openssl,
-            arguments: ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"],
-            port: port, timeout: timeout, input: Pipe())
+            "openssl s_server",
+            executable: Self.openssl,
+            arguments: [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet",
+            ],
+            port: port,
+            timeout: timeout,
+            input: Pipe()
+        )
     }
 
     public func stop() { ServerLaunch.kill(process) }

@@ -11,7 +11,8 @@ public struct TestCertificates: Sendable {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Self.openssl([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/ca.key", "-out", directory + "/ca.pem",
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/ca.key", "-out",
+            directory + "/ca.pem",
             "-days", "2", "-subj", "/CN=Lull Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
             "-addext", "keyUsage=critical,keyCertSign,cRLSign",
         ])
@@ -20,7 +21,10 @@ public struct TestCertificates: Sendable {
     /// A certificate for `ip` signed by the authority; `expired`: its end lies a day in the past.
     public func server(_ name: String, ip: String, expired: Bool = false) throws -> (certificate: String, key: String) {
         let base = directory + "/" + name
-        try Self.openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", base + ".key", "-out", base + ".csr", "-subj", "/CN=\(ip)"])
+        try Self.openssl([
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", base + ".key", "-out", base + ".csr", "-subj",
+            "/CN=\(ip)",
+        ])
         try "subjectAltName=IP:\(ip)\n".write(toFile: base + ".ext", atomically: true, encoding: .utf8)
         try Self.openssl([
             "x509", "-req", "-in", base + ".csr", "-CA", caFile, "-CAkey", directory + "/ca.key", "-CAcreateserial",
@@ -31,7 +35,9 @@ public struct TestCertificates: Sendable {
 
     private static func openssl(_ arguments: [String]) throws {
         let made = try CommandRunner.run(TLSServerProcess.openssl, arguments)
-        guard made.status == 0 else { throw ServerProcessError("openssl \(arguments.first ?? "") failed: \(made.stderr)") }
+        guard made.status == 0 else {
+            throw ServerProcessError("openssl \(arguments.first ?? "") failed: \(made.stderr)")
+        }
     }
 }
 
@@ -41,11 +47,16 @@ public final class TLSFileServer: @unchecked Sendable {
     public let port: Int
     private var process: Process?
 
-    public init(script: String, certificate: String, key: String, root: String, timeout: Duration = .seconds(20)) throws {
+    public init(script: String, certificate: String, key: String, root: String, timeout: Duration = .seconds(20)) throws
+    {
         port = try Socket.freeLoopbackPort()
         process = try ServerLaunch.start(
-            "TLS file server", executable: "/usr/bin/env",
-            arguments: ["python3", script, String(port), certificate, key, root], port: port, timeout: timeout)
+            "TLS file server",
+            executable: "/usr/bin/env",
+            arguments: ["python3", script, String(port), certificate, key, root],
+            port: port,
+            timeout: timeout
+        )
     }
 
     public func url(_ path: String) -> String { "https://127.0.0.1:\(port)\(path)" }

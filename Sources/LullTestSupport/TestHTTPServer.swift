@@ -44,8 +44,13 @@ public final class TestHTTPServer: Sendable {
         public var hidesTotalLength: Bool
 
         public init(
-            body: [UInt8] = [], etag: String? = nil, lastModified: String? = nil, faults: [Fault] = [], uploadStatus: Int = 201,
-            ignoresIfRange: Bool = false, hidesTotalLength: Bool = false
+            body: [UInt8] = [],
+            etag: String? = nil,
+            lastModified: String? = nil,
+            faults: [Fault] = [],
+            uploadStatus: Int = 201,
+            ignoresIfRange: Bool = false,
+            hidesTotalLength: Bool = false
         ) {
             self.body = body
             self.etag = etag
@@ -190,8 +195,14 @@ public final class TestHTTPServer: Sendable {
             guard let head else { return }
             let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
             let entry = Recorded(
-                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body,
-                bodyBytes: bodyBytes, bodySHA256: digest, time: Date())
+                method: head.method.rawValue,
+                uri: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) },
+                body: body,
+                bodyBytes: bodyBytes,
+                bodySHA256: digest,
+                time: Date()
+            )
             state.withLockedValue { $0.recorded.append(entry) }
         }
 
@@ -203,7 +214,14 @@ public final class TestHTTPServer: Sendable {
                 // The answer to a HEAD has no body: bytes after it would be read as the next answer.
                 let payload = ByteBuffer(string: head.method == .HEAD ? "" : "scripted \(code)\n")
                 headers.add(name: "content-length", value: String(payload.readableBytes))
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: code), headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(
+                        .head(
+                            HTTPResponseHead(version: head.version, status: .init(statusCode: code), headers: headers)
+                        )
+                    ),
+                    promise: nil
+                )
                 context.write(wrapOutboundOut(.body(.byteBuffer(payload))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return
@@ -213,11 +231,25 @@ public final class TestHTTPServer: Sendable {
                 break
             }
             guard let route else {
-                send(context: context, head: head, status: .notFound, headers: [:], body: Array("not found\n".utf8), from: 0)
+                send(
+                    context: context,
+                    head: head,
+                    status: .notFound,
+                    headers: [:],
+                    body: Array("not found\n".utf8),
+                    from: 0
+                )
                 return
             }
             if head.method != .GET && head.method != .HEAD {
-                send(context: context, head: head, status: .init(statusCode: route.uploadStatus), headers: ["content-type": "text/plain"], body: Array("stored \(bodyBytes) bytes\n".utf8), from: 0)
+                send(
+                    context: context,
+                    head: head,
+                    status: .init(statusCode: route.uploadStatus),
+                    headers: ["content-type": "text/plain"],
+                    body: Array("stored \(bodyBytes) bytes\n".utf8),
+                    from: 0
+                )
                 return
             }
             var headers: [String: String] = ["accept-ranges": "bytes"]
@@ -229,32 +261,73 @@ public final class TestHTTPServer: Sendable {
             }
             var start = 0
             if let range = head.headers.first(name: "range"), range.hasPrefix("bytes="),
-               let first = Int(range.dropFirst(6).split(separator: "-").first ?? "") {
+                let first = Int(range.dropFirst(6).split(separator: "-").first ?? "")
+            {
                 let validator = head.headers.first(name: "if-range")
-                if validator == nil || validator == route.etag || validator == route.lastModified || route.ignoresIfRange {
+                if validator == nil || validator == route.etag || validator == route.lastModified
+                    || route.ignoresIfRange
+                {
                     guard first < route.body.count else {
                         // As nginx does: a range starting at or past the end is unsatisfiable.
                         headers["content-range"] = "bytes */\(route.body.count)"
-                        send(context: context, head: head, status: .rangeNotSatisfiable, headers: headers, body: [], from: 0)
+                        send(
+                            context: context,
+                            head: head,
+                            status: .rangeNotSatisfiable,
+                            headers: headers,
+                            body: [],
+                            from: 0
+                        )
                         return
                     }
                     start = first
-                    headers["content-range"] = "bytes \(first)-\(route.body.count - 1)/\(route.hidesTotalLength ? "*" : String(route.body.count))"
+                    headers["content-range"] =
+                        "bytes \(first)-\(route.body.count - 1)/\(route.hidesTotalLength ? "*" : String(route.body.count))"
                 }
             }
-            send(context: context, head: head, status: start > 0 ? .partialContent : .ok, headers: headers, body: route.body, from: start)
+            send(
+                context: context,
+                head: head,
+                status: start > 0 ? .partialContent : .ok,
+                headers: headers,
+                body: route.body,
+                from: start
+            )
         }
 
-        private func send(context: ChannelHandlerContext, head: HTTPRequestHead, status: HTTPResponseStatus, headers: [String: String], body: [UInt8], from start: Int) {
+        private func send(
+            context: ChannelHandlerContext,
+            head: HTTPRequestHead,
+            status: HTTPResponseStatus,
+            headers: [String: String],
+            body: [UInt8],
+            from start: Int
+        ) {
             var responseHeaders = HTTPHeaders(headers.map { ($0.key, $0.value) })
             let length = status == .notModified ? 0 : body.count - start
             if case .endChunkedAfter(let count) = fault {
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
-                writeChunks(context: context, body: body, from: start, to: min(body.count, start + count), complete: true)
+                context.write(
+                    wrapOutboundOut(
+                        .head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))
+                    ),
+                    promise: nil
+                )
+                writeChunks(
+                    context: context,
+                    body: body,
+                    from: start,
+                    to: min(body.count, start + count),
+                    complete: true
+                )
                 return
             }
             responseHeaders.add(name: "content-length", value: String(length))
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(
+                    .head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))
+                ),
+                promise: nil
+            )
             if head.method == .HEAD || length == 0 {
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return
@@ -263,7 +336,14 @@ public final class TestHTTPServer: Sendable {
             switch fault {
             case .cutAfter(let count): limit = min(body.count, start + count)
             case .stallAfter(let count):
-                writeChunks(context: context, body: body, from: start, to: min(body.count, start + count), complete: false, closeAtEnd: false)
+                writeChunks(
+                    context: context,
+                    body: body,
+                    from: start,
+                    to: min(body.count, start + count),
+                    complete: false,
+                    closeAtEnd: false
+                )
                 return
             case .stall: return
             case .drip(let bytes, let interval):
@@ -274,7 +354,13 @@ public final class TestHTTPServer: Sendable {
             writeChunks(context: context, body: body, from: start, to: limit, complete: limit == body.count)
         }
 
-        private func drip(context: ChannelHandlerContext, body: [UInt8], from start: Int, piece: Int, every interval: TimeAmount) {
+        private func drip(
+            context: ChannelHandlerContext,
+            body: [UInt8],
+            from start: Int,
+            piece: Int,
+            every interval: TimeAmount
+        ) {
             guard start < body.count else {
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return
@@ -283,18 +369,26 @@ public final class TestHTTPServer: Sendable {
             let path = self.path
             state.withLockedValue { $0.bytesSent[path, default: 0] += stop - start }
             let boxed = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[start..<stop]))))).whenSuccess {
-                boxed.value.1.eventLoop.scheduleTask(in: interval) {
-                    let (handler, context) = boxed.value
-                    guard context.channel.isActive else { return }
-                    handler.drip(context: context, body: body, from: stop, piece: piece, every: interval)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[start..<stop])))))
+                .whenSuccess {
+                    boxed.value.1.eventLoop.scheduleTask(in: interval) {
+                        let (handler, context) = boxed.value
+                        guard context.channel.isActive else { return }
+                        handler.drip(context: context, body: body, from: stop, piece: piece, every: interval)
+                    }
                 }
-            }
         }
 
         /// Writes in 1 MiB chunks, each after the previous one is flushed, so a large body does not
         /// sit in memory twice and a closed connection stops the writing.
-        private func writeChunks(context: ChannelHandlerContext, body: [UInt8], from start: Int, to end: Int, complete: Bool, closeAtEnd: Bool = true) {
+        private func writeChunks(
+            context: ChannelHandlerContext,
+            body: [UInt8],
+            from start: Int,
+            to end: Int,
+            complete: Bool,
+            closeAtEnd: Bool = true
+        ) {
             guard start < end else {
                 if complete {
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -312,7 +406,14 @@ public final class TestHTTPServer: Sendable {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).whenComplete { result in
                 guard case .success = result else { return }
                 let (handler, context) = boxed.value
-                handler.writeChunks(context: context, body: body, from: stop, to: end, complete: complete, closeAtEnd: closeAtEnd)
+                handler.writeChunks(
+                    context: context,
+                    body: body,
+                    from: stop,
+                    to: end,
+                    complete: complete,
+                    closeAtEnd: closeAtEnd
+                )
             }
         }
     }

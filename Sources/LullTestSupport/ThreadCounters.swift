@@ -35,7 +35,9 @@ public final class ThreadCounters {
     /// CPU time in nanoseconds (first field of `schedstat`).
     public static func cpuNanoseconds(pid: Int32) -> ThreadCounters {
         ThreadCounters(pid: pid) { task in
-            (try? String(contentsOfFile: task + "/schedstat", encoding: .utf8)).flatMap { Int64($0.split(separator: " ").first ?? "") }
+            (try? String(contentsOfFile: task + "/schedstat", encoding: .utf8)).flatMap {
+                Int64($0.split(separator: " ").first ?? "")
+            }
         }
     }
 
@@ -64,7 +66,11 @@ public final class ThreadCounters {
     }
 
     /// Polls `counters` every 250 ms for `seconds`, calling `tick` (with the seconds elapsed) each time.
-    public static func watch(_ counters: [ThreadCounters], seconds: Double, tick: (Double) throws -> Void = { _ in }) throws {
+    public static func watch(
+        _ counters: [ThreadCounters],
+        seconds: Double,
+        tick: (Double) throws -> Void = { _ in }
+    ) throws {
         let start = Date()
         while Date().timeIntervalSince(start) < seconds {
             try tick(Date().timeIntervalSince(start))

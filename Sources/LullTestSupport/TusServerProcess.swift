@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// tuspyserver (a tus 1.0 implementation on FastAPI/uvicorn that this project did not write),
 /// run from `Tests/Fixtures/tus_server.py` on a loopback port, so uploads are tested against a
@@ -32,8 +33,12 @@ public final class TusServerProcess: @unchecked Sendable {
     /// Starts the server and returns once it accepts connections.
     public func start(timeout: Duration = .seconds(20)) throws {
         process = try ServerLaunch.start(
-            "tus server", executable: "/usr/bin/env", arguments: ["python3", script, String(port), filesDirectory] + (maxSize.map { [String($0)] } ?? []),
-            port: port, timeout: timeout)
+            "tus server",
+            executable: "/usr/bin/env",
+            arguments: ["python3", script, String(port), filesDirectory] + (maxSize.map { [String($0)] } ?? []),
+            port: port,
+            timeout: timeout
+        )
     }
 
     /// SIGKILL: the server crashes mid-request.

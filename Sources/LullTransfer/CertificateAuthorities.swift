@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Crypto
 import Foundation
 import LullCore
 import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The certificate authorities a job trusts besides the system's: its class's `ca_file`, read
 /// by the daemon, and its own `ca_file`, read with the owner's rights like every file a job
@@ -18,7 +19,11 @@ public struct CertificateAuthorities: Sendable {
     /// A CA bundle is small; past this a path names something else.
     static let maxFileBytes = 4 << 20
 
-    static func load(for job: Job, settings: TransferSettings, files: FileAccess) async throws -> CertificateAuthorities? {
+    static func load(
+        for job: Job,
+        settings: TransferSettings,
+        files: FileAccess
+    ) async throws -> CertificateAuthorities? {
         var loaded: [(path: String, bytes: [UInt8])] = []
         if let path = settings.classCAFiles[job.spec.jobClass] {
             loaded.append((path, try await files.pool.runIfActive { try read(path) }))
@@ -34,11 +39,18 @@ public struct CertificateAuthorities: Sendable {
             case .success(let found): certificates += found
             case .failure(let problem):
                 let setting = path == job.spec.caFile ? "the job's ca_file" : "[classes.\(job.spec.jobClass)] ca_file"
-                throw JobFailure(code: "ca_file_invalid", message: "\(setting) \(path) \(problem.text)", retryable: false)
+                throw JobFailure(
+                    code: "ca_file_invalid",
+                    message: "\(setting) \(path) \(problem.text)",
+                    retryable: false
+                )
             }
             hash.update(data: Array(path.utf8) + [0] + bytes)
         }
-        return CertificateAuthorities(certificates: certificates, digest: hash.finalize().map { String(format: "%02x", $0) }.joined())
+        return CertificateAuthorities(
+            certificates: certificates,
+            digest: hash.finalize().map { String(format: "%02x", $0) }.joined()
+        )
     }
 
     /// The bytes of a CA file; the caller has taken on the identity that may read it.
@@ -47,8 +59,11 @@ public struct CertificateAuthorities: Sendable {
         defer { close(fd) }
         guard info.st_size <= maxFileBytes else {
             throw JobFailure(
-                code: "ca_file_invalid", message: "CA file \(path) is \(info.st_size) bytes; a PEM bundle of certificates is far smaller (limit \(maxFileBytes))",
-                retryable: false)
+                code: "ca_file_invalid",
+                message:
+                    "CA file \(path) is \(info.st_size) bytes; a PEM bundle of certificates is far smaller (limit \(maxFileBytes))",
+                retryable: false
+            )
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var done = 0
@@ -69,11 +84,15 @@ public struct CertificateAuthorities: Sendable {
 
     /// The certificates of a PEM bundle, or what is wrong with it in words.
     static func parse(_ bytes: [UInt8]) -> Result<[NIOSSLCertificate], Problem> {
-        guard bytes.count <= maxFileBytes else { return .failure(Problem(text: "is larger than \(maxFileBytes) bytes")) }
+        guard bytes.count <= maxFileBytes else {
+            return .failure(Problem(text: "is larger than \(maxFileBytes) bytes"))
+        }
         guard let found = try? NIOSSLCertificate.fromPEMBytes(bytes) else {
             return .failure(Problem(text: "is not a PEM file of certificates (-----BEGIN CERTIFICATE----- blocks)"))
         }
-        guard !found.isEmpty else { return .failure(Problem(text: "holds no certificate (-----BEGIN CERTIFICATE----- blocks)")) }
+        guard !found.isEmpty else {
+            return .failure(Problem(text: "holds no certificate (-----BEGIN CERTIFICATE----- blocks)"))
+        }
         return .success(found)
     }
 

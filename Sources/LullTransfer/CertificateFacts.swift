@@ -1,8 +1,9 @@
+import Foundation
+import NIOSSL
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import NIOSSL
 
 /// What a failed verification needs to be put in words, read from a server's certificate:
 /// the names it is for, who issued it, whether it issued itself, and when it is valid.
@@ -100,7 +101,8 @@ struct CertificateFacts: Sendable {
 
     /// The DER of the issuer and subject names.
     private static func issuerAndSubject(_ der: [UInt8]) -> (issuer: ArraySlice<UInt8>, subject: ArraySlice<UInt8>)? {
-        guard let certificate = element(in: der, at: 0), let tbs = element(in: der, at: certificate.contents.lowerBound) else { return nil }
+        guard let certificate = element(in: der, at: 0), let tbs = element(in: der, at: certificate.contents.lowerBound)
+        else { return nil }
         var fields: [Element] = []
         var index = tbs.contents.lowerBound
         while index < tbs.contents.upperBound, fields.count < 6, let field = element(in: der, at: index) {
@@ -123,7 +125,8 @@ struct CertificateFacts: Sendable {
         while index < bytes.count, let set = element(in: bytes, at: index) {
             var inner = set.contents.lowerBound
             while inner < set.contents.upperBound, let pair = element(in: bytes, at: inner) {
-                if let oid = element(in: bytes, at: pair.contents.lowerBound), Array(bytes[oid.contents]) == [0x55, 0x04, 0x03],
+                if let oid = element(in: bytes, at: pair.contents.lowerBound),
+                    Array(bytes[oid.contents]) == [0x55, 0x04, 0x03],
                     let value = element(in: bytes, at: oid.end)
                 {
                     found = String(decoding: bytes[value.contents], as: UTF8.self)

@@ -50,21 +50,35 @@ public struct FetchTransfer: TransferEngine {
     }
 
     private func download(
-        _ job: Job, to destination: String, client: JobClient, context: TransferContext, watchdog: TransferWatchdog
+        _ job: Job,
+        to destination: String,
+        client: JobClient,
+        context: TransferContext,
+        watchdog: TransferWatchdog
     ) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
         let (staging, kept) = try await StagingFile.open(
-            for: destination, jobID: job.id.rawValue, owner: job.owner, keep: resumable ? previous.offset : 0,
-            mode: job.spec.fileMode, files: files)
+            for: destination,
+            jobID: job.id.rawValue,
+            owner: job.owner,
+            keep: resumable ? previous.offset : 0,
+            mode: job.spec.fileMode,
+            files: files
+        )
         var keepStaging = true
         defer { if keepStaging { Task { await staging.close() } } }
 
         var offset = kept
         var transferred = previous.transferredBytes
         var response = try await send(
-            job, client, from: offset, validator: previous.validator, conditional: offset == 0 ? context.validators : nil,
-            destination: destination)
+            job,
+            client,
+            from: offset,
+            validator: previous.validator,
+            conditional: offset == 0 ? context.validators : nil,
+            destination: destination
+        )
         watchdog.touch()
 
         if offset > 0 && response.status == .ok {
@@ -83,10 +97,14 @@ public struct FetchTransfer: TransferEngine {
             await staging.discard()
             let size = try await files.fileSize(destination, owner: job.owner)
             return JobResult(
-                httpStatus: 304, bytes: size, path: destination, notModified: true,
+                httpStatus: 304,
+                bytes: size,
+                path: destination,
+                notModified: true,
                 etag: response.headers.first(name: "etag") ?? context.validators?.etag,
                 lastModified: response.headers.first(name: "last-modified") ?? context.validators?.lastModified,
-                bytesTransferred: transferred)
+                bytesTransferred: transferred
+            )
         }
         guard response.status == .ok || response.status == .partialContent else {
             throw TransferFailures.httpStatus(response.status, headers: response.headers)
@@ -173,29 +191,50 @@ public struct FetchTransfer: TransferEngine {
             resume.transferredBytes = transferred
             await context.checkpoint(resume)
             throw JobFailure(
-                code: "truncated", message: "the server sent \(received) of \(total) bytes; the download resumes", retryable: true)
+                code: "truncated",
+                message: "the server sent \(received) of \(total) bytes; the download resumes",
+                retryable: true
+            )
         }
         let sha256 = digest.hex()
         if let expected = job.spec.sha256, expected.lowercased() != sha256 {
             keepStaging = false
             await staging.discard()
             throw JobFailure(
-                code: "checksum_mismatch", message: "SHA-256 is \(sha256), expected \(expected.lowercased())", retryable: false)
+                code: "checksum_mismatch",
+                message: "SHA-256 is \(sha256), expected \(expected.lowercased())",
+                retryable: false
+            )
         }
         if let expected = job.spec.expectedBytes, expected != received {
             keepStaging = false
             await staging.discard()
-            throw JobFailure(code: "size_mismatch", message: "received \(received) bytes, expected \(expected)", retryable: false)
+            throw JobFailure(
+                code: "size_mismatch",
+                message: "received \(received) bytes, expected \(expected)",
+                retryable: false
+            )
         }
         keepStaging = false
         try await staging.commit(mode: job.spec.fileMode)
         return JobResult(
-            httpStatus: Int(response.status.code), bytes: received, sha256: sha256, path: destination,
-            etag: etag, lastModified: lastModified, bytesTransferred: transferred)
+            httpStatus: Int(response.status.code),
+            bytes: received,
+            sha256: sha256,
+            path: destination,
+            etag: etag,
+            lastModified: lastModified,
+            bytesTransferred: transferred
+        )
     }
 
     private func send(
-        _ job: Job, _ client: JobClient, from offset: Int64, validator: String?, conditional: FetchValidators?, destination: String
+        _ job: Job,
+        _ client: JobClient,
+        from offset: Int64,
+        validator: String?,
+        conditional: FetchValidators?,
+        destination: String
     ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(of: job, method: .GET)
         if offset > 0, let validator {
@@ -218,17 +257,28 @@ public struct FetchTransfer: TransferEngine {
     private func checkLimits(_ job: Job, total: Int64?, offset: Int64, destination: String) async throws {
         let cap = job.spec.maxBytes ?? settings.maxFetchBytes
         if let total, total > cap {
-            throw JobFailure(code: "too_large", message: "the file is \(total) bytes; max_bytes is \(cap)", retryable: false)
+            throw JobFailure(
+                code: "too_large",
+                message: "the file is \(total) bytes; max_bytes is \(cap)",
+                retryable: false
+            )
         }
         if let expected = job.spec.expectedBytes, let total, total != expected {
-            throw JobFailure(code: "size_mismatch", message: "the server offers \(total) bytes, expected \(expected)", retryable: false)
+            throw JobFailure(
+                code: "size_mismatch",
+                message: "the server offers \(total) bytes, expected \(expected)",
+                retryable: false
+            )
         }
         guard let needed = (total ?? job.spec.expectedBytes).map({ $0 - offset }), needed > 0 else { return }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         let free = try await files.freeBytes(in: directory, owner: job.owner)
         if free < needed {
             throw JobFailure(
-                code: "no_space", message: "\(needed) bytes needed in \(directory), \(free) free; free some space", retryable: true)
+                code: "no_space",
+                message: "\(needed) bytes needed in \(directory), \(free) free; free some space",
+                retryable: true
+            )
         }
     }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLullSys
 import Foundation
 import LullCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Every file a job touches is opened with the rights of the job's owner, never the daemon's:
 /// when the daemon can switch identities (root, or the system unit's `lull` user with just
@@ -52,11 +53,14 @@ public struct FileAccess: Sendable {
             defer { free(real) }
             return String(cString: real)
         }
-        guard allowed.contains(where: { resolved == $0 || resolved.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+        guard allowed.contains(where: { resolved == $0 || resolved.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") })
+        else {
             throw JobFailure(
                 code: "destination_not_allowed",
-                message: "\(destination) is outside the directories the admin allows (transfers.allowed_directories: \(allowed.joined(separator: ", ")))",
-                retryable: false)
+                message:
+                    "\(destination) is outside the directories the admin allows (transfers.allowed_directories: \(allowed.joined(separator: ", ")))",
+                retryable: false
+            )
         }
     }
 
@@ -64,7 +68,9 @@ public struct FileAccess: Sendable {
     func freeBytes(in directory: String, owner: OwnerID) async throws -> Int64 {
         try await run(as: owner) {
             var info = statvfs()
-            guard statvfs(directory, &info) == 0 else { throw FileFailure(operation: "statvfs", path: directory, errno: errno) }
+            guard statvfs(directory, &info) == 0 else {
+                throw FileFailure(operation: "statvfs", path: directory, errno: errno)
+            }
             return Int64(info.f_bavail) * Int64(info.f_frsize)
         }
     }
@@ -94,7 +100,11 @@ public struct FileFailure: Error, CustomStringConvertible {
         case ENOSPC, EDQUOT:
             JobFailure(code: "no_space", message: description, retryable: true)
         case ELOOP:
-            JobFailure(code: "symlink_refused", message: description + " (a symlink is never followed here)", retryable: false)
+            JobFailure(
+                code: "symlink_refused",
+                message: description + " (a symlink is never followed here)",
+                retryable: false
+            )
         case ENOENT, ENOTDIR:
             JobFailure(code: "no_such_file", message: description, retryable: false)
         case EISDIR:

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import LullCore
 import NIOCore
 import Synchronization
-import LullCore
 
 /// The HTTP clients transfers use: a direct one and, when `HTTPS_PROXY`/`HTTP_PROXY` is set, one
 /// through the proxy; `NO_PROXY` decides per host. TLS certificate verification stays on.
@@ -29,7 +29,13 @@ public final class HTTPClients: Sendable {
     public let sleeper: EventLoopSleeper
     let eventLoopGroup: any EventLoopGroup
 
-    public init(eventLoopGroup: any EventLoopGroup, environment: [String: String], maxRedirects: Int = 5, connectTimeout: TimeAmount = .seconds(15), idleTimeout: TimeAmount = .seconds(60)) {
+    public init(
+        eventLoopGroup: any EventLoopGroup,
+        environment: [String: String],
+        maxRedirects: Int = 5,
+        connectTimeout: TimeAmount = .seconds(15),
+        idleTimeout: TimeAmount = .seconds(60)
+    ) {
         proxy = ProxySettings(environment: environment)
         sleeper = EventLoopSleeper(group: eventLoopGroup)
         self.eventLoopGroup = eventLoopGroup
@@ -43,7 +49,9 @@ public final class HTTPClients: Sendable {
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.decompression = .disabled
             if let via {
-                let authorization = via.credentials.map { HTTPClient.Authorization.basic(username: $0.user, password: $0.password) }
+                let authorization = via.credentials.map {
+                    HTTPClient.Authorization.basic(username: $0.user, password: $0.password)
+                }
                 configuration.proxy = .server(host: via.host, port: via.port, authorization: authorization)
             }
             return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
@@ -74,7 +82,9 @@ public final class HTTPClients: Sendable {
 
     /// Whether requests to `url` go through a proxy.
     func isProxied(_ url: String) -> Bool {
-        guard let components = URLComponents(string: url), let host = components.host, !proxy.bypasses(host) else { return false }
+        guard let components = URLComponents(string: url), let host = components.host, !proxy.bypasses(host) else {
+            return false
+        }
         switch components.scheme?.lowercased() {
         case "https": return proxy.https != nil
         case "http": return proxy.http != nil
@@ -94,8 +104,10 @@ public final class HTTPClients: Sendable {
             }
             let connect = seconds == defaultConnectSeconds ? defaultConnect : .seconds(seconds)
             let created = Routes(
-                direct: make(nil, connect), httpProxied: proxy.http.map { make($0, connect) },
-                httpsProxied: proxy.https.map { make($0, connect) })
+                direct: make(nil, connect),
+                httpProxied: proxy.http.map { make($0, connect) },
+                httpsProxied: proxy.https.map { make($0, connect) }
+            )
             routes[seconds] = created
             return created
         }

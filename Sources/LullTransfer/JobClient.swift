@@ -23,8 +23,13 @@ struct JobClient: Sendable {
         } catch {
             guard let kind = TLSDiagnosis.Kind(error) else { throw error }
             throw await TLSDiagnosis.failure(
-                kind, url: request.url, tls: tls, proxied: clients.isProxied(request.url),
-                group: clients.eventLoopGroup, timeout: connectTimeout)
+                kind,
+                url: request.url,
+                tls: tls,
+                proxied: clients.isProxied(request.url),
+                group: clients.eventLoopGroup,
+                timeout: connectTimeout
+            )
         }
     }
 }
@@ -41,6 +46,10 @@ extension HTTPClients {
         }
         let seconds = job.spec.timeouts?.connectSeconds ?? settings.connectTimeout
         return JobClient(
-            client: client(for: job), tls: tls, clients: self, connectTimeout: .milliseconds(Int64(seconds * 1000)))
+            client: client(for: job),
+            tls: tls,
+            clients: self,
+            connectTimeout: .milliseconds(Int64(seconds * 1000))
+        )
     }
 }

@@ -12,7 +12,8 @@ public struct PushTransfer: TransferEngine {
     /// For the job's `ca_file`, read with its owner's rights.
     private let files: FileAccess
 
-    public init(clients: HTTPClients, settings: TransferSettings = TransferSettings(), files: FileAccess = FileAccess()) {
+    public init(clients: HTTPClients, settings: TransferSettings = TransferSettings(), files: FileAccess = FileAccess())
+    {
         self.clients = clients
         self.settings = settings
         self.files = files
@@ -22,7 +23,9 @@ public struct PushTransfer: TransferEngine {
         var request = HTTPClientRequest(of: job, method: HTTPMethod(rawValue: job.spec.method ?? "POST"))
         if let key = job.spec.idempotencyKey { request.headers.replaceOrAdd(name: "idempotency-key", value: key) }
         let body = job.spec.body ?? []
-        if let contentType = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: contentType) }
+        if let contentType = job.spec.contentType {
+            request.headers.replaceOrAdd(name: "content-type", value: contentType)
+        }
         request.body = .bytes(ByteBuffer(bytes: body))
         let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
         let maxBody = settings.maxResponseBodyBytes
@@ -35,7 +38,12 @@ public struct PushTransfer: TransferEngine {
                 watchdog.touch()
                 try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
                 context.progress(TransferProgress(bytesDone: bodyBytes, bytesTotal: bodyBytes))
-                return try await ResponseCapture.result(response, maxBody: maxBody, bytes: bodyBytes, watchdog: watchdog)
+                return try await ResponseCapture.result(
+                    response,
+                    maxBody: maxBody,
+                    bytes: bodyBytes,
+                    watchdog: watchdog
+                )
             }
         } catch let failure as JobFailure {
             throw failure

@@ -1,7 +1,8 @@
+import LullCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LullCore
 
 /// Opens a path a job names, and keeps it only if it is a regular file. A plain `open` of a
 /// FIFO waits for the other end to be opened, for ever if nobody does, and a device may block
@@ -54,6 +55,9 @@ enum RegularFile {
             default: "a special file"
             }
         return JobFailure(
-            code: "file_error", message: "cannot \(operation) \(path): it is \(kind), not a regular file", retryable: false)
+            code: "file_error",
+            message: "cannot \(operation) \(path): it is \(kind), not a regular file",
+            retryable: false
+        )
     }
 }

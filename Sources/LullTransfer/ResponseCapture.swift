@@ -9,9 +9,16 @@ import NIOCore
 /// but sends its body slowly is still moving bytes, and failing it as idle would send a push or
 /// upload the server has accepted a second time.
 enum ResponseCapture {
-    static let keptHeaders = ["content-type", "location", "etag", "last-modified", "retry-after", "upload-offset", "tus-resumable"]
+    static let keptHeaders = [
+        "content-type", "location", "etag", "last-modified", "retry-after", "upload-offset", "tus-resumable",
+    ]
 
-    static func result(_ response: HTTPClientResponse, maxBody: Int, bytes: Int64?, watchdog: TransferWatchdog) async throws -> JobResult {
+    static func result(
+        _ response: HTTPClientResponse,
+        maxBody: Int,
+        bytes: Int64?,
+        watchdog: TransferWatchdog
+    ) async throws -> JobResult {
         var body: [UInt8] = []
         for try await chunk in response.body {
             watchdog.touch()
@@ -23,8 +30,11 @@ enum ResponseCapture {
         }
         let text = String(validating: body, as: UTF8.self) ?? "base64:" + Data(body).base64EncodedString()
         return JobResult(
-            httpStatus: Int(response.status.code), bytes: bytes, responseHeaders: headers.isEmpty ? nil : headers,
-            responseBody: body.isEmpty ? nil : text)
+            httpStatus: Int(response.status.code),
+            bytes: bytes,
+            responseHeaders: headers.isEmpty ? nil : headers,
+            responseBody: body.isEmpty ? nil : text
+        )
     }
 
     /// Throws the failure a non-2xx status means, after draining a little of the body.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullCore
 import NIOCore
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An upload's source, opened once with the owner's rights. Its size and modification time are
 /// taken at the start; a file that changes while it is being sent fails the job.
@@ -57,7 +58,8 @@ final class SourceFile: Sendable {
             throw JobFailure(
                 code: "source_changed",
                 message: "\(path) changed during the upload (size \(expectedSize) → \(size)); submit the upload again",
-                retryable: false)
+                retryable: false
+            )
         }
     }
 
@@ -79,7 +81,10 @@ final class SourceFile: Sendable {
     /// The bytes from `offset` up to `end` (the end of the file when nil), in chunks, reporting
     /// progress (the position in the file) as they are handed on.
     func chunks(
-        from offset: Int64, to end: Int64? = nil, chunkSize: Int = 1 << 20, onChunk: @escaping @Sendable (Int64) -> Void
+        from offset: Int64,
+        to end: Int64? = nil,
+        chunkSize: Int = 1 << 20,
+        onChunk: @escaping @Sendable (Int64) -> Void
     ) -> FileChunks {
         FileChunks(file: self, start: offset, end: Swift.min(end ?? size, size), chunkSize: chunkSize, onChunk: onChunk)
     }
@@ -140,7 +145,10 @@ struct FileChunks: AsyncSequence, Sendable {
             let buffer = try await read.value
             guard buffer.readableBytes > 0 else {
                 throw JobFailure(
-                    code: "source_changed", message: "\(chunks.file.path) became shorter during the upload", retryable: false)
+                    code: "source_changed",
+                    message: "\(chunks.file.path) became shorter during the upload",
+                    retryable: false
+                )
             }
             position += Int64(buffer.readableBytes)
             if position < chunks.end { ahead = chunks.read(at: position) }

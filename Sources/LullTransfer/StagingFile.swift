@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLullSys
 import Crypto
 import Foundation
-import NIOCore
 import LullCore
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The file a download is written to before it is verified and renamed into place. It lives
 /// beside the destination so the final rename is atomic on the same filesystem, and it is kept
@@ -21,7 +22,8 @@ final class StagingFile: Sendable {
     /// The staging path used for `destination` by the job with this id.
     static func path(for destination: String, jobID: Int64) -> String {
         let url = URL(fileURLWithPath: destination)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lull-\(jobID).part").path
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lull-\(jobID).part")
+            .path
     }
 
     /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
@@ -29,7 +31,12 @@ final class StagingFile: Sendable {
     /// With a `mode` the file is private while partial and gets the mode in `commit`; without
     /// (a job stored before modes existed) it is created 0644 less the daemon's umask, as then.
     static func open(
-        for destination: String, jobID: Int64, owner: OwnerID, keep: Int64, mode: FileMode?, files: FileAccess
+        for destination: String,
+        jobID: Int64,
+        owner: OwnerID,
+        keep: Int64,
+        mode: FileMode?,
+        files: FileAccess
     ) async throws -> (StagingFile, Int64) {
         let path = Self.path(for: destination, jobID: jobID)
         let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
@@ -39,7 +46,11 @@ final class StagingFile: Sendable {
                 throw FileFailure(operation: "write the download to", path: destination, errno: EISDIR)
             }
             let (fd, info) = try RegularFile.open(
-                path, flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: mode == nil ? 0o644 : 0o600, operation: "create")
+                path,
+                flags: O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                mode: mode == nil ? 0o644 : 0o600,
+                operation: "create"
+            )
             // A file kept from an earlier attempt or version may have been made 0644; a new one is 0600.
             if mode != nil, info.st_mode & 0o7777 != 0o600 { _ = fchmod(fd, 0o600) }
             let length = min(Int64(info.st_size), max(keep, 0))
@@ -50,7 +61,10 @@ final class StagingFile: Sendable {
             }
             return (fd, length)
         }
-        return (StagingFile(path: path, destination: destination, owner: owner, descriptor: descriptor, files: files), length)
+        return (
+            StagingFile(path: path, destination: destination, owner: owner, descriptor: descriptor, files: files),
+            length
+        )
     }
 
     private init(path: String, destination: String, owner: OwnerID, descriptor: CInt, files: FileAccess) {
@@ -119,7 +133,9 @@ final class StagingFile: Sendable {
                 defer { Glibc.close(fd) }
                 var buffer = [UInt8](repeating: 0, count: count)
                 let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(start)) }
-                guard got == count else { throw FileFailure(operation: "read", path: path, errno: got < 0 ? errno : EIO) }
+                guard got == count else {
+                    throw FileFailure(operation: "read", path: path, errno: got < 0 ? errno : EIO)
+                }
                 return buffer
             }
             hasher.update(data: chunk)

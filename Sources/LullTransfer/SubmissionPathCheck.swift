@@ -1,7 +1,8 @@
+import LullCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LullCore
 
 /// What can be known about a job's files when it is submitted, checked with the owner's rights:
 /// the source of an upload is a file the owner may read; the destination of a fetch is in a
@@ -16,7 +17,10 @@ extension FileAccess {
             problem = try await run(as: owner) { () -> ValidationError? in
                 if let caFile = spec.caFile, let problem = CertificateAuthorities.problem(with: caFile) {
                     return ValidationError(
-                        .invalidValue, field: "ca_file", "ca_file: \(problem); give a PEM file of certificate authorities that you may read")
+                        .invalidValue,
+                        field: "ca_file",
+                        "ca_file: \(problem); give a PEM file of certificate authorities that you may read"
+                    )
                 }
                 if let source = spec.source { return Self.sourceProblem(source) }
                 if let destination = spec.destination { return Self.destinationProblem(destination, owner: owner) }
@@ -33,9 +37,15 @@ extension FileAccess {
         var info = stat()
         guard stat(source, &info) == 0 else { return pathError("source", source, errno, doing: "read") }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            return ValidationError(.invalidValue, field: "source", "source \(source) is not a regular file; give the file to send")
+            return ValidationError(
+                .invalidValue,
+                field: "source",
+                "source \(source) is not a regular file; give the file to send"
+            )
         }
-        guard faccessat(AT_FDCWD, source, R_OK, AT_EACCESS) == 0 else { return pathError("source", source, errno, doing: "read") }
+        guard faccessat(AT_FDCWD, source, R_OK, AT_EACCESS) == 0 else {
+            return pathError("source", source, errno, doing: "read")
+        }
         return nil
     }
 
@@ -48,7 +58,10 @@ extension FileAccess {
         }
         guard (directoryInfo.st_mode & S_IFMT) == S_IFDIR else {
             return ValidationError(
-                .invalidValue, field: "destination", "\(directory) is not a directory, so \(destination) cannot be created")
+                .invalidValue,
+                field: "destination",
+                "\(directory) is not a directory, so \(destination) cannot be created"
+            )
         }
         guard faccessat(AT_FDCWD, directory, W_OK | X_OK, AT_EACCESS) == 0 else {
             return pathError("destination", directory, errno, doing: "write into", directory: true)
@@ -57,21 +70,30 @@ extension FileAccess {
         guard lstat(destination, &fileInfo) == 0 else { return nil }
         if (fileInfo.st_mode & S_IFMT) == S_IFDIR {
             return ValidationError(
-                .invalidValue, field: "destination", "destination \(destination) is a directory; give a path to a file inside it")
+                .invalidValue,
+                field: "destination",
+                "destination \(destination) is a directory; give a path to a file inside it"
+            )
         }
         // In a sticky directory (/tmp) only the file's owner, the directory's owner or root may
         // replace a file: the rename at the end would fail after the whole download.
         let sticky = directoryInfo.st_mode & S_ISVTX != 0
         if sticky, owner.rawValue != 0, fileInfo.st_uid != owner.rawValue, directoryInfo.st_uid != owner.rawValue {
             return ValidationError(
-                .invalidValue, field: "destination",
-                "destination \(destination) belongs to uid \(fileInfo.st_uid) in the sticky directory \(directory), so you may not replace it; choose another name")
+                .invalidValue,
+                field: "destination",
+                "destination \(destination) belongs to uid \(fileInfo.st_uid) in the sticky directory \(directory), so you may not replace it; choose another name"
+            )
         }
         return nil
     }
 
     private static func pathError(
-        _ field: String, _ path: String, _ code: Int32, doing action: String, directory: Bool = false
+        _ field: String,
+        _ path: String,
+        _ code: Int32,
+        doing action: String,
+        directory: Bool = false
     ) -> ValidationError {
         let what = directory ? "directory \(path)" : "\(field) \(path)"
         let reason: String
@@ -80,7 +102,8 @@ extension FileAccess {
         case ENOTDIR: reason = "a part of \(path) is not a directory"
         case EACCES, EPERM: reason = "you may not \(action) \(what)"
         case EROFS:
-            reason = "\(what) is on a read-only file system for lulld; under the system unit, an administrator makes it writable with a drop-in (systemctl edit lulld: [Service] ReadWritePaths=\(path)); see docs/security.md"
+            reason =
+                "\(what) is on a read-only file system for lulld; under the system unit, an administrator makes it writable with a drop-in (systemctl edit lulld: [Service] ReadWritePaths=\(path)); see docs/security.md"
         default: reason = "cannot \(action) \(what): \(String(cString: strerror(code)))"
         }
         return ValidationError(.invalidValue, field: field, reason)

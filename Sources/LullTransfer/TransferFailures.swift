@@ -1,7 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import LullCore
 import NIOCore
-import Foundation
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -14,8 +14,11 @@ enum TransferFailures {
         let code = Int(status.code)
         let retryable = code == 408 || code == 429 || code >= 500
         return JobFailure(
-            code: "http_\(code)", message: "server answered \(code) \(status.reasonPhrase)", retryable: retryable,
-            retryAfter: headers.first(name: "retry-after").flatMap { retryAfter($0, now: now) })
+            code: "http_\(code)",
+            message: "server answered \(code) \(status.reasonPhrase)",
+            retryable: retryable,
+            retryAfter: headers.first(name: "retry-after").flatMap { retryAfter($0, now: now) }
+        )
     }
 
     /// `Retry-After` as seconds from now: either delay-seconds (digits only, RFC 9110; `Double`
@@ -38,7 +41,11 @@ enum TransferFailures {
     }
 
     static func total(limit: Duration) -> JobFailure {
-        JobFailure(code: "total_timeout", message: "the attempt ran past its total timeout of \(limit.components.seconds) s", retryable: true)
+        JobFailure(
+            code: "total_timeout",
+            message: "the attempt ran past its total timeout of \(limit.components.seconds) s",
+            retryable: true
+        )
     }
 
     static func classify(_ error: any Error) -> JobFailure {
@@ -46,19 +53,41 @@ enum TransferFailures {
         if let client = error as? HTTPClientError {
             switch client {
             case .connectTimeout:
-                return JobFailure(code: "connect_timeout", message: "timed out connecting to the server", retryable: true)
+                return JobFailure(
+                    code: "connect_timeout",
+                    message: "timed out connecting to the server",
+                    retryable: true
+                )
             case .readTimeout:
-                return JobFailure(code: "idle_timeout", message: "the server sent nothing for too long", retryable: true)
+                return JobFailure(
+                    code: "idle_timeout",
+                    message: "the server sent nothing for too long",
+                    retryable: true
+                )
             case .deadlineExceeded:
-                return JobFailure(code: "total_timeout", message: "the transfer took longer than its total timeout", retryable: true)
+                return JobFailure(
+                    code: "total_timeout",
+                    message: "the transfer took longer than its total timeout",
+                    retryable: true
+                )
             case .remoteConnectionClosed:
-                return JobFailure(code: "connection_closed", message: "the server closed the connection", retryable: true)
+                return JobFailure(
+                    code: "connection_closed",
+                    message: "the server closed the connection",
+                    retryable: true
+                )
             case .redirectLimitReached, .redirectCycleDetected:
-                return JobFailure(code: "too_many_redirects", message: "the server redirected too often", retryable: false)
+                return JobFailure(
+                    code: "too_many_redirects",
+                    message: "the server redirected too often",
+                    retryable: false
+                )
             case .proxyAuthenticationRequired:
                 return JobFailure(
                     code: "proxy_auth_failed",
-                    message: "the proxy answered 407: check the user and password in http_proxy / https_proxy", retryable: false)
+                    message: "the proxy answered 407: check the user and password in http_proxy / https_proxy",
+                    retryable: false
+                )
             case .invalidURL, .emptyHost, .emptyScheme:
                 return JobFailure(code: "invalid_url", message: "\(client)", retryable: false)
             default:
@@ -71,7 +100,10 @@ enum TransferFailures {
                 return JobFailure(code: "connection_reset", message: "the server reset the connection", retryable: true)
             case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT:
                 return JobFailure(
-                    code: "connect_failed", message: "could not connect: \(String(cString: strerror(io.errnoCode)))", retryable: true)
+                    code: "connect_failed",
+                    message: "could not connect: \(String(cString: strerror(io.errnoCode)))",
+                    retryable: true
+                )
             default:
                 break
             }
@@ -79,7 +111,10 @@ enum TransferFailures {
         }
         if let parser = error as? HTTPParserError, case .invalidEOFState = parser {
             return JobFailure(
-                code: "truncated", message: "the connection ended in the middle of the server's response", retryable: true)
+                code: "truncated",
+                message: "the connection ended in the middle of the server's response",
+                retryable: true
+            )
         }
         if let connection = error as? NIOConnectionError {
             return connectFailure(connection)
@@ -88,7 +123,11 @@ enum TransferFailures {
             return TLSDiagnosis.describe(kind, host: "the server", chain: nil, extraTrust: false, now: Date())
         }
         if let tls = error as? NIOSSLError {
-            return JobFailure(code: "tls_failed", message: "the TLS handshake with the server failed: \(tls)", retryable: true)
+            return JobFailure(
+                code: "tls_failed",
+                message: "the TLS handshake with the server failed: \(tls)",
+                retryable: true
+            )
         }
         if let tls = error as? BoringSSLError {
             return JobFailure(code: "tls_failed", message: "TLS failed: \(tls)", retryable: true)
@@ -101,11 +140,17 @@ enum TransferFailures {
         let target = "\(error.host):\(error.port)"
         if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
             let reason = (error.dnsAError ?? error.dnsAAAAError).map { "\($0)" } ?? "no address"
-            return JobFailure(code: "dns_failed", message: "could not resolve \(error.host): \(reason)", retryable: true)
+            return JobFailure(
+                code: "dns_failed",
+                message: "could not resolve \(error.host): \(reason)",
+                retryable: true
+            )
         }
         let reasons = error.connectionErrors.map { "\($0.target): \($0.error)" }.joined(separator: "; ")
         return JobFailure(
             code: "connect_failed",
-            message: "could not connect to \(target)" + (reasons.isEmpty ? "" : " (\(reasons))"), retryable: true)
+            message: "could not connect to \(target)" + (reasons.isEmpty ? "" : " (\(reasons))"),
+            retryable: true
+        )
     }
 }

@@ -23,8 +23,13 @@ public struct TransferSettings: Sendable, Equatable {
     public var classCAFiles: [String: String] = [:]
 
     public init(
-        connectTimeout: Double = 15, idleTimeout: Double = 60, totalTimeout: Double = 7 * 24 * 3600,
-        maxFetchBytes: Int64 = 64 << 30, maxResponseBodyBytes: Int = 64 << 10, checkpointInterval: Double = 1, progressInterval: Double = 1
+        connectTimeout: Double = 15,
+        idleTimeout: Double = 60,
+        totalTimeout: Double = 7 * 24 * 3600,
+        maxFetchBytes: Int64 = 64 << 30,
+        maxResponseBodyBytes: Int = 64 << 10,
+        checkpointInterval: Double = 1,
+        progressInterval: Double = 1
     ) {
         self.progressInterval = progressInterval
         self.connectTimeout = connectTimeout

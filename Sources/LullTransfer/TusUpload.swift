@@ -38,7 +38,9 @@ struct TusUpload {
         }
         resume.offset = offset
         await context.checkpoint(resume)
-        guard let uploadURL = resume.uploadURL else { throw JobFailure(code: "tus_error", message: "no upload URL", retryable: true) }
+        guard let uploadURL = resume.uploadURL else {
+            throw JobFailure(code: "tus_error", message: "no upload URL", retryable: true)
+        }
 
         var chunk = settings.tusChunk(for: job)
         var checkpointed = ContinuousClock.now
@@ -52,23 +54,35 @@ struct TusUpload {
                 resume.uploadURL = nil
                 resume.offset = 0
                 await context.checkpoint(resume)
-                throw JobFailure(code: "tus_upload_gone", message: "the server no longer has the upload; starting over", retryable: true)
+                throw JobFailure(
+                    code: "tus_upload_gone",
+                    message: "the server no longer has the upload; starting over",
+                    retryable: true
+                )
             case .conflict:
                 // Upload-Offset no longer matches the server's: it was still storing the body of
                 // an interrupted PATCH when we asked. The next attempt asks again (HEAD).
                 throw JobFailure(
-                    code: "tus_offset_conflict", message: "the server's offset moved past \(offset); asking it again", retryable: true)
+                    code: "tus_offset_conflict",
+                    message: "the server's offset moved past \(offset); asking it again",
+                    retryable: true
+                )
             case .payloadTooLarge:
                 try? await ResponseCapture.drain(response, upTo: 64 << 10, watchdog: watchdog)
                 guard length > Self.smallestChunk else {
                     var failure = TransferFailures.httpStatus(response.status, headers: response.headers)
-                    failure.message = "the server (or a proxy before it) refuses a PATCH of \(length) bytes with 413 Payload Too Large, even at the smallest chunk size of \(Self.smallestChunk) bytes"
+                    failure.message =
+                        "the server (or a proxy before it) refuses a PATCH of \(length) bytes with 413 Payload Too Large, even at the smallest chunk size of \(Self.smallestChunk) bytes"
                     throw failure
                 }
                 chunk = max(Self.smallestChunk, length / 2)
                 // The server may have kept part of the refused body: go on from what it holds.
                 guard let known = try await currentOffset(uploadURL) else {
-                    throw JobFailure(code: "tus_upload_gone", message: "the server no longer has the upload; starting over", retryable: true)
+                    throw JobFailure(
+                        code: "tus_upload_gone",
+                        message: "the server no longer has the upload; starting over",
+                        retryable: true
+                    )
                 }
                 offset = known
                 continue
@@ -80,20 +94,28 @@ struct TusUpload {
             let confirmed = response.headers.first(name: "upload-offset").flatMap(Int64.init) ?? offset + length
             guard confirmed > offset else {
                 throw JobFailure(
-                    code: "tus_incomplete", message: "the server took none of the \(length) bytes sent from \(offset); resuming", retryable: true)
+                    code: "tus_incomplete",
+                    message: "the server took none of the \(length) bytes sent from \(offset); resuming",
+                    retryable: true
+                )
             }
             offset = confirmed
             resume.offset = offset
             // The server's offset is the resume point; storing it is not needed for resuming
             // (HEAD asks), so it is stored at the checkpoint interval, for progress and accounting.
-            if offset >= source.size || ContinuousClock.now - checkpointed >= .milliseconds(Int64(settings.checkpointInterval * 1000)) {
+            if offset >= source.size
+                || ContinuousClock.now - checkpointed >= .milliseconds(Int64(settings.checkpointInterval * 1000))
+            {
                 await context.checkpoint(resume)
                 checkpointed = .now
             }
         }
         guard offset == source.size else {
             throw JobFailure(
-                code: "tus_incomplete", message: "the server holds \(offset) of \(source.size) bytes; resuming", retryable: true)
+                code: "tus_incomplete",
+                message: "the server holds \(offset) of \(source.size) bytes; resuming",
+                retryable: true
+            )
         }
         return JobResult(httpStatus: 204, bytes: source.size, uploadURL: uploadURL)
     }
@@ -107,10 +129,13 @@ struct TusUpload {
         let total = source.size
         let context = self.context
         let watchdog = self.watchdog
-        request.body = .stream(source.chunks(from: offset, to: offset + length) { sent in
-            watchdog.touch()
-            context.progress(TransferProgress(bytesDone: sent, bytesTotal: total))
-        }, length: .known(length))
+        request.body = .stream(
+            source.chunks(from: offset, to: offset + length) { sent in
+                watchdog.touch()
+                context.progress(TransferProgress(bytesDone: sent, bytesTotal: total))
+            },
+            length: .known(length)
+        )
         let response = try await client.execute(request, timeout: settings.total(for: job))
         watchdog.touch()
         return response
@@ -125,7 +150,11 @@ struct TusUpload {
         if response.status == .notFound || response.status == .gone || response.status == .forbidden { return nil }
         try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
         guard let offset = response.headers.first(name: "upload-offset").flatMap(Int64.init) else {
-            throw JobFailure(code: "tus_protocol", message: "HEAD \(url) answered without Upload-Offset", retryable: false)
+            throw JobFailure(
+                code: "tus_protocol",
+                message: "HEAD \(url) answered without Upload-Offset",
+                retryable: false
+            )
         }
         return offset
     }
@@ -147,8 +176,10 @@ struct TusUpload {
     private static func tooLarge(_ source: SourceFile, limit: String) -> JobFailure {
         JobFailure(
             code: "tus_too_large",
-            message: "\(source.path) is \(source.size) bytes, more than the server accepts for one upload (\(limit)); send a smaller file or ask the server's administrator to raise the limit",
-            retryable: false)
+            message:
+                "\(source.path) is \(source.size) bytes, more than the server accepts for one upload (\(limit)); send a smaller file or ask the server's administrator to raise the limit",
+            retryable: false
+        )
     }
 
     /// Creates the upload and returns its absolute URL.
@@ -168,9 +199,13 @@ struct TusUpload {
         }
         try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
         guard let location = response.headers.first(name: "location"),
-              let absolute = URL(string: location, relativeTo: URL(string: job.spec.url))?.absoluteString
+            let absolute = URL(string: location, relativeTo: URL(string: job.spec.url))?.absoluteString
         else {
-            throw JobFailure(code: "tus_protocol", message: "the server created the upload without a Location", retryable: false)
+            throw JobFailure(
+                code: "tus_protocol",
+                message: "the server created the upload without a Location",
+                retryable: false
+            )
         }
         return absolute
     }

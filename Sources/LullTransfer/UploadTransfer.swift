@@ -34,11 +34,32 @@ public struct UploadTransfer: TransferEngine {
             let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
             return try await watchdog.guarding {
                 switch job.spec.uploadProtocol ?? .raw {
-                case .raw: try await sendWhole(job, source, client: client, multipart: false, context: context, watchdog: watchdog)
-                case .multipart: try await sendWhole(job, source, client: client, multipart: true, context: context, watchdog: watchdog)
+                case .raw:
+                    try await sendWhole(
+                        job,
+                        source,
+                        client: client,
+                        multipart: false,
+                        context: context,
+                        watchdog: watchdog
+                    )
+                case .multipart:
+                    try await sendWhole(
+                        job,
+                        source,
+                        client: client,
+                        multipart: true,
+                        context: context,
+                        watchdog: watchdog
+                    )
                 case .tus:
                     try await TusUpload(
-                        job: job, source: source, client: client, settings: settings, context: context, watchdog: watchdog
+                        job: job,
+                        source: source,
+                        client: client,
+                        settings: settings,
+                        context: context,
+                        watchdog: watchdog
                     ).run()
                 }
             }
@@ -53,9 +74,17 @@ public struct UploadTransfer: TransferEngine {
     }
 
     private func sendWhole(
-        _ job: Job, _ source: SourceFile, client: JobClient, multipart: Bool, context: TransferContext, watchdog: TransferWatchdog
+        _ job: Job,
+        _ source: SourceFile,
+        client: JobClient,
+        multipart: Bool,
+        context: TransferContext,
+        watchdog: TransferWatchdog
     ) async throws -> JobResult {
-        var request = HTTPClientRequest(of: job, method: HTTPMethod(rawValue: job.spec.method ?? (multipart ? "POST" : "PUT")))
+        var request = HTTPClientRequest(
+            of: job,
+            method: HTTPMethod(rawValue: job.spec.method ?? (multipart ? "POST" : "PUT"))
+        )
         let total = source.size
         let chunks = source.chunks(from: 0) { sent in
             watchdog.touch()
@@ -66,7 +95,10 @@ public struct UploadTransfer: TransferEngine {
             let field = job.spec.formField ?? "file"
             let filename = URL(fileURLWithPath: source.path).lastPathComponent.replacingOccurrences(of: "\"", with: "_")
             let type = job.spec.contentType ?? "application/octet-stream"
-            let head = ByteBuffer(string: "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n")
+            let head = ByteBuffer(
+                string:
+                    "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n"
+            )
             let tail = ByteBuffer(string: "\r\n--\(boundary)--\r\n")
             request.headers.replaceOrAdd(name: "content-type", value: "multipart/form-data; boundary=\(boundary)")
             let parts = MultipartBody(head: head, file: chunks, tail: tail)
@@ -79,7 +111,12 @@ public struct UploadTransfer: TransferEngine {
         watchdog.touch()
         try await source.checkUnchanged()
         try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
-        return try await ResponseCapture.result(response, maxBody: settings.maxResponseBodyBytes, bytes: total, watchdog: watchdog)
+        return try await ResponseCapture.result(
+            response,
+            maxBody: settings.maxResponseBodyBytes,
+            bytes: total,
+            watchdog: watchdog
+        )
     }
 }
 

@@ -34,7 +34,8 @@ enum BenchReport {
 
     /// The machine line under every table, with the versions that produced it.
     static func machine(quick: Bool, peers: [String] = []) -> String {
-        let versions = (["Swift " + swiftVersion, "Lull " + commit] + peers.map { "\($0) \(packageVersion($0))" }).joined(separator: ", ")
+        let versions = (["Swift " + swiftVersion, "Lull " + commit] + peers.map { "\($0) \(packageVersion($0))" })
+            .joined(separator: ", ")
         return "Run \(quick ? "with --quick " : "")on \(LullBench.machine()); \(versions)."
     }
 

@@ -74,13 +74,19 @@ private final class CeilingWriter: @unchecked Sendable {
         guard sqlite3_open(path, &connection) == SQLITE_OK else { throw BenchError("cannot open \(path)") }
         try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
         checkpointer.attach(toConnection: connection)
-        try prepare("""
+        try prepare(
+            """
             INSERT INTO jobs (owner, kind, state, class, label, spec, created_at, updated_at, host)
             VALUES (?, ?, 'queued', 'default', ?, ?, ?, ?, ?)
-            """, into: &insertJob)
-        try prepare("""
+            """,
+            into: &insertJob
+        )
+        try prepare(
+            """
             INSERT INTO events (job_id, owner, time, type, state) VALUES (?, ?, ?, 'submitted', 'queued')
-            """, into: &insertEvent)
+            """,
+            into: &insertEvent
+        )
     }
 
     func submit(_ submission: PendingSubmission) {
@@ -151,7 +157,9 @@ private final class CeilingWriter: @unchecked Sendable {
 
     private func step(_ statement: OpaquePointer?) throws {
         defer { sqlite3_reset(statement) }
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(connection))) }
+        guard sqlite3_step(statement) == SQLITE_DONE else {
+            throw BenchError(String(cString: sqlite3_errmsg(connection)))
+        }
     }
 
     private func execute(_ sql: String) throws {
@@ -188,17 +196,30 @@ private final class CeilingHandler: ChannelInboundHandler {
             body.writeBuffer(&part)
         case .end:
             guard let fields = FlatJSONObject.strings(in: body) else {
-                return Self.write(context, status: .badRequest, json: #"{"error":{"code":"invalid_json","message":"not a flat JSON object of strings"}}"#)
+                return Self.write(
+                    context,
+                    status: .badRequest,
+                    json: #"{"error":{"code":"invalid_json","message":"not a flat JSON object of strings"}}"#
+                )
             }
             guard let kind = fields["kind"], kind == "fetch",
-                  let url = fields["url"], url.hasPrefix("http://") || url.hasPrefix("https://"),
-                  let destination = fields["destination"], destination.hasPrefix("/")
+                let url = fields["url"], url.hasPrefix("http://") || url.hasPrefix("https://"),
+                let destination = fields["destination"], destination.hasPrefix("/")
             else {
-                return Self.write(context, status: .badRequest, json: #"{"error":{"code":"invalid_field","message":"kind, url or destination"}}"#)
+                return Self.write(
+                    context,
+                    status: .badRequest,
+                    json: #"{"error":{"code":"invalid_field","message":"kind, url or destination"}}"#
+                )
             }
             let submission = PendingSubmission(
-                spec: String(buffer: body), kind: kind, url: url, destination: destination, label: fields["label"],
-                context: NIOLoopBound(context, eventLoop: context.eventLoop))
+                spec: String(buffer: body),
+                kind: kind,
+                url: url,
+                destination: destination,
+                label: fields["label"],
+                context: NIOLoopBound(context, eventLoop: context.eventLoop)
+            )
             if inline {
                 Self.answer(submission, id: writer.commitNow(submission))
             } else {
@@ -210,13 +231,17 @@ private final class CeilingHandler: ChannelInboundHandler {
     /// A `201` with a job view of about the size of lulld's.
     static func answer(_ submission: PendingSubmission, id: Int64) {
         let label = submission.label.map { #""label":"\#($0)","# } ?? ""
-        write(submission.context.value, status: .created, json: """
-            {"id":\(id),"kind":"\(submission.kind)","state":"queued","class":"default",\(label)\
-            "url":"\(submission.url)","destination":"\(submission.destination)","mode":"0644",\
-            "owner":0,"attempts":0,"created_at":"2026-11-22T03:00:00.000Z","updated_at":"2026-11-22T03:00:00.000Z",\
-            "waiting_for":["a free slot"],"retry":{"max_attempts":5,"initial_delay_seconds":30,"max_delay_seconds":3600},\
-            "timeouts":{"connect_seconds":30,"idle_seconds":60}}
-            """)
+        write(
+            submission.context.value,
+            status: .created,
+            json: """
+                {"id":\(id),"kind":"\(submission.kind)","state":"queued","class":"default",\(label)\
+                "url":"\(submission.url)","destination":"\(submission.destination)","mode":"0644",\
+                "owner":0,"attempts":0,"created_at":"2026-11-22T03:00:00.000Z","updated_at":"2026-11-22T03:00:00.000Z",\
+                "waiting_for":["a free slot"],"retry":{"max_attempts":5,"initial_delay_seconds":30,"max_delay_seconds":3600},\
+                "timeouts":{"connect_seconds":30,"idle_seconds":60}}
+                """
+        )
     }
 
     private static func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, json: String) {
@@ -225,7 +250,10 @@ private final class CeilingHandler: ChannelInboundHandler {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: String(out.readableBytes))
-        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(out))), promise: nil)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
     }

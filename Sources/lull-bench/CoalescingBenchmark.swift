@@ -70,14 +70,30 @@ enum CoalescingBenchmark {
         }
         var scheduler = JobScheduler()
         for (index, window) in windows.enumerated() {
-            scheduler.enqueue(QueuedJob(
-                id: JobID(Int64(index + 1)), owner: OwnerID(1000), kind: .push, className: "utility",
-                host: "upload\(index % 4).example", notBefore: origin.addingTimeInterval(window.earliest),
-                deadline: origin.addingTimeInterval(window.due), expectedBytesUp: 4_096), now: origin)
+            scheduler.enqueue(
+                QueuedJob(
+                    id: JobID(Int64(index + 1)),
+                    owner: OwnerID(1000),
+                    kind: .push,
+                    className: "utility",
+                    host: "upload\(index % 4).example",
+                    notBefore: origin.addingTimeInterval(window.earliest),
+                    deadline: origin.addingTimeInterval(window.due),
+                    expectedBytesUp: 4_096
+                ),
+                now: origin
+            )
         }
         let cellular = WorldSnapshot(
             power: PowerState(onBattery: false, source: "trace"),
-            network: NetworkState(connectivity: .online, metered: true, cellular: true, interface: "wwan0", source: "trace"))
+            network: NetworkState(
+                connectivity: .online,
+                metered: true,
+                cellular: true,
+                interface: "wwan0",
+                source: "trace"
+            )
+        )
         var clock = 0.0
         var started: [Int: Double] = [:]
         var finishing: [(at: Double, id: JobID)] = []
@@ -100,7 +116,10 @@ enum CoalescingBenchmark {
         }
         let missed = windows.indices.filter { index in started[index].map { $0 > windows[index].due } ?? true }.count
         return Outcome(
-            eager: bursts(windows.map(\.earliest)), coalesced: bursts(Array(started.values)), missed: missed,
-            rodeAlong: scheduler.statistics.coalesced)
+            eager: bursts(windows.map(\.earliest)),
+            coalesced: bursts(Array(started.values)),
+            missed: missed,
+            rodeAlong: scheduler.statistics.coalesced
+        )
     }
 }

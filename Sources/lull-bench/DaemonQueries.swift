@@ -15,7 +15,8 @@ extension RawHTTPConnection {
     func metric(_ name: String) throws -> Double? {
         let (status, body) = try exchange(Self.request("GET", "/metrics"))
         guard status == 200 else { throw BenchError("GET /metrics answered \(status)") }
-        for line in String(decoding: body, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + " ") || line.hasPrefix(name + "{") {
+        for line in String(decoding: body, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix(name + " ") || line.hasPrefix(name + "{") {
             return Double(line.split(separator: " ").last ?? "")
         }
         return nil

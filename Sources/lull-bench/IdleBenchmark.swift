@@ -18,16 +18,22 @@ enum IdleBenchmark {
         let perMinute = 60 / window
 
         // A laptop on battery, from a sysfs fixture; every job requires AC.
-        let power = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bench-power-\(UUID().uuidString.prefix(6))").path
+        let power = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-bench-power-\(UUID().uuidString.prefix(6))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: power) }
         try writeBatteryFixture(at: power)
-        let daemon = try DaemonProcess(config: "[limits]\nmax_concurrent = 4\n[sensors]\npower_supply_root = \"\(power)\"\n")
+        let daemon = try DaemonProcess(
+            config: "[limits]\nmax_concurrent = 4\n[sensors]\npower_supply_root = \"\(power)\"\n"
+        )
         defer { daemon.remove() }
         try daemon.start()
         progress("idle: submitting \(jobs) jobs that require AC (the daemon is on battery)")
         let connection = try RawHTTPConnection(socketPath: daemon.socketPath)
         for first in stride(from: 0, to: jobs, by: 500) {
-            let status = try connection.roundTrip(RawHTTPConnection.batchRequest(first: first, count: 500, extra: #","requires_ac":true"#))
+            let status = try connection.roundTrip(
+                RawHTTPConnection.batchRequest(first: first, count: 500, extra: #","requires_ac":true"#)
+            )
             guard status == 201 else { throw BenchError("batch submission answered \(status)") }
         }
         try connection.wait("the jobs to wait for AC (the power fixture in use)") {
@@ -44,7 +50,9 @@ enum IdleBenchmark {
         Thread.sleep(forTimeInterval: 2)
         let tspPIDs = peers.tspProcesses()
         guard let server = tspPIDs.first else { throw BenchError("no tsp server found for \(peers.tsSocket)") }
-        progress("idle: watching lulld and the tsp server (\(tspPIDs.count) tsp processes) for the same \(Int(window)) s")
+        progress(
+            "idle: watching lulld and the tsp server (\(tspPIDs.count) tsp processes) for the same \(Int(window)) s"
+        )
         let observed = try observe([daemon.pid, server], seconds: window)
         let (lull, tspServer) = (observed[0], observed[1])
 
@@ -85,7 +93,9 @@ enum IdleBenchmark {
         for (name, files) in supplies {
             let directory = root + "/" + name
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for (file, value) in files { try (value + "\n").write(toFile: directory + "/" + file, atomically: true, encoding: .utf8) }
+            for (file, value) in files {
+                try (value + "\n").write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
+            }
         }
     }
 }

@@ -7,7 +7,9 @@ import LullTestSupport
 @main
 struct LullBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lull-bench", abstract: "Run Lull's benchmarks and record them in docs/performance.md.")
+        commandName: "lull-bench",
+        abstract: "Run Lull's benchmarks and record them in docs/performance.md."
+    )
 
     @Flag(name: .long, help: "A smaller, faster run.")
     var quick = false
@@ -15,7 +17,10 @@ struct LullBench: ParsableCommand {
     @Option(name: .long, help: "The performance document to update (nothing is written if it has no markers).")
     var output = "docs/performance.md"
 
-    @Option(name: .long, help: "Which benchmarks to run (repeatable): \(Self.sections.joined(separator: ", ")) (default: all).")
+    @Option(
+        name: .long,
+        help: "Which benchmarks to run (repeatable): \(Self.sections.joined(separator: ", ")) (default: all)."
+    )
     var only: [String] = []
 
     @Option(name: .long, help: .hidden)
@@ -31,14 +36,20 @@ struct LullBench: ParsableCommand {
 
     func validate() throws {
         for name in only where !Self.sections.contains(name) {
-            throw ValidationError("unknown benchmark '\(name)' for --only; choose from \(Self.sections.joined(separator: ", "))")
+            throw ValidationError(
+                "unknown benchmark '\(name)' for --only; choose from \(Self.sections.joined(separator: ", "))"
+            )
         }
     }
 
     func run() throws {
         if let socket = serveCeiling {
             // The child process `CeilingBenchmark` starts.
-            try CeilingServer.serve(socket: socket, database: ceilingDatabase ?? socket + ".sqlite", inline: ceilingInline)
+            try CeilingServer.serve(
+                socket: socket,
+                database: ceilingDatabase ?? socket + ".sqlite",
+                inline: ceilingInline
+            )
         }
         let started = Date()
         for section in Self.sections where only.isEmpty || only.contains(section) {
@@ -106,17 +117,47 @@ struct LullBench: ParsableCommand {
         progress("ready in \(String(format: "%.0f", readyMs)) ms, idle RSS \(mib(idleRSS))")
 
         progress("warm-up: 500 submissions")
-        _ = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 4, requests: 500, firstID: 0)
+        _ = try SubmitBenchmark.throughput(
+            socket: daemon.socketPath,
+            daemon: daemon.pid,
+            clients: 4,
+            requests: 500,
+            firstID: 0
+        )
         progress("1 client, \(1500 * scale) sequential submissions")
-        let sequential = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 1, requests: 1500 * scale, firstID: 10_000)
+        let sequential = try SubmitBenchmark.throughput(
+            socket: daemon.socketPath,
+            daemon: daemon.pid,
+            clients: 1,
+            requests: 1500 * scale,
+            firstID: 10_000
+        )
         progress("16 clients, \(8000 * scale) submissions")
-        let concurrent = try SubmitBenchmark.throughput(socket: daemon.socketPath, daemon: daemon.pid, clients: 16, requests: 8000 * scale, firstID: 100_000)
+        let concurrent = try SubmitBenchmark.throughput(
+            socket: daemon.socketPath,
+            daemon: daemon.pid,
+            clients: 16,
+            requests: 8000 * scale,
+            firstID: 100_000
+        )
         let seconds = quick ? 3 : 10
         progress("steady 1,000/s for \(seconds) s")
-        let latency = try SubmitBenchmark.latency(socket: daemon.socketPath, rate: 1000, seconds: seconds, connections: 8, firstID: 200_000)
+        let latency = try SubmitBenchmark.latency(
+            socket: daemon.socketPath,
+            rate: 1000,
+            seconds: seconds,
+            connections: 8,
+            firstID: 200_000
+        )
         let batches = quick ? 20 : 100
         progress("batch route: \(batches) requests of 100 jobs")
-        let batch = try SubmitBenchmark.batchThroughput(socket: daemon.socketPath, daemon: daemon.pid, batches: batches, size: 100, firstID: 1_000_000)
+        let batch = try SubmitBenchmark.batchThroughput(
+            socket: daemon.socketPath,
+            daemon: daemon.pid,
+            batches: batches,
+            size: 100,
+            firstID: 1_000_000
+        )
         let loadedRSS = rss(of: daemon.pid)
         let queued = 500 + sequential.requests + concurrent.requests + latency.requests + batch.requests
 
@@ -126,12 +167,20 @@ struct LullBench: ParsableCommand {
         let single = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows, rowsPerCommit: 1)
         let hundred = try SQLiteLimit.measure(in: daemon.directory.path, rows: rows * 20, rowsPerCommit: 100)
         let ceiling = try CeilingBenchmark.run(
-            in: daemon.directory.path, sequential: 1500 * scale, concurrent: 8000 * scale, progress: progress)
+            in: daemon.directory.path,
+            sequential: 1500 * scale,
+            concurrent: 8000 * scale,
+            progress: progress
+        )
         let counted = try InstructionCount.measure(config: config, submissions: quick ? 300 : 1000, progress: progress)
-        let instructions = counted.map { "\(format($0.perSubmission / 1000))k (\($0.submissions) jobs)" } ?? "not counted (no valgrind)"
+        let instructions =
+            counted.map { "\(format($0.perSubmission / 1000))k (\($0.submissions) jobs)" }
+            ?? "not counted (no valgrind)"
         func rate(_ value: Double) -> String { "\(format(value))/s" }
         func ratio(_ value: Double) -> String { String(format: "%.2f×", value / single.perSecond) }
-        func cpu(_ run: SubmitBenchmark.Throughput) -> String { String(format: "%.0f µs", run.cpuMicrosecondsPerRequest) }
+        func cpu(_ run: SubmitBenchmark.Throughput) -> String {
+            String(format: "%.0f µs", run.cpuMicrosecondsPerRequest)
+        }
 
         let table = """
             | measurement | result | × SQLite one fsync per row | target | verdict |
@@ -190,12 +239,14 @@ struct LullBench: ParsableCommand {
     private func verdict(_ met: Bool) -> String { BenchReport.verdict(met) }
 
     static func machine() -> String {
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        let cpu =
+            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = ProcessInfo.processInfo.physicalMemory / 1_073_741_824
         let formatter = ISO8601DateFormatter()
-        return "\(cpu), \(cores) cores, \(memory) GiB, Linux \(ProcessInfo.processInfo.operatingSystemVersionString), \(formatter.string(from: Date()))"
+        return
+            "\(cpu), \(cores) cores, \(memory) GiB, Linux \(ProcessInfo.processInfo.operatingSystemVersionString), \(formatter.string(from: Date()))"
     }
 }

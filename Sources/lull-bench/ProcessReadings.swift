@@ -35,7 +35,7 @@ enum ProcessMemory {
 enum ProcessCPU {
     static func seconds(of pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let close = stat.lastIndex(of: ")")
         else { return 0 }
         // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
         let fields = stat[stat.index(after: close)...].split(separator: " ")

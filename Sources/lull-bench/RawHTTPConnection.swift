@@ -28,7 +28,9 @@ final class RawHTTPConnection {
     func exchange(_ request: [UInt8]) throws -> (status: Int, body: [UInt8]) {
         if let answer = try attempt(request) { return answer }
         stream = try Self.open(stream.path)
-        guard let answer = try attempt(request) else { throw BenchError("the daemon closed a fresh connection without answering") }
+        guard let answer = try attempt(request) else {
+            throw BenchError("the daemon closed a fresh connection without answering")
+        }
         return answer
     }
 
@@ -36,7 +38,7 @@ final class RawHTTPConnection {
     private func attempt(_ request: [UInt8]) throws -> (status: Int, body: [UInt8])? {
         do {
             try stream.send(request)
-        } catch where error.peerClosed {
+        } catch  where error.peerClosed {
             return nil
         } catch {
             throw BenchError("write failed: \(error)")
@@ -86,7 +88,12 @@ final class RawHTTPConnection {
     }
 
     static func request(_ method: String, _ path: String, body: String? = nil) -> [UInt8] {
-        HTTPFraming.request(method, path, headers: body == nil ? [] : [("Content-Type", "application/json")], body: body.map { Array($0.utf8) })
+        HTTPFraming.request(
+            method,
+            path,
+            headers: body == nil ? [] : [("Content-Type", "application/json")],
+            body: body.map { Array($0.utf8) }
+        )
     }
 }
 

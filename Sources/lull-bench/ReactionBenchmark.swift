@@ -8,12 +8,17 @@ enum ReactionBenchmark {
     static let displayDevice = "/org/freedesktop/UPower/devices/DisplayDevice"
 
     static func run(quick: Bool, progress: (String) -> Void) throws -> String {
-        guard MockSystemBus.isAvailable else { throw BenchError("needs dbus-daemon and python3-dbusmock (make bench installs them)") }
+        guard MockSystemBus.isAvailable else {
+            throw BenchError("needs dbus-daemon and python3-dbusmock (make bench installs them)")
+        }
         let repetitions = 5
         let bus = try MockSystemBus()
         defer { bus.stop() }
         try bus.startTemplate("upower", busName: upower, parameters: #"{"OnBattery": true}"#)
-        for (name, value) in [("Type", "dbus.UInt32(2)"), ("IsPresent", "True"), ("Percentage", "dbus.Double(50.0)"), ("State", "dbus.UInt32(2)")] {
+        for (name, value) in [
+            ("Type", "dbus.UInt32(2)"), ("IsPresent", "True"), ("Percentage", "dbus.Double(50.0)"),
+            ("State", "dbus.UInt32(2)"),
+        ] {
             try bus.setProperty(upower, displayDevice, upower + ".Device", name, value)
         }
         let daemon = try DaemonProcess(config: "[sensors]\nbus = \"\(bus.address)\"\n")
@@ -29,9 +34,15 @@ enum ReactionBenchmark {
             try connection.wait("the daemon to see battery power") {
                 try connection.json("/v1/status", "world", "power", "on_battery") as? Bool == true
             }
-            let (status, body) = try connection.exchange(RawHTTPConnection.request(
-                "POST", "/v1/jobs", body: RawHTTPConnection.submitBody(repetition, extra: #","requires_ac":true"#)))
-            guard status == 201, let id = (try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["id"] as? Int
+            let (status, body) = try connection.exchange(
+                RawHTTPConnection.request(
+                    "POST",
+                    "/v1/jobs",
+                    body: RawHTTPConnection.submitBody(repetition, extra: #","requires_ac":true"#)
+                )
+            )
+            guard status == 201,
+                let id = (try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["id"] as? Int
             else { throw BenchError("submission answered \(status)") }
             try connection.wait("job \(id) to wait for AC") {
                 String(describing: try connection.json("/v1/jobs/\(id)", "waiting_for") ?? "").contains("on_battery")
@@ -48,7 +59,7 @@ enum ReactionBenchmark {
             let signalled = try setOnBattery(false, bus: bus)
             try stream.follow([], timeout: 20) { line in
                 guard line.hasPrefix("data:"),
-                      let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(5).utf8)) as? [String: Any]
+                    let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(5).utf8)) as? [String: Any]
                 else { return false }
                 return event["job_id"] as? Int == id && event["type"] as? String == "started"
             }
@@ -77,14 +88,17 @@ enum ReactionBenchmark {
     /// Sets UPower's `OnBattery`; returns the moment (wall clock, from python) just before the D-Bus call.
     @discardableResult
     static func setOnBattery(_ onBattery: Bool, bus: MockSystemBus) throws -> Date {
-        let result = try bus.python("""
+        let result = try bus.python(
+            """
             import time
             obj = bus.get_object('\(upower)', '/org/freedesktop/UPower')
             sys.stdout.write(repr(time.time()))
             sys.stdout.flush()
             obj.Set('\(upower)', 'OnBattery', \(onBattery ? "True" : "False"), dbus_interface='org.freedesktop.DBus.Properties')
-            """)
-        guard result.status == 0, let seconds = Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            """
+        )
+        guard result.status == 0, let seconds = Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw BenchError("setting OnBattery failed: \(result.stderr)")
         }
         return Date(timeIntervalSince1970: seconds)

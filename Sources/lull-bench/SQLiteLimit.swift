@@ -19,14 +19,19 @@ enum SQLiteLimit {
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE job (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL, created REAL NOT NULL)")
+            try db.execute(
+                sql:
+                    "CREATE TABLE job (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL, created REAL NOT NULL)"
+            )
         }
         let spec = RawHTTPConnection.submitBody(0)
         let commits = rows / rowsPerCommit
         let seconds = try timed {
             for commit in 0..<commits {
                 try queue.write { db in
-                    let statement = try db.cachedStatement(sql: "INSERT INTO job (spec, state, created) VALUES (?, 'queued', ?)")
+                    let statement = try db.cachedStatement(
+                        sql: "INSERT INTO job (spec, state, created) VALUES (?, 'queued', ?)"
+                    )
                     for _ in 0..<rowsPerCommit {
                         try statement.execute(arguments: [spec, Double(commit)])
                     }
@@ -34,6 +39,11 @@ enum SQLiteLimit {
             }
         }
         // In-process: the daemon is not involved.
-        return SubmitBenchmark.Throughput(clients: 1, requests: commits * rowsPerCommit, seconds: seconds, daemonCPUSeconds: 0)
+        return SubmitBenchmark.Throughput(
+            clients: 1,
+            requests: commits * rowsPerCommit,
+            seconds: seconds,
+            daemonCPUSeconds: 0
+        )
     }
 }

@@ -42,7 +42,11 @@ enum ScaleBenchmark {
             var list: [Double] = []
             for _ in 0..<20 {
                 var status = 0
-                list.append(try timed { status = try connection.roundTrip(RawHTTPConnection.request("GET", "/v1/jobs?limit=50")) } * 1000)
+                list.append(
+                    try timed {
+                        status = try connection.roundTrip(RawHTTPConnection.request("GET", "/v1/jobs?limit=50"))
+                    } * 1000
+                )
                 guard status == 200 else { throw BenchError("GET /v1/jobs answered \(status)") }
             }
             daemon.stop()
@@ -53,8 +57,17 @@ enum ScaleBenchmark {
             var decide: [Double] = []
             let growSeconds = timed { decide = measureDecisions(&scheduler, queued: size, decisions: decisions) }
             let enqueue = (growSeconds - decide.reduce(0, +) / 1e6) / Double(max(1, size - before)) * 1e6
-            rows.append(Row(jobs: size, fillSeconds: fillSeconds, readySeconds: readySeconds, rss: rss,
-                            listMilliseconds: list, decideMicroseconds: decide, enqueueMicroseconds: enqueue))
+            rows.append(
+                Row(
+                    jobs: size,
+                    fillSeconds: fillSeconds,
+                    readySeconds: readySeconds,
+                    rss: rss,
+                    listMilliseconds: list,
+                    decideMicroseconds: decide,
+                    enqueueMicroseconds: enqueue
+                )
+            )
         }
         return table(rows, quick: quick)
     }
@@ -67,9 +80,17 @@ enum ScaleBenchmark {
             let store = try SQLiteJobStore(path: path)
             for chunk in stride(from: from, to: to, by: 10_000) {
                 let jobs = (chunk..<min(to, chunk + 10_000)).map { n in
-                    NewJob(owner: owner, spec: JobSpec(
-                        kind: .fetch, url: "http://host\(n % 5_000).example/scale/\(n)", destination: "/tmp/lull-bench/scale/\(n)",
-                        label: "scale", jobClass: classes[n % classes.count]), createdAt: created)
+                    NewJob(
+                        owner: owner,
+                        spec: JobSpec(
+                            kind: .fetch,
+                            url: "http://host\(n % 5_000).example/scale/\(n)",
+                            destination: "/tmp/lull-bench/scale/\(n)",
+                            label: "scale",
+                            jobClass: classes[n % classes.count]
+                        ),
+                        createdAt: created
+                    )
                 }
                 _ = try await store.insert(jobs)
             }
@@ -83,17 +104,31 @@ enum ScaleBenchmark {
         let now = Date()
         var nextID = Int64(scheduler.queuedCount + scheduler.runningCount + 1) + 10_000_000
         func queuedJob(_ n: Int64) -> QueuedJob {
-            QueuedJob(id: JobID(n), owner: OwnerID(1000 + UInt32(n % 20)), kind: kinds[Int(n % 3)],
-                      className: classes[Int(n % 5)], host: "host\(n % 5_000).example")
+            QueuedJob(
+                id: JobID(n),
+                owner: OwnerID(1000 + UInt32(n % 20)),
+                kind: kinds[Int(n % 3)],
+                className: classes[Int(n % 5)],
+                host: "host\(n % 5_000).example"
+            )
         }
         while scheduler.queuedCount < queued {
             scheduler.enqueue(queuedJob(nextID), now: now)
             nextID += 1
         }
         let worlds = [
-            WorldSnapshot(power: PowerState(onBattery: false, source: "bench"), network: NetworkState(connectivity: .online, source: "bench")),
-            WorldSnapshot(power: PowerState(onBattery: true, batteryPercent: 20, source: "bench"), network: NetworkState(connectivity: .online, source: "bench")),
-            WorldSnapshot(power: PowerState(onBattery: false, source: "bench"), network: NetworkState(connectivity: .online, metered: true, source: "bench")),
+            WorldSnapshot(
+                power: PowerState(onBattery: false, source: "bench"),
+                network: NetworkState(connectivity: .online, source: "bench")
+            ),
+            WorldSnapshot(
+                power: PowerState(onBattery: true, batteryPercent: 20, source: "bench"),
+                network: NetworkState(connectivity: .online, source: "bench")
+            ),
+            WorldSnapshot(
+                power: PowerState(onBattery: false, source: "bench"),
+                network: NetworkState(connectivity: .online, metered: true, source: "bench")
+            ),
         ]
         var samples: [Double] = []
         samples.reserveCapacity(decisions)
@@ -116,10 +151,13 @@ enum ScaleBenchmark {
         var lines = ""
         for row in rows {
             let decide = BenchReport.median(row.decideMicroseconds)
-            let growth = row.jobs == first.jobs ? "" : String(format: " (×%.1f)", decide / BenchReport.median(first.decideMicroseconds))
+            let growth =
+                row.jobs == first.jobs
+                ? "" : String(format: " (×%.1f)", decide / BenchReport.median(first.decideMicroseconds))
             let isMillion = row.jobs >= 1_000_000
             lines += "| \(BenchReport.grouped(Double(row.jobs))) "
-            lines += "| \(String(format: "%.1f", decide)) µs (p99 \(String(format: "%.1f", BenchReport.percentile(row.decideMicroseconds, 0.99))))\(growth) "
+            lines +=
+                "| \(String(format: "%.1f", decide)) µs (p99 \(String(format: "%.1f", BenchReport.percentile(row.decideMicroseconds, 0.99))))\(growth) "
             lines += "| \(BenchReport.mib(row.rss)) "
             lines += "| \(String(format: "%.2f", row.readySeconds)) s "
             lines += "| \(BenchReport.spread(row.listMilliseconds, "%.2f ms")) "
@@ -127,7 +165,10 @@ enum ScaleBenchmark {
             lines += "| \(String(format: "%.2f", row.enqueueMicroseconds)) µs |"
             if isMillion {
                 let met = [decide <= 50, row.rss <= 256 << 20, row.readySeconds <= 2]
-                let verdicts = ["decision \(BenchReport.verdict(met[0]))", "RSS \(BenchReport.verdict(met[1]))", "start-up \(BenchReport.verdict(met[2]))"]
+                let verdicts = [
+                    "decision \(BenchReport.verdict(met[0]))", "RSS \(BenchReport.verdict(met[1]))",
+                    "start-up \(BenchReport.verdict(met[2]))",
+                ]
                 lines += " \(verdicts.joined(separator: ", ")) |\n"
             } else {
                 lines += " — |\n"

@@ -20,10 +20,15 @@ enum ShellBenchmark {
         let environment = peers.environment
 
         let commands: [(name: String, argv: (Int) -> [String])] = [
-            ("lullctl submit fetch", { n in
-                [lullctl, "submit", "fetch", "http://127.0.0.1:9/shell/\(n)", "-o", "/tmp/lull-bench-shell-\(n)",
-                 "--socket", daemon.socketPath]
-            }),
+            (
+                "lullctl submit fetch",
+                { n in
+                    [
+                        lullctl, "submit", "fetch", "http://127.0.0.1:9/shell/\(n)", "-o", "/tmp/lull-bench-shell-\(n)",
+                        "--socket", daemon.socketPath,
+                    ]
+                }
+            ),
             ("tsp true", { _ in ["/usr/bin/tsp", "true"] }),
             ("nq true", { _ in ["/usr/bin/nq", "true"] }),
         ]
@@ -35,7 +40,9 @@ enum ShellBenchmark {
             for (index, command) in commands.enumerated() {
                 for n in 0..<(count / rounds) {
                     var status: Int32 = 0
-                    let seconds = try timed { status = try spawnAndWait(command.argv(round * 10_000 + n), environment: environment) }
+                    let seconds = try timed {
+                        status = try spawnAndWait(command.argv(round * 10_000 + n), environment: environment)
+                    }
                     guard status == 0 else { throw BenchError("\(command.name) exited with \(status)") }
                     samples[index].append(seconds * 1000)
                 }
@@ -48,7 +55,8 @@ enum ShellBenchmark {
         for (index, command) in commands.enumerated() {
             let median = BenchReport.median(samples[index])
             let isLull = index == 0
-            rows += "| `\(command.name)` | \(samples[index].count) | \(BenchReport.spread(samples[index], "%.2f ms")) | "
+            rows +=
+                "| `\(command.name)` | \(samples[index].count) | \(BenchReport.spread(samples[index], "%.2f ms")) | "
             rows += String(format: "%.2f", median / fastestPeer)
             rows += isLull ? " | ≤ 1.50 | \(BenchReport.verdict(ratio <= 1.5)) |\n" : " | — | — |\n"
         }
@@ -74,7 +82,10 @@ final class PeerQueues {
     var nqDirectory: String { directory + "/nq" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bench-peers-\(UUID().uuidString.prefix(6))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "lull-bench-peers-\(UUID().uuidString.prefix(6))"
+            ).path
         try FileManager.default.createDirectory(atPath: directory + "/nq", withIntermediateDirectories: true)
     }
 
@@ -91,9 +102,10 @@ final class PeerQueues {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> Int32? in
             guard let pid = Int32(entry),
-                  let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), comm.hasPrefix("tsp"),
-                  let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
-                  String(decoding: environ, as: UTF8.self).contains("TS_SOCKET=\(tsSocket)") else { return nil }
+                let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), comm.hasPrefix("tsp"),
+                let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+                String(decoding: environ, as: UTF8.self).contains("TS_SOCKET=\(tsSocket)")
+            else { return nil }
             return pid
         }.sorted()
     }

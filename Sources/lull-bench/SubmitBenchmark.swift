@@ -14,7 +14,13 @@ enum SubmitBenchmark {
         var cpuMicrosecondsPerRequest: Double { daemonCPUSeconds / Double(requests) * 1e6 }
     }
 
-    static func throughput(socket: String, daemon: Int32, clients: Int, requests: Int, firstID: Int) throws -> Throughput {
+    static func throughput(
+        socket: String,
+        daemon: Int32,
+        clients: Int,
+        requests: Int,
+        firstID: Int
+    ) throws -> Throughput {
         let perClient = requests / clients
         let errors = ErrorBox()
         let cpuBefore = ProcessCPU.seconds(of: daemon)
@@ -23,7 +29,9 @@ enum SubmitBenchmark {
             do {
                 let connection = try RawHTTPConnection(socketPath: socket)
                 for n in 0..<perClient {
-                    let status = try connection.roundTrip(RawHTTPConnection.submitRequest(firstID + client * perClient + n))
+                    let status = try connection.roundTrip(
+                        RawHTTPConnection.submitRequest(firstID + client * perClient + n)
+                    )
                     if status != 201 { throw BenchError("submission answered \(status)") }
                 }
             } catch {
@@ -33,12 +41,21 @@ enum SubmitBenchmark {
         if let error = errors.first { throw error }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         return Throughput(
-            clients: clients, requests: perClient * clients, seconds: seconds,
-            daemonCPUSeconds: ProcessCPU.seconds(of: daemon) - cpuBefore)
+            clients: clients,
+            requests: perClient * clients,
+            seconds: seconds,
+            daemonCPUSeconds: ProcessCPU.seconds(of: daemon) - cpuBefore
+        )
     }
 
     /// `batches` requests to `POST /v1/jobs:batch` of `size` jobs each, one after another on one connection.
-    static func batchThroughput(socket: String, daemon: Int32, batches: Int, size: Int, firstID: Int) throws -> Throughput {
+    static func batchThroughput(
+        socket: String,
+        daemon: Int32,
+        batches: Int,
+        size: Int,
+        firstID: Int
+    ) throws -> Throughput {
         let connection = try RawHTTPConnection(socketPath: socket)
         let requests = (0..<batches).map { RawHTTPConnection.batchRequest(first: firstID + $0 * size, count: size) }
         let cpuBefore = ProcessCPU.seconds(of: daemon)
@@ -49,8 +66,11 @@ enum SubmitBenchmark {
             }
         }
         return Throughput(
-            clients: 1, requests: batches * size, seconds: seconds,
-            daemonCPUSeconds: ProcessCPU.seconds(of: daemon) - cpuBefore)
+            clients: 1,
+            requests: batches * size,
+            seconds: seconds,
+            daemonCPUSeconds: ProcessCPU.seconds(of: daemon) - cpuBefore
+        )
     }
 
     struct Latency {

@@ -16,11 +16,19 @@ enum TransferBenchmark {
     }
 
     static func run(size: Int, runs: Int, progress: (String) -> Void) throws -> Result {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bench-transfer-\(UUID().uuidString.prefix(6))")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-bench-transfer-\(UUID().uuidString.prefix(6))"
+        )
         defer { try? FileManager.default.removeItem(at: work) }
         let www = work.appendingPathComponent("www")
-        try FileManager.default.createDirectory(at: www.appendingPathComponent("upload"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: www.appendingPathComponent("upload"),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.createDirectory(
+            at: work.appendingPathComponent("tmp"),
+            withIntermediateDirectories: true
+        )
         let payload = www.appendingPathComponent("payload.bin").path
         progress("writing a \(size >> 20) MiB payload")
         try Data(TestHTTPServer.bytes(count: size, seed: 5)).write(to: URL(fileURLWithPath: payload))
@@ -52,40 +60,68 @@ enum TransferBenchmark {
                     try lull()
                 }
             }
-            try pair({
-                progress("fetch run \(run)/\(runs): curl")
-                settle()
-                let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
-                result.curlFetch.append(try timed {
-                    try CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]).requireSuccess("curl")
-                })
-                try? FileManager.default.removeItem(atPath: curlTarget)
-            }, {
-                progress("fetch run \(run)/\(runs): lull")
-                settle()
-                ProcessMemory.resetPeak(of: daemon.pid)
-                let lullTarget = downloads.appendingPathComponent("lull-\(run).bin").path
-                result.lullFetch.append(try timed {
-                    try runJob(lullctl, ["submit", "fetch", nginx.url("/payload.bin"), "-o", lullTarget], socket: daemon.socketPath)
-                })
-                result.peakFetchRSS = max(result.peakFetchRSS, ProcessMemory.peak(of: daemon.pid))
-                try? FileManager.default.removeItem(atPath: lullTarget)
-            })
-            try pair({
-                progress("upload run \(run)/\(runs): curl -T")
-                settle()
-                result.curlUpload.append(try timed {
-                    try CommandRunner.run("/usr/bin/curl", ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]).requireSuccess("curl -T")
-                })
-            }, {
-                progress("upload run \(run)/\(runs): lull")
-                settle()
-                ProcessMemory.resetPeak(of: daemon.pid)
-                result.lullUpload.append(try timed {
-                    try runJob(lullctl, ["submit", "upload", nginx.url("/upload/lull-\(run).bin"), "-f", payload], socket: daemon.socketPath)
-                })
-                result.peakUploadRSS = max(result.peakUploadRSS, ProcessMemory.peak(of: daemon.pid))
-            })
+            try pair(
+                {
+                    progress("fetch run \(run)/\(runs): curl")
+                    settle()
+                    let curlTarget = downloads.appendingPathComponent("curl-\(run).bin").path
+                    result.curlFetch.append(
+                        try timed {
+                            try CommandRunner.run(
+                                "/usr/bin/curl",
+                                ["-sS", "--fail", "-o", curlTarget, nginx.url("/payload.bin")]
+                            ).requireSuccess("curl")
+                        }
+                    )
+                    try? FileManager.default.removeItem(atPath: curlTarget)
+                },
+                {
+                    progress("fetch run \(run)/\(runs): lull")
+                    settle()
+                    ProcessMemory.resetPeak(of: daemon.pid)
+                    let lullTarget = downloads.appendingPathComponent("lull-\(run).bin").path
+                    result.lullFetch.append(
+                        try timed {
+                            try runJob(
+                                lullctl,
+                                ["submit", "fetch", nginx.url("/payload.bin"), "-o", lullTarget],
+                                socket: daemon.socketPath
+                            )
+                        }
+                    )
+                    result.peakFetchRSS = max(result.peakFetchRSS, ProcessMemory.peak(of: daemon.pid))
+                    try? FileManager.default.removeItem(atPath: lullTarget)
+                }
+            )
+            try pair(
+                {
+                    progress("upload run \(run)/\(runs): curl -T")
+                    settle()
+                    result.curlUpload.append(
+                        try timed {
+                            try CommandRunner.run(
+                                "/usr/bin/curl",
+                                ["-sS", "--fail", "-T", payload, nginx.url("/upload/curl-\(run).bin")]
+                            ).requireSuccess("curl -T")
+                        }
+                    )
+                },
+                {
+                    progress("upload run \(run)/\(runs): lull")
+                    settle()
+                    ProcessMemory.resetPeak(of: daemon.pid)
+                    result.lullUpload.append(
+                        try timed {
+                            try runJob(
+                                lullctl,
+                                ["submit", "upload", nginx.url("/upload/lull-\(run).bin"), "-f", payload],
+                                socket: daemon.socketPath
+                            )
+                        }
+                    )
+                    result.peakUploadRSS = max(result.peakUploadRSS, ProcessMemory.peak(of: daemon.pid))
+                }
+            )
             for name in ["curl-\(run).bin", "lull-\(run).bin"] {
                 try? FileManager.default.removeItem(at: www.appendingPathComponent("upload/\(name)"))
             }
@@ -105,7 +141,7 @@ enum TransferBenchmark {
         let submitted = try CommandRunner.run(lullctl, arguments + ["--json", "--socket", socket])
         try submitted.requireSuccess("lullctl submit")
         guard let data = submitted.stdout.data(using: .utf8),
-              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["id"] as? Int
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["id"] as? Int
         else { throw BenchError("unexpected submit output: \(submitted.stdout)") }
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: lullctl)
@@ -123,7 +159,8 @@ enum TransferBenchmark {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer = buffer[buffer.index(after: newline)...]
                 guard let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-                      event["job_id"] as? Int == id, let type = event["type"] as? String else { continue }
+                    event["job_id"] as? Int == id, let type = event["type"] as? String
+                else { continue }
                 if type == "succeeded" { return }
                 if type == "failed" || type == "retrying" { throw BenchError("job \(id) \(type): \(event)") }
             }

@@ -1,8 +1,9 @@
 import ArgumentParser
+import LullCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LullCore
 
 @main
 struct Lullctl: AsyncParsableCommand {
@@ -23,9 +24,11 @@ struct Lullctl: AsyncParsableCommand {
             """,
         version: LullVersion.current,
         subcommands: [
-            Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self, Status.self,
+            Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self,
+            Status.self,
             Events.self, Watch.self, Top.self, Reload.self,
-        ])
+        ]
+    )
 
     static func main() async {
         // lullctl writes UTF-8 whatever the locale; the C library's character type must be UTF-8
@@ -43,7 +46,9 @@ struct Lullctl: AsyncParsableCommand {
         var moved: [String] = []
         let names = ["--socket", "--call-timeout"]
         let flags = ["--system", "--user-instance"]
-        while let first = rest.first, flags.contains(first) || names.contains(where: { first == $0 || first.hasPrefix($0 + "=") }) {
+        while let first = rest.first,
+            flags.contains(first) || names.contains(where: { first == $0 || first.hasPrefix($0 + "=") })
+        {
             let take = names.contains(first) ? min(2, rest.count) : 1
             moved += rest.prefix(take)
             rest.removeFirst(take)

@@ -41,24 +41,37 @@ struct Lulld: AsyncParsableCommand {
             written by a newer lulld); 64 invalid command line. The units do not restart lulld after \
             2, 3 or 64 (RestartPreventExitStatus=).
             """,
-        version: LullDefaults.version)
+        version: LullDefaults.version
+    )
 
     @Option(name: .long, help: ArgumentHelp("Read settings from this TOML file.", valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Keep the job store in this directory.", valueName: "dir"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp("Keep the job store in this directory.", valueName: "dir")
+    )
     var stateDir: String?
 
     @Option(name: .long, help: ArgumentHelp("Listen on this Unix socket path.", valueName: "path"))
     var socket: String?
 
-    @Flag(name: .customLong("check-config"), help: "Validate the config file the service reads (see --system, --user), print any errors, and exit.")
+    @Flag(
+        name: .customLong("check-config"),
+        help: "Validate the config file the service reads (see --system, --user), print any errors, and exit."
+    )
     var checkConfig = false
 
-    @Flag(name: .long, help: "With --check-config: check the system instance's /etc/lull/lull.toml (the default for root).")
+    @Flag(
+        name: .long,
+        help: "With --check-config: check the system instance's /etc/lull/lull.toml (the default for root)."
+    )
     var system = false
 
-    @Flag(name: .long, help: "With --check-config: check your user instance's ~/.config/lull/lull.toml (the default for others).")
+    @Flag(
+        name: .long,
+        help: "With --check-config: check your user instance's ~/.config/lull/lull.toml (the default for others)."
+    )
     var user = false
 
     func validate() throws {
@@ -73,11 +86,17 @@ struct Lulld: AsyncParsableCommand {
 
     func run() async throws {
         let options = DaemonOptions(
-            configPath: config, stateDirectory: stateDir, socketPath: socket,
-            environment: ProcessInfo.processInfo.environment)
+            configPath: config,
+            stateDirectory: stateDir,
+            socketPath: socket,
+            environment: ProcessInfo.processInfo.environment
+        )
         if checkConfig {
             let check = ConfigCheck(
-                config: config, instance: system ? .system : user ? .user : nil, environment: options.environment)
+                config: config,
+                instance: system ? .system : user ? .user : nil,
+                environment: options.environment
+            )
             let report = check.run()
             if report.exitStatus == .success {
                 // Through the same unbuffered handles, so the ok lines come before the warnings.
@@ -96,7 +115,12 @@ struct Lulld: AsyncParsableCommand {
             do {
                 daemonConfig = try ConfigLoader.loadWithDropIns(file: file)
             } catch {
-                FileHandle.standardError.write(Data("lulld: invalid configuration:\n\(error)\nlulld --check-config --config \(file) checks it after a fix.\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "lulld: invalid configuration:\n\(error)\nlulld --check-config --config \(file) checks it after a fix.\n"
+                            .utf8
+                    )
+                )
                 throw ExitCode(LulldExitStatus.invalidConfiguration.rawValue)
             }
         }
@@ -118,4 +142,3 @@ struct Lulld: AsyncParsableCommand {
         }
     }
 }
-

@@ -23,7 +23,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("90s", 90), ("30m", 1_800), ("2h", 7_200), ("1d", 86_400), ("1h30m", 5_400), ("1d2h3m4s", 93_784), (" 2h ", 7_200),
+        ("90s", 90), ("30m", 1_800), ("2h", 7_200), ("1d", 86_400), ("1h30m", 5_400), ("1d2h3m4s", 93_784),
+        (" 2h ", 7_200),
         ("15m", 900),
     ])
     func durationsInEveryUnit(_ text: String, _ seconds: Int) throws {
@@ -37,7 +38,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("0", Int64(0)), ("4096", 4096), ("512K", 524_288), ("512k", 524_288), ("10M", 10_485_760), ("10MiB", 10_485_760),
+        ("0", Int64(0)), ("4096", 4096), ("512K", 524_288), ("512k", 524_288), ("10M", 10_485_760),
+        ("10MiB", 10_485_760),
         ("2G", 2_147_483_648), ("1T", 1_099_511_627_776), ("100B", 100), (" 3 M ", 3_145_728),
     ])
     func sizesInEveryUnit(_ text: String, _ bytes: Int64) throws {
@@ -79,7 +81,9 @@ import Testing
         #expect(try DurationArgument(parsing: text).seconds == seconds)
     }
 
-    @Test(arguments: ["2026-11-21T18:00:00Z", "2026-11-21T19:00:00+01:00", "2026-11-21T13:00:00-05:00", "2026-11-21T18:00:00.000Z"])
+    @Test(arguments: [
+        "2026-11-21T18:00:00Z", "2026-11-21T19:00:00+01:00", "2026-11-21T13:00:00-05:00", "2026-11-21T18:00:00.000Z",
+    ])
     func isoTimesWithAZone(_ text: String) throws {
         #expect(try TimeArgument(parsing: text) == .at(Self.evening))
         #expect(try TimeArgument(parsing: text).resolved(now: Date(timeIntervalSince1970: 0)) == Self.evening)
@@ -135,7 +139,9 @@ import Testing
         _ = try TimeArgument(parsing: suggested)
     }
 
-    @Test(arguments: [("30", 30.0), ("30%", 30.0), ("0", 0.0), ("100", 100.0), ("100%", 100.0), ("12.5%", 12.5), (" 40 % ", 40.0)])
+    @Test(arguments: [
+        ("30", 30.0), ("30%", 30.0), ("0", 0.0), ("100", 100.0), ("100%", 100.0), ("12.5%", 12.5), (" 40 % ", 40.0),
+    ])
     func batteryPercentages(_ text: String, _ percent: Double) throws {
         #expect(try BatteryPercent(parsing: text).percent == percent)
     }
@@ -166,6 +172,9 @@ import Testing
     @Test func deadlineActionWordsAreTheAPIs() throws {
         #expect(try ChoiceArgument.parse("run", as: DeadlineAction.self) == .run)
         #expect(try ChoiceArgument.parse("expire", as: DeadlineAction.self) == .expire)
-        #expect(message { _ = try ChoiceArgument.parse("fail", as: DeadlineAction.self) } == "\"fail\" is not one of run, expire")
+        #expect(
+            message { _ = try ChoiceArgument.parse("fail", as: DeadlineAction.self) }
+                == "\"fail\" is not one of run, expire"
+        )
     }
 }

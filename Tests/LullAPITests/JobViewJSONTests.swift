@@ -38,7 +38,10 @@ import Testing
     }
 
     /// Decodes both forms and compares the values and, recursively, the keys each object has.
-    static func expectSameMeaning<T: JSONWritable & Decodable & Equatable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSameMeaning<T: JSONWritable & Decodable & Equatable>(
+        _ value: T,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let written = try value.jsonBytes()
         let encoded = try WireJSON.encoder().encode(value)
         // JSON allows no raw control characters (Foundation's parsers would take them anyway),
@@ -60,7 +63,11 @@ import Testing
         view.error = nil
         view.periodic = nil
         let text = String(decoding: try view.jsonBytes(), as: UTF8.self)
-        #expect(text.hasPrefix(#"{"id":42,"kind":"upload","state":"failed","owner_uid":1000,"url":"https://example.test/up","#))
+        #expect(
+            text.hasPrefix(
+                #"{"id":42,"kind":"upload","state":"failed","owner_uid":1000,"url":"https://example.test/up","#
+            )
+        )
         #expect(text.contains(#""created_at":"2026-11-21T18:58:03Z""#))
         #expect(text.contains(#""min_battery":20.5,"#))
         #expect(text.contains(#""period_seconds":3600,"#))
@@ -106,16 +113,18 @@ import Testing
             view.retry = maybe(view.retry)
             view.timeouts = maybe(view.timeouts)
             view.retryAt = maybe(Date(timeIntervalSince1970: pick(times)))
-            view.waitingFor = maybe(view.waitingFor.map { reasons in
-                reasons.map { reason in
-                    var reason = reason
-                    reason.text = pick(strings)
-                    reason.limit = maybe(pick(strings))
-                    reason.until = maybe(Date(timeIntervalSince1970: pick(times)))
-                    reason.fromJob = random.next() % 2 == 0
-                    return reason
-                } + [reason(pick(strings))]
-            })
+            view.waitingFor = maybe(
+                view.waitingFor.map { reasons in
+                    reasons.map { reason in
+                        var reason = reason
+                        reason.text = pick(strings)
+                        reason.limit = maybe(pick(strings))
+                        reason.until = maybe(Date(timeIntervalSince1970: pick(times)))
+                        reason.fromJob = random.next() % 2 == 0
+                        return reason
+                    } + [reason(pick(strings))]
+                }
+            )
             view.network = maybe(pick(JobConstraints.Network.allCases))
             view.requiresAC = maybe(random.next() % 2 == 0)
             view.minBattery = maybe(pick(numbers))

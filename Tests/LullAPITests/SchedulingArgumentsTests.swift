@@ -29,9 +29,14 @@ import Testing
 
     @Test func everyFlagArrivesInItsWireField() throws {
         let arguments = SchedulingArguments(
-            network: try ChoiceArgument.parse("not_cellular"), requiresAC: true, minBattery: try BatteryPercent(parsing: "30%"),
-            notBefore: try TimeArgument(parsing: "1h"), deadline: try TimeArgument(parsing: "2026-11-21T21:00:00+01:00"),
-            onDeadline: .expire, onCompleteUnit: "sync-done.service")
+            network: try ChoiceArgument.parse("not_cellular"),
+            requiresAC: true,
+            minBattery: try BatteryPercent(parsing: "30%"),
+            notBefore: try TimeArgument(parsing: "1h"),
+            deadline: try TimeArgument(parsing: "2026-11-21T21:00:00+01:00"),
+            onDeadline: .expire,
+            onCompleteUnit: "sync-done.service"
+        )
         let filled = try submission(arguments)
         #expect(filled.network == .notCellular)
         #expect(filled.requiresAC == true)
@@ -62,15 +67,21 @@ import Testing
         let plain = JobSubmission(kind: .fetch, url: "http://example.org/f", destination: "/tmp/f")
         #expect(try submission(SchedulingArguments()) == plain)
         let json = try wire(try submission(SchedulingArguments()))
-        for key in ["network", "requires_ac", "min_battery", "not_before", "deadline", "on_deadline", "periodic", "on_complete_unit"] {
+        for key in [
+            "network", "requires_ac", "min_battery", "not_before", "deadline", "on_deadline", "periodic",
+            "on_complete_unit",
+        ] {
             #expect(json[key] == nil, "\(key) is sent only when its flag is given")
         }
     }
 
     @Test func everyMakesThePeriodicObject() throws {
         let arguments = SchedulingArguments(
-            every: try DurationArgument(parsing: "1h"), flex: try DurationArgument(parsing: "10m"),
-            jitter: try DurationArgument(parsing: "2m"), maxEvery: try DurationArgument(parsing: "4h"))
+            every: try DurationArgument(parsing: "1h"),
+            flex: try DurationArgument(parsing: "10m"),
+            jitter: try DurationArgument(parsing: "2m"),
+            maxEvery: try DurationArgument(parsing: "4h")
+        )
         let filled = try submission(arguments)
         #expect(filled.periodic == PeriodicSchedule(every: 3_600, flex: 600, jitter: 120, maxEvery: 14_400))
         let periodic = try wire(filled)["periodic"] as? [String: Any]
@@ -85,9 +96,14 @@ import Testing
 
     /// `PeriodicSchedule.init` would quietly make 5 minutes into 15: the flag refuses it instead.
     @Test func aPeriodOutOfRangeIsRefusedNotClamped() throws {
-        #expect(refusal(SchedulingArguments(every: try DurationArgument(parsing: "5m")))
-            == "--every 5m is out of range; give a period from 15m to 366d")
-        #expect(refusal(SchedulingArguments(every: try DurationArgument(parsing: "367d")))?.contains("from 15m to 366d") == true)
+        #expect(
+            refusal(SchedulingArguments(every: try DurationArgument(parsing: "5m")))
+                == "--every 5m is out of range; give a period from 15m to 366d"
+        )
+        #expect(
+            refusal(SchedulingArguments(every: try DurationArgument(parsing: "367d")))?.contains("from 15m to 366d")
+                == true
+        )
         #expect(refusal(SchedulingArguments(every: try DurationArgument(parsing: "366d"))) == nil)
     }
 
@@ -104,15 +120,25 @@ import Testing
 
     @Test func periodicCompanionsStayWithinThePeriod() throws {
         let hour = try DurationArgument(parsing: "1h")
-        #expect(refusal(SchedulingArguments(every: hour, flex: try DurationArgument(parsing: "2h")))
-            == "--flex 2h is longer than --every 1h; give at most the period")
-        #expect(refusal(SchedulingArguments(every: hour, jitter: try DurationArgument(parsing: "61m")))?.hasPrefix("--jitter 1h1m") == true)
-        #expect(refusal(SchedulingArguments(every: hour, maxEvery: try DurationArgument(parsing: "30m")))
-            == "--max-every 30m is out of range; give from --every (1h) to 366d")
+        #expect(
+            refusal(SchedulingArguments(every: hour, flex: try DurationArgument(parsing: "2h")))
+                == "--flex 2h is longer than --every 1h; give at most the period"
+        )
+        #expect(
+            refusal(SchedulingArguments(every: hour, jitter: try DurationArgument(parsing: "61m")))?.hasPrefix(
+                "--jitter 1h1m"
+            ) == true
+        )
+        #expect(
+            refusal(SchedulingArguments(every: hour, maxEvery: try DurationArgument(parsing: "30m")))
+                == "--max-every 30m is out of range; give from --every (1h) to 366d"
+        )
     }
 
     @Test func aPeriodicJobTakesNoDeadline() throws {
-        let said = refusal(SchedulingArguments(deadline: try TimeArgument(parsing: "2h"), every: try DurationArgument(parsing: "1h")))
+        let said = refusal(
+            SchedulingArguments(deadline: try TimeArgument(parsing: "2h"), every: try DurationArgument(parsing: "1h"))
+        )
         #expect(said?.contains("leave out --deadline and --on-deadline with --every") == true, "\(said ?? "accepted")")
     }
 
@@ -124,13 +150,30 @@ import Testing
     }
 
     @Test func aDeadlineBeforeNotBeforeIsRefused() throws {
-        let said = refusal(SchedulingArguments(notBefore: try TimeArgument(parsing: "2h"), deadline: try TimeArgument(parsing: "1h")))
-        #expect(said == "--deadline 2026-11-21T19:00:00Z is before --not-before 2026-11-21T20:00:00Z; give a deadline after the job may start")
+        let said = refusal(
+            SchedulingArguments(notBefore: try TimeArgument(parsing: "2h"), deadline: try TimeArgument(parsing: "1h"))
+        )
+        #expect(
+            said
+                == "--deadline 2026-11-21T19:00:00Z is before --not-before 2026-11-21T20:00:00Z; give a deadline after the job may start"
+        )
         // Relative and absolute times compare once both are placed at the same now.
-        #expect(refusal(SchedulingArguments(
-            notBefore: try TimeArgument(parsing: "30m"), deadline: try TimeArgument(parsing: "2026-11-21T18:20:00Z"))) != nil)
-        #expect(refusal(SchedulingArguments(
-            notBefore: try TimeArgument(parsing: "30m"), deadline: try TimeArgument(parsing: "2026-11-21T18:40:00Z"))) == nil)
+        #expect(
+            refusal(
+                SchedulingArguments(
+                    notBefore: try TimeArgument(parsing: "30m"),
+                    deadline: try TimeArgument(parsing: "2026-11-21T18:20:00Z")
+                )
+            ) != nil
+        )
+        #expect(
+            refusal(
+                SchedulingArguments(
+                    notBefore: try TimeArgument(parsing: "30m"),
+                    deadline: try TimeArgument(parsing: "2026-11-21T18:40:00Z")
+                )
+            ) == nil
+        )
     }
 
     /// The flags refuse exactly what the daemon would: every combination below goes both through
@@ -139,9 +182,12 @@ import Testing
     @Test func theFlagsRefuseWhatTheDaemonRefuses() throws {
         let flags = [
             "on_deadline": "--on-deadline", "deadline": "--deadline", "periodic.every_seconds": "--every",
-            "periodic.flex_seconds": "--flex", "periodic.jitter_seconds": "--jitter", "periodic.max_every_seconds": "--max-every",
+            "periodic.flex_seconds": "--flex", "periodic.jitter_seconds": "--jitter",
+            "periodic.max_every_seconds": "--max-every",
         ]
-        func duration(_ text: String?) throws -> DurationArgument? { try text.map { try DurationArgument(parsing: $0) } }
+        func duration(_ text: String?) throws -> DurationArgument? {
+            try text.map { try DurationArgument(parsing: $0) }
+        }
         func time(_ text: String?) throws -> TimeArgument? { try text.map { try TimeArgument(parsing: $0) } }
         var refused = Set<String>()
         for every in [nil, "5m", "1h", "367d"] {
@@ -154,16 +200,28 @@ import Testing
                             for deadline in [nil, "1h", "2h"] {
                                 for onDeadline in [nil, DeadlineAction.expire] {
                                     let arguments = SchedulingArguments(
-                                        notBefore: try time(notBefore), deadline: try time(deadline), onDeadline: onDeadline,
-                                        every: try duration(every), flex: try duration(flex), jitter: try duration(jitter),
-                                        maxEvery: try duration(maxEvery))
-                                    var sent = JobSubmission(kind: .fetch, url: "http://example.org/f", destination: "/tmp/f")
+                                        notBefore: try time(notBefore),
+                                        deadline: try time(deadline),
+                                        onDeadline: onDeadline,
+                                        every: try duration(every),
+                                        flex: try duration(flex),
+                                        jitter: try duration(jitter),
+                                        maxEvery: try duration(maxEvery)
+                                    )
+                                    var sent = JobSubmission(
+                                        kind: .fetch,
+                                        url: "http://example.org/f",
+                                        destination: "/tmp/f"
+                                    )
                                     sent.notBefore = try time(notBefore)?.resolved(now: Self.now)
                                     sent.deadline = try time(deadline)?.resolved(now: Self.now)
                                     sent.onDeadline = onDeadline
                                     if let every {
                                         // As the wire gives it: a short period is not raised to the least.
-                                        var periodic = PeriodicSchedule(every: 0, flex: try duration(flex)?.timeInterval ?? 0)
+                                        var periodic = PeriodicSchedule(
+                                            every: 0,
+                                            flex: try duration(flex)?.timeInterval ?? 0
+                                        )
                                         periodic.every = try #require(try duration(every)).timeInterval
                                         periodic.jitter = try duration(jitter)?.timeInterval ?? 0
                                         periodic.maxEvery = try duration(maxEvery)?.timeInterval
@@ -178,7 +236,10 @@ import Testing
                                     }
                                     let flagsSay = refusal(arguments)
                                     let given = "\(arguments)"
-                                    #expect((flagsSay == nil) == (daemonSays == nil), "\(given): flags \(flagsSay ?? "accept"), daemon \(daemonSays?.message ?? "accepts")")
+                                    #expect(
+                                        (flagsSay == nil) == (daemonSays == nil),
+                                        "\(given): flags \(flagsSay ?? "accept"), daemon \(daemonSays?.message ?? "accepts")"
+                                    )
                                     if let field = daemonSays?.field, let flagsSay {
                                         let flag = try #require(flags[field], "a flag for \(field)")
                                         #expect(flagsSay.contains(flag), "\(given): \(flagsSay) names \(flag)")

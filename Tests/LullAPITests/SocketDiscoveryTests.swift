@@ -8,7 +8,11 @@ import Testing
     let system = "/srv/test/lull.sock"
 
     func discovery(_ present: Set<String>, environment: [String: String]? = nil) -> SocketDiscovery {
-        SocketDiscovery(environment: environment ?? self.environment, systemSocket: system, exists: { present.contains($0) })
+        SocketDiscovery(
+            environment: environment ?? self.environment,
+            systemSocket: system,
+            exists: { present.contains($0) }
+        )
     }
 
     @Test func theUserInstanceComesFirstThenTheSystemOne() {
@@ -40,8 +44,15 @@ import Testing
         #expect(named.choose(flag: nil, instance: nil).source == .environment)
         // An instance flag on the command line beats the environment.
         #expect(named.choose(flag: nil, instance: .system).path == system)
-        #expect(named.choose(flag: "/tmp/flag.sock", instance: nil) == SocketDiscovery.Choice(
-            path: "/tmp/flag.sock", source: .flag, tried: [], found: true))
+        #expect(
+            named.choose(flag: "/tmp/flag.sock", instance: nil)
+                == SocketDiscovery.Choice(
+                    path: "/tmp/flag.sock",
+                    source: .flag,
+                    tried: [],
+                    found: true
+                )
+        )
     }
 
     @Test func withoutARuntimeDirectoryTheUserSocketIsInTheStateDirectory() {

@@ -1,8 +1,9 @@
 import Foundation
-@testable import LullAPI
 import LullClient
 import LullCore
 import Testing
+
+@testable import LullAPI
 
 @Suite struct WireDecodingTests {
     func failure<T: Decodable>(_ json: String, as type: T.Type = JobSubmission.self) -> ValidationError? {
@@ -15,10 +16,15 @@ import Testing
     }
 
     @Test func decodesAFullSubmission() throws {
-        let submission = try WireDecoding.decode(JobSubmission.self, from: Data("""
-            {"kind":"push","url":"http://h/p","body_base64":"aGk=","content_type":"text/plain",
-             "headers":{"X-A_b":"1"},"label":"l","class":"utility","method":"put"}
-            """.utf8))
+        let submission = try WireDecoding.decode(
+            JobSubmission.self,
+            from: Data(
+                """
+                {"kind":"push","url":"http://h/p","body_base64":"aGk=","content_type":"text/plain",
+                 "headers":{"X-A_b":"1"},"label":"l","class":"utility","method":"put"}
+                """.utf8
+            )
+        )
         let spec = try submission.spec()
         #expect(spec.body == Array("hi".utf8))
         #expect(spec.method == "PUT")
@@ -58,15 +64,24 @@ import Testing
     }
 
     @Test func batchErrorsPointIntoTheArray() {
-        let error = failure(#"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"},{"kind":"fetch"}]}"#, as: BatchSubmission.self)
+        let error = failure(
+            #"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"},{"kind":"fetch"}]}"#,
+            as: BatchSubmission.self
+        )
         #expect(error?.field == "jobs[1].url")
     }
 
     @Test func unknownFieldsAreFoundAtEveryLevel() {
         let cases: [(String, String)] = [
             (#"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"}],"priority":1}"#, "priority"),
-            (#"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"},{"kind":"fetch","url":"http://h","prio":1}]}"#, "jobs[1].prio"),
-            (#"{"jobs":[{"kind":"fetch","url":"http://h","periodic":{"every_seconds":60,"evry":1}}]}"#, "jobs[0].periodic.evry"),
+            (
+                #"{"jobs":[{"kind":"fetch","url":"http://h","destination":"/a"},{"kind":"fetch","url":"http://h","prio":1}]}"#,
+                "jobs[1].prio"
+            ),
+            (
+                #"{"jobs":[{"kind":"fetch","url":"http://h","periodic":{"every_seconds":60,"evry":1}}]}"#,
+                "jobs[0].periodic.evry"
+            ),
             (#"{"jobs":[{"kind":"fetch","url":"http://h","timeouts":{"idle":1}}]}"#, "jobs[0].timeouts.idle"),
         ]
         for (json, field) in cases {
@@ -93,37 +108,55 @@ import Testing
             #expect(error != nil && error?.code != .unknownField, "\(json)")
             #expect(error?.field == field, "\(json): \(String(describing: error))")
         }
-        #expect(failure(#"{"kind":"fetch","url":"http://h","not_before":"tomorrow"}"#)?.message
-            == #"field "not_before" must be an ISO-8601 time such as 2026-01-31T22:00:00Z"#)
-        #expect(failure(#"{"kind":"fetch","url":"http://h","expected_bytes":1.5}"#)?.message
-            == #"field "expected_bytes" must be an integer"#)
+        #expect(
+            failure(#"{"kind":"fetch","url":"http://h","not_before":"tomorrow"}"#)?.message
+                == #"field "not_before" must be an ISO-8601 time such as 2026-01-31T22:00:00Z"#
+        )
+        #expect(
+            failure(#"{"kind":"fetch","url":"http://h","expected_bytes":1.5}"#)?.message
+                == #"field "expected_bytes" must be an integer"#
+        )
     }
 
     @Test func anUnknownChoiceNamesTheChoices() {
         let cases: [(String, String, String)] = [
-            (#"{"kind":"fetch","url":"http://h","network":"wifi"}"#, "network", JobConstraints.Network.allCases.map(\.rawValue).joined(separator: ", ")),
+            (
+                #"{"kind":"fetch","url":"http://h","network":"wifi"}"#, "network",
+                JobConstraints.Network.allCases.map(\.rawValue).joined(separator: ", ")
+            ),
             (#"{"kind":"upload","url":"http://h","protocol":"ftp"}"#, "protocol", "raw, multipart, tus"),
-            (#"{"kind":"fetch","url":"http://h","on_deadline":"panic"}"#, "on_deadline", DeadlineAction.allCases.map(\.rawValue).joined(separator: ", ")),
+            (
+                #"{"kind":"fetch","url":"http://h","on_deadline":"panic"}"#, "on_deadline",
+                DeadlineAction.allCases.map(\.rawValue).joined(separator: ", ")
+            ),
         ]
         for (json, field, choices) in cases {
             let error = failure(json)
             #expect(error?.code == .invalidValue && error?.field == field, "\(json)")
-            #expect(error?.message == "field \"\(field)\" must be one of \(choices)", "\(String(describing: error?.message))")
+            #expect(
+                error?.message == "field \"\(field)\" must be one of \(choices)",
+                "\(String(describing: error?.message))"
+            )
         }
         let inBatch = failure(#"{"jobs":[{"kind":"teleport","url":"http://h"}]}"#, as: BatchSubmission.self)
         #expect(inBatch?.field == "jobs[0].kind" && inBatch?.message.contains("fetch, push, upload") == true)
     }
 
     @Test func everyFieldOfAFullSubmissionIsRead() throws {
-        let submission = try WireDecoding.decode(JobSubmission.self, from: Data("""
-            {"kind":"upload","url":"http://h/u","source":"/tmp/s","protocol":"tus","form_field":"f",
-             "sha256":"ab","expected_bytes":10,"max_bytes":20,"idempotency_key":"k","requires_ac":true,
-             "min_battery":40.5,"network":"unmetered","not_before":"2030-01-01T00:00:00Z",
-             "deadline":"2030-01-02T00:00:00Z","on_deadline":"expire","expected_bytes_up":30,
-             "retry":{"max_attempts":3,"base_seconds":1.5,"cap_seconds":60},
-             "timeouts":{"connect_seconds":5,"idle_seconds":6,"total_seconds":7},
-             "periodic":{"every_seconds":3600,"flex_seconds":600},"on_complete_unit":"x.service"}
-            """.utf8))
+        let submission = try WireDecoding.decode(
+            JobSubmission.self,
+            from: Data(
+                """
+                {"kind":"upload","url":"http://h/u","source":"/tmp/s","protocol":"tus","form_field":"f",
+                 "sha256":"ab","expected_bytes":10,"max_bytes":20,"idempotency_key":"k","requires_ac":true,
+                 "min_battery":40.5,"network":"unmetered","not_before":"2030-01-01T00:00:00Z",
+                 "deadline":"2030-01-02T00:00:00Z","on_deadline":"expire","expected_bytes_up":30,
+                 "retry":{"max_attempts":3,"base_seconds":1.5,"cap_seconds":60},
+                 "timeouts":{"connect_seconds":5,"idle_seconds":6,"total_seconds":7},
+                 "periodic":{"every_seconds":3600,"flex_seconds":600},"on_complete_unit":"x.service"}
+                """.utf8
+            )
+        )
         #expect(submission.source == "/tmp/s" && submission.uploadProtocol == .tus)
         #expect(submission.formField == "f")
         #expect(submission.expectedBytes == 10 && submission.maxBytes == 20 && submission.expectedBytesUp == 30)
@@ -144,10 +177,16 @@ import Testing
         let cases: [(String, String, BatchOrNot)] = [
             (#"{\#(job),"destination":"/tmp/a","destination":"/etc/passwd"}"#, "destination", .single),
             (#"{\#(job),"destination":"/tmp/a","destin\u0061tion":"/etc/passwd"}"#, "destination", .single),
-            (#"{\#(job),"destination":"/tmp/a","retry":{"max_attempts":2,"base_seconds":1,"max_attempts":9}}"#, "retry.max_attempts", .single),
+            (
+                #"{\#(job),"destination":"/tmp/a","retry":{"max_attempts":2,"base_seconds":1,"max_attempts":9}}"#,
+                "retry.max_attempts", .single
+            ),
             (#"{\#(job),"destination":"/tmp/a","headers":{"X-A":"1","X-B":"2","X-A":"3"}}"#, "headers.X-A", .single),
             (#"{\#(job),"destination":"/tmp/a","headers":{"\ud83d\ude00\u00e9":"1","😀é":"2"}}"#, "headers.😀é", .single),
-            (#"{"jobs":[{\#(job),"destination":"/a"},{\#(job),"url":"http://h/b","destination":"/b"}]}"#, "jobs[1].url", .batch),
+            (
+                #"{"jobs":[{\#(job),"destination":"/a"},{\#(job),"url":"http://h/b","destination":"/b"}]}"#,
+                "jobs[1].url", .batch
+            ),
             (#"{"jobs":[{\#(job),"destination":"/a"}],"jobs":[]}"#, "jobs", .batch),
         ]
         for (json, field, shape) in cases {
@@ -161,11 +200,16 @@ import Testing
     enum BatchOrNot { case single, batch }
 
     @Test func equalKeysInDifferentObjectsOrInsideStringsAreNotDuplicates() throws {
-        let batch = try WireDecoding.decode(BatchSubmission.self, from: Data(#"""
-            {"jobs":[{"kind":"fetch","url":"http://h/a","destination":"/a","headers":{"kind":"x","url":"y"},
-                      "label":"\"kind\":1,\"kind\":2 {\"url\" [\\"},
-                     {"kind":"fetch","url":"http://h/b","destination":"/b","retry":{"max_attempts":2},"timeouts":{"idle_seconds":2}}]}
-            """#.utf8))
+        let batch = try WireDecoding.decode(
+            BatchSubmission.self,
+            from: Data(
+                #"""
+                {"jobs":[{"kind":"fetch","url":"http://h/a","destination":"/a","headers":{"kind":"x","url":"y"},
+                          "label":"\"kind\":1,\"kind\":2 {\"url\" [\\"},
+                         {"kind":"fetch","url":"http://h/b","destination":"/b","retry":{"max_attempts":2},"timeouts":{"idle_seconds":2}}]}
+                """#.utf8
+            )
+        )
         #expect(batch.jobs.count == 2)
         #expect(batch.jobs[0].label == #""kind":1,"kind":2 {"url" [\"#)
     }
@@ -175,7 +219,8 @@ import Testing
     @Test func aDuplicateAmongManyKeysIsFound() throws {
         let names = (0..<300).map { "X-H\($0)" }
         func body(_ names: [String]) -> String {
-            #"{"kind":"fetch","url":"http://h/a","destination":"/a","headers":{"# + names.map { #""\#($0)":"v""# }.joined(separator: ",") + "}}"
+            #"{"kind":"fetch","url":"http://h/a","destination":"/a","headers":{"#
+                + names.map { #""\#($0)":"v""# }.joined(separator: ",") + "}}"
         }
         #expect(try WireDecoding.decode(JobSubmission.self, from: Data(body(names).utf8)).headers?.count == 300)
         let error = failure(body(names + ["X-H7"]))
@@ -191,7 +236,10 @@ import Testing
         }
         let deep = failure(nested(WireDecoding.nestingLimit + 1))
         #expect(deep?.code == .malformedJSON)
-        #expect(deep?.message == "request body is nested too deeply (limit \(WireDecoding.nestingLimit) levels); see docs/api.md for the shape of a job")
+        #expect(
+            deep?.message
+                == "request body is nested too deeply (limit \(WireDecoding.nestingLimit) levels); see docs/api.md for the shape of a job"
+        )
         let atLimit = failure(nested(WireDecoding.nestingLimit))
         #expect(atLimit?.code == .invalidValue && atLimit?.field == "label", "\(String(describing: atLimit))")
         #expect(failure(#"{"kind": "fetch", "#)?.message == "request body is not valid JSON")
@@ -206,7 +254,9 @@ import Testing
 @Suite struct ServerSentEventParserTests {
     @Test func reassemblesMessagesSplitAcrossChunks() {
         var parser = ServerSentEventParser()
-        let stream = Array(": comment\n\nid: 1\nevent: submitted\ndata: {\"a\":1}\n\nid: 2\ndata: x\ndata: y\r\n\n".utf8)
+        let stream = Array(
+            ": comment\n\nid: 1\nevent: submitted\ndata: {\"a\":1}\n\nid: 2\ndata: x\ndata: y\r\n\n".utf8
+        )
         var messages: [ServerSentEventParser.Message] = []
         for chunk in stride(from: 0, to: stream.count, by: 7) {
             messages += parser.feed(stream[chunk..<min(chunk + 7, stream.count)])

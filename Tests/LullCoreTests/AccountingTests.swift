@@ -11,7 +11,7 @@ struct AccountingTests {
         accountant.attemptStarted(at: t0, daemonCPUSeconds: 10)
         accountant.received(1_000, over: .wifi)
         accountant.sent(200, over: .wifi)
-        accountant.received(-5, over: .wifi) // ignored
+        accountant.received(-5, over: .wifi)  // ignored
         accountant.attemptEnded(at: t0 + .milliseconds(1_500), daemonCPUSeconds: 10.25)
         #expect(!accountant.isRunning)
         accountant.attemptStarted(at: t0 + .seconds(30), daemonCPUSeconds: 20)
@@ -20,7 +20,10 @@ struct AccountingTests {
 
         let accounting = accountant.accounting
         #expect(accounting.attempts == 2)
-        #expect(accounting.bytesDown.wifi == 1_000 && accounting.bytesDown.cellular == 4_000 && accounting.bytesDown.total == 5_000)
+        #expect(
+            accounting.bytesDown.wifi == 1_000 && accounting.bytesDown.cellular == 4_000
+                && accounting.bytesDown.total == 5_000
+        )
         #expect(accounting.bytesUp[.wifi] == 200)
         #expect(accounting.wallSeconds == 3.5)
         #expect(accounting.daemonCPUSeconds == 0.75)

@@ -11,7 +11,9 @@ import Testing
                 #expect(command.target(from: state) == .failure(JobCommandRefusal(command: command, state: state)))
             }
         }
-        #expect(JobCommand.resume.target(from: .queued) == .failure(JobCommandRefusal(command: .resume, state: .queued)))
+        #expect(
+            JobCommand.resume.target(from: .queued) == .failure(JobCommandRefusal(command: .resume, state: .queued))
+        )
     }
 
     @Test func refusalsSayWhatWouldWork() {

@@ -39,10 +39,12 @@ extension JobSpecValidator {
     }
 
     /// The host keys per-host limits and proxy decisions: lowercased, without user info or port.
-    @Test(arguments: [
-        ("https://Example.ORG/a", "example.org"), ("http://user:pw@Host.example:8080/x?q=1", "host.example"),
-        ("http://[::1]:9/a", "::1"), ("http://h?x", "h"), ("http://h#f", "h"), ("example.org/a", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("https://Example.ORG/a", "example.org"), ("http://user:pw@Host.example:8080/x?q=1", "host.example"),
+            ("http://[::1]:9/a", "::1"), ("http://h?x", "h"), ("http://h#f", "h"), ("example.org/a", nil),
+        ] as [(String, String?)]
+    )
     func hostOfTheURL(url: String, host: String?) {
         #expect(JobSpec(kind: .fetch, url: url, destination: "/tmp/a").host == host)
     }
@@ -84,8 +86,13 @@ extension JobSpecValidator {
     @Test func sha256IsSixtyFourASCIIHexDigits() throws {
         let digest = String(repeating: "aB", count: 32)
         try validator.validate(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: digest))
-        for bad in [String(repeating: "\u{FF41}", count: 64), String(repeating: "a", count: 63), String(repeating: "g", count: 64)] {
-            #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: bad))?.field == "sha256")
+        for bad in [
+            String(repeating: "\u{FF41}", count: 64), String(repeating: "a", count: 63),
+            String(repeating: "g", count: 64),
+        ] {
+            #expect(
+                error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: bad))?.field == "sha256"
+            )
         }
     }
 

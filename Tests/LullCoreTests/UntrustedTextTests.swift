@@ -9,7 +9,8 @@ import Testing
     func error(_ spec: JobSpec) -> ValidationError? { validator.refusal(of: spec) }
 
     @Test(arguments: [
-        ("http://h/a\nnotice lulld: forged", "U+000A"), ("http://h/\u{1B}[2Jx", "U+001B"), ("http://h/a\u{0}b", "U+0000"),
+        ("http://h/a\nnotice lulld: forged", "U+000A"), ("http://h/\u{1B}[2Jx", "U+001B"),
+        ("http://h/a\u{0}b", "U+0000"),
         ("http://h/a\u{85}b", "U+0085"), ("http://h/a\u{7F}", "U+007F"),
     ])
     func urlsWithControlCharactersAreRefusedByName(url: String, name: String) throws {
@@ -21,7 +22,10 @@ import Testing
 
     @Test func everyTextFieldIsChecked() {
         let url = "http://h/a"
-        #expect(error(JobSpec(kind: .fetch, url: url, destination: "/srv/a", label: "x\u{1B}]0;pwned\u{7}"))?.field == "label")
+        #expect(
+            error(JobSpec(kind: .fetch, url: url, destination: "/srv/a", label: "x\u{1B}]0;pwned\u{7}"))?.field
+                == "label"
+        )
         #expect(error(JobSpec(kind: .fetch, url: url, destination: "/srv/a\nb"))?.field == "destination")
         #expect(error(JobSpec(kind: .upload, url: url, source: "/srv/\u{0}a"))?.field == "source")
         #expect(error(JobSpec(kind: .push, url: url, contentType: "text/plain\r\nX: y"))?.field == "content_type")
@@ -40,7 +44,9 @@ import Testing
 
     /// Credentials in a URL would be shown in every view, event and log line: refused, with
     /// the way to send them instead, and without echoing the password.
-    @Test(arguments: ["http://alice:S3cret@127.0.0.1:9000/f", "https://alice@example.org/f", "http://alice:S3cret@h/f?x=1"])
+    @Test(arguments: [
+        "http://alice:S3cret@127.0.0.1:9000/f", "https://alice@example.org/f", "http://alice:S3cret@h/f?x=1",
+    ])
     func urlsWithCredentialsAreRefused(url: String) throws {
         let failure = try #require(error(JobSpec(kind: .fetch, url: url, destination: "/srv/a")))
         #expect(failure.field == "url")
@@ -77,7 +83,10 @@ import Testing
     }
 
     @Test func theValidatorRefusesThemWithTheReason() throws {
-        let validator = JobSpecValidator(limits: SubmissionLimits(), privateDirectories: PrivateDirectories(["/tmp", "/var/tmp"]))
+        let validator = JobSpecValidator(
+            limits: SubmissionLimits(),
+            privateDirectories: PrivateDirectories(["/tmp", "/var/tmp"])
+        )
         for (spec, field) in [
             (JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/x.bin"), "destination"),
             (JobSpec(kind: .upload, url: "http://h/a", source: "/var/tmp/report.csv"), "source"),
@@ -87,7 +96,10 @@ import Testing
                 Issue.record("\(field) under a private directory was accepted")
             } catch {
                 #expect(error.field == field)
-                #expect(error.message.contains("PrivateTmp=yes") && error.message.contains("ReadWritePaths="), "\(error.message)")
+                #expect(
+                    error.message.contains("PrivateTmp=yes") && error.message.contains("ReadWritePaths="),
+                    "\(error.message)"
+                )
             }
         }
         try validator.validate(JobSpec(kind: .fetch, url: "http://h/a", destination: "/srv/tmp/x.bin"))

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A command left running while the test goes on, its output in files it can be read from
 /// meanwhile; for clients that follow the daemon (watch, events --follow).

@@ -16,7 +16,10 @@ struct ClientResumeTests {
     /// lets go of it; the next request (with Range) completes.
     static func stallingServer() async throws -> TestHTTPServer {
         let server = try await TestHTTPServer.start()
-        server.route("/big", .init(body: TestHTTPServer.bytes(count: size), etag: "\"v1\"", faults: [.stallAfter(1 << 20)]))
+        server.route(
+            "/big",
+            .init(body: TestHTTPServer.bytes(count: size), etag: "\"v1\"", faults: [.stallAfter(1 << 20)])
+        )
         return server
     }
 
@@ -38,8 +41,13 @@ struct ClientResumeTests {
         defer { Task { await server.stop() } }
         try await withDaemon(config: fastRetries) { daemon, client in
             let cursor = try #require(try await client.status().lastEventSeq)
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/big"), destination: daemon.directory.appendingPathComponent("big").path))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/big"),
+                    destination: daemon.directory.appendingPathComponent("big").path
+                )
+            )
             let delivered = Mutex<[EventView]>([])
             let follower = Task {
                 for try await event in client.followEvents(after: cursor) {
@@ -61,7 +69,10 @@ struct ClientResumeTests {
             #expect(Set(seen.map(\.seq)).count == seen.count)
             #expect(seen.contains { $0.type == .requeued }, "the restart happened mid-stream: \(seen.map(\.type))")
             #expect(seen.last?.type == .succeeded)
-            #expect(try await client.job(job.id).result?.sha256 == TestHTTPServer.sha256(TestHTTPServer.bytes(count: Self.size)))
+            #expect(
+                try await client.job(job.id).result?.sha256
+                    == TestHTTPServer.sha256(TestHTTPServer.bytes(count: Self.size))
+            )
         }
     }
 
@@ -99,7 +110,8 @@ struct ClientResumeTests {
         server.serve("/small", TestHTTPServer.bytes(count: 300_000))
         try await withDaemon(config: fastRetries) { daemon, client in
             let example = try PythonExample.start([
-                server.url("/small"), daemon.directory.appendingPathComponent("small").path, "--socket", daemon.socketPath,
+                server.url("/small"), daemon.directory.appendingPathComponent("small").path, "--socket",
+                daemon.socketPath,
                 "--drop-after", "1",
             ])
             defer { example.terminate() }
@@ -114,9 +126,12 @@ struct ClientResumeTests {
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: PythonExample.python), "needs /usr/bin/python3"))
     func pythonModuleSaysWhatToDoWhenTheDaemonIsNotRunning() throws {
-        let result = try CommandRunner.run(PythonExample.python, [
-            PythonExample.script, "http://127.0.0.1:9/x", "/tmp/x", "--socket", "/nonexistent/lull.sock",
-        ])
+        let result = try CommandRunner.run(
+            PythonExample.python,
+            [
+                PythonExample.script, "http://127.0.0.1:9/x", "/tmp/x", "--socket", "/nonexistent/lull.sock",
+            ]
+        )
         #expect(result.status == 3)
         #expect(result.stderr.contains("lulld is not running"), "\(result.stderr)")
         #expect(result.stderr.contains("LULL_SOCKET"))

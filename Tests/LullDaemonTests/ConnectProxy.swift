@@ -9,7 +9,9 @@ struct ConnectProxy {
 
     /// `credentials` (`USER:PASSWORD`): the proxy refuses a CONNECT without them with 407.
     static func start(upstreamPort: Int, credentials: String? = nil) throws -> ConnectProxy {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lull-proxy-\(UUID().uuidString.prefix(8))")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-proxy-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let portFile = work.appendingPathComponent("port").path
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -18,9 +20,12 @@ struct ConnectProxy {
         do {
             // The proxy binds port 0 and writes the port it got once it listens.
             let process = try ServerLaunch.start(
-                "the CONNECT proxy", executable: "/usr/bin/python3",
-                arguments: [script, portFile, String(upstreamPort), Self.logPath(work)] + (credentials.map { [$0] } ?? []),
-                timeout: .seconds(10), readiness: "write its port"
+                "the CONNECT proxy",
+                executable: "/usr/bin/python3",
+                arguments: [script, portFile, String(upstreamPort), Self.logPath(work)]
+                    + (credentials.map { [$0] } ?? []),
+                timeout: .seconds(10),
+                readiness: "write its port"
             ) {
                 port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
                 return port != nil

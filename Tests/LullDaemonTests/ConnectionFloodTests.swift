@@ -1,16 +1,20 @@
 import Foundation
-@testable import LullDaemon
 import LullTestSupport
 import Synchronization
 import Testing
 
+@testable import LullDaemon
+
 /// A local user who opens connections by the hundred and never finishes a request: past its
 /// cap each is answered `429 too_many_connections` at once, root and other users are served
 /// meanwhile, and the daemon's descriptors come back when the flood ends.
-@Suite(.enabled(
-    if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv")
-        && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-    "needs root, setpriv and python3"))
+@Suite(
+    .enabled(
+        if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+        "needs root, setpriv and python3"
+    )
+)
 struct ConnectionFloodTests {
     static let flood = PythonExample.repository.appendingPathComponent("Tests/Fixtures/connection_flood.py").path
 
@@ -40,8 +44,10 @@ struct ConnectionFloodTests {
     static func startFlood(_ daemon: DaemonProcess, count: Int) throws -> (BackgroundCommand, Tally, String) {
         let release = daemon.directory.appendingPathComponent("release-\(UUID().uuidString.prefix(6))").path
         let script = try BackgroundCommand(
-            "/usr/bin/setpriv", asUid(65534, "/usr/bin/python3", [flood, daemon.socketPath, String(count), release, "2", "25"]),
-            in: daemon.directory)
+            "/usr/bin/setpriv",
+            asUid(65534, "/usr/bin/python3", [flood, daemon.socketPath, String(count), release, "2", "25"]),
+            in: daemon.directory
+        )
         try script.waitForOutput("its tally") { $0.contains("\n") }
         let line = Data(script.stdout.split(separator: "\n")[0].utf8)
         let decoder = JSONDecoder()
@@ -80,10 +86,15 @@ struct ConnectionFloodTests {
             #expect(message.contains("16") && message.contains("limits.max_connections_per_uid"), "\(message)")
             #expect(tally.slowestCloseSeconds < 1, "refused at accept, not after a read timeout: \(tally)")
             let during = Self.openDescriptors(daemon.pid)
-            #expect(during >= before + 16 && during < before + 16 + 8, "only the held connections cost descriptors: \(before) → \(during)")
+            #expect(
+                during >= before + 16 && during < before + 16 + 8,
+                "only the held connections cost descriptors: \(before) → \(during)"
+            )
 
             // While the flood holds: root, another uid, and the flooding uid's own lullctl.
-            let rootStatus = try await withTimeout(.seconds(2), "root's status during the flood") { try await client.status() }
+            let rootStatus = try await withTimeout(.seconds(2), "root's status during the flood") {
+                try await client.status()
+            }
             #expect(rootStatus.pid == daemon.pid)
             let start = ContinuousClock.now
             let other = try Self.lullctl(as: 65533, ["status", "--socket", daemon.socketPath, "--call-timeout", "2"])
@@ -95,7 +106,10 @@ struct ConnectionFloodTests {
 
             try Self.end(flood, release: release)
             let after = Self.descriptors(of: daemon.pid, fallingTo: before)
-            #expect(after <= before, "the flood's descriptors are closed once it ends: \(before) → \(during) → \(after)")
+            #expect(
+                after <= before,
+                "the flood's descriptors are closed once it ends: \(before) → \(during) → \(after)"
+            )
             let again = try Self.lullctl(as: 65534, ["status", "--socket", daemon.socketPath, "--call-timeout", "2"])
             #expect(again.status == 0, "the uid is served again: \(again.stderr)")
         }
@@ -110,8 +124,13 @@ struct ConnectionFloodTests {
 
             let other = try Self.lullctl(as: 65533, ["status", "--socket", daemon.socketPath, "--call-timeout", "2"])
             #expect(other.status == 7, "another uid meets the total cap: \(other.stderr)")
-            #expect(other.stderr.contains("limits.max_connections,") && other.stderr.contains("8 connections"), "\(other.stderr)")
-            let rootStatus = try await withTimeout(.seconds(2), "root's status during the flood") { try await client.status() }
+            #expect(
+                other.stderr.contains("limits.max_connections,") && other.stderr.contains("8 connections"),
+                "\(other.stderr)"
+            )
+            let rootStatus = try await withTimeout(.seconds(2), "root's status during the flood") {
+                try await client.status()
+            }
             #expect(rootStatus.pid == daemon.pid, "root is never counted")
 
             try Self.end(flood, release: release)
@@ -134,7 +153,9 @@ struct CallTimeoutTests {
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3"))
     func lullctlGivesUpOnADaemonThatDoesNotAnswer() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-silent-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-silent-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let socket = directory.appendingPathComponent("lull.sock").path
@@ -142,7 +163,9 @@ struct CallTimeoutTests {
         defer { server.stop() }
         try server.waitForOutput("listening") { $0.contains("listening") }
 
-        for arguments in [["status", "--socket", socket, "--call-timeout", "1"], ["--call-timeout", "1", "--socket", socket, "list"]] {
+        for arguments in [
+            ["status", "--socket", socket, "--call-timeout", "1"], ["--call-timeout", "1", "--socket", socket, "list"],
+        ] {
             let start = ContinuousClock.now
             let result = try CommandRunner.run(DaemonProcess.binary("lullctl"), arguments)
             let elapsed = ContinuousClock.now - start
@@ -150,7 +173,8 @@ struct CallTimeoutTests {
             #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(5), "\(arguments) gave up after \(elapsed)")
             #expect(
                 result.stderr.contains("lulld at \(socket) accepted the connection but did not answer within 1 s"),
-                "\(result.stderr)")
+                "\(result.stderr)"
+            )
             #expect(result.stderr.contains("systemctl --user status lulld"), "\(result.stderr)")
         }
     }

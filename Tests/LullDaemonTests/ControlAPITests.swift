@@ -11,9 +11,19 @@ import Testing
             let cases: [(String, String, Int, String, String?)] = [
                 ("malformed JSON", #"{"kind": "fetch", "url": "#, 400, "malformed_json", nil),
                 ("missing url", #"{"kind":"fetch","destination":"/tmp/x"}"#, 400, "missing_field", "url"),
-                ("ftp URL", #"{"kind":"fetch","url":"ftp://127.0.0.1/f","destination":"/tmp/x"}"#, 400, "invalid_value", "url"),
-                ("relative destination", #"{"kind":"fetch","url":"http://127.0.0.1/f","destination":"x/y"}"#, 400, "invalid_value", "destination"),
-                ("unknown field", #"{"kind":"fetch","url":"http://127.0.0.1/f","destination":"/tmp/x","priority":9}"#, 400, "unknown_field", "priority"),
+                (
+                    "ftp URL", #"{"kind":"fetch","url":"ftp://127.0.0.1/f","destination":"/tmp/x"}"#, 400,
+                    "invalid_value", "url"
+                ),
+                (
+                    "relative destination", #"{"kind":"fetch","url":"http://127.0.0.1/f","destination":"x/y"}"#, 400,
+                    "invalid_value", "destination"
+                ),
+                (
+                    "unknown field",
+                    #"{"kind":"fetch","url":"http://127.0.0.1/f","destination":"/tmp/x","priority":9}"#, 400,
+                    "unknown_field", "priority"
+                ),
             ]
             for (name, body, status, code, field) in cases {
                 let (got, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(body.utf8))
@@ -48,7 +58,13 @@ import Testing
         try await withDaemon(config: holdEverything) { daemon, client in
             for n in 0..<2 {
                 _ = try await client.submit(
-                    JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/\(n)", destination: "/tmp/lull-slash-\(n)", label: n == 1 ? "a b+c" : nil))
+                    JobSubmission(
+                        kind: .fetch,
+                        url: "http://127.0.0.1:9/\(n)",
+                        destination: "/tmp/lull-slash-\(n)",
+                        label: n == 1 ? "a b+c" : nil
+                    )
+                )
             }
             // A leading "//" is what a URL parser takes for an authority ("v1" the host).
             let (status, statusText) = try curl(daemon.socketPath, "GET", "//v1//status")
@@ -57,11 +73,19 @@ import Testing
 
             let (listed, listText) = try curl(daemon.socketPath, "GET", "/v1//jobs?limit=1")
             #expect(listed == 200, "\(listText)")
-            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(listText.utf8)).jobs.count == 1, "\(listText)")
+            #expect(
+                try WireJSON.decoder().decode(JobListView.self, from: Data(listText.utf8)).jobs.count == 1,
+                "\(listText)"
+            )
 
             let (labelled, labelText) = try curl(daemon.socketPath, "GET", "//v1/jobs/?label=a%20b%2Bc&limit=5")
             #expect(labelled == 200, "\(labelText)")
-            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(labelText.utf8)).jobs.map(\.label) == ["a b+c"], "\(labelText)")
+            #expect(
+                try WireJSON.decoder().decode(JobListView.self, from: Data(labelText.utf8)).jobs.map(\.label) == [
+                    "a b+c"
+                ],
+                "\(labelText)"
+            )
 
             let (badLimit, badText) = try curl(daemon.socketPath, "GET", "//v1/jobs?limit=%zz")
             #expect(badLimit == 400, "\(badText)")
@@ -72,7 +96,10 @@ import Testing
             defer { connection.close() }
             connection.send("GET http://lull//v1/status HTTP/1.1\r\nHost: lull\r\nConnection: close\r\n\r\n")
             let answer = connection.receive(timeout: .seconds(10))
-            #expect(UnixSocketConnection.status(of: answer.bytes) == 200, "\(String(decoding: answer.bytes, as: UTF8.self))")
+            #expect(
+                UnixSocketConnection.status(of: answer.bytes) == 200,
+                "\(String(decoding: answer.bytes, as: UTF8.self))"
+            )
         }
     }
 
@@ -83,8 +110,15 @@ import Testing
             let job = #""kind":"fetch","url":"http://127.0.0.1/f""#
             let cases: [(String, String, String)] = [
                 ("/v1/jobs", #"{\#(job),"destination":"/tmp/a","destination":"/etc/passwd"}"#, "destination"),
-                ("/v1/jobs", #"{\#(job),"destination":"/tmp/a","retry":{"max_attempts":1,"max_attempts":9}}"#, "retry.max_attempts"),
-                ("/v1/jobs:batch", #"{"jobs":[{\#(job),"destination":"/tmp/a"},{\#(job),"destination":"/tmp/b","destination":"/etc/b"}]}"#, "jobs[1].destination"),
+                (
+                    "/v1/jobs", #"{\#(job),"destination":"/tmp/a","retry":{"max_attempts":1,"max_attempts":9}}"#,
+                    "retry.max_attempts"
+                ),
+                (
+                    "/v1/jobs:batch",
+                    #"{"jobs":[{\#(job),"destination":"/tmp/a"},{\#(job),"destination":"/tmp/b","destination":"/etc/b"}]}"#,
+                    "jobs[1].destination"
+                ),
                 ("/v1/simulate", #"{"battery":80,"on_battery":true,"battery":5}"#, "battery"),
             ]
             for (path, body, field) in cases {
@@ -95,14 +129,21 @@ import Testing
                 #expect(error.message == "duplicate key \"\(field)\" in the request body; give each key once")
             }
             #expect(try await client.status().jobs["queued"] == 0, "no job with a doubled key may have been stored")
-            let (accepted, _) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(#"{\#(job),"destination":"/tmp/a"}"#.utf8))
+            let (accepted, _) = try curl(
+                daemon.socketPath,
+                "POST",
+                "/v1/jobs",
+                body: Data(#"{\#(job),"destination":"/tmp/a"}"#.utf8)
+            )
             #expect(accepted == 201)
         }
     }
 
     @Test func pauseResumeAndCancelFollowTheRules() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/never"))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/never")
+            )
             #expect(try await client.pause(job.id).state == .paused)
             await #expect(throws: LullClientError.self) { try await client.pause(job.id) }
             #expect(try await client.resume(job.id).state == .queued)
@@ -141,12 +182,16 @@ import Testing
 
     @Test func eventsReplayFromACursorAcrossRestarts() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
-            let first = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a"))
+            let first = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a")
+            )
             let cursor = try await client.events(after: 0).lastSeq
             daemon.stop()
             try daemon.start()
             _ = try await client.cancel(first.id)
-            let second = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/b", destination: "/tmp/b"))
+            let second = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1/b", destination: "/tmp/b")
+            )
             let missed = try await client.events(after: cursor).events
             #expect(missed.map(\.type) == [.cancelled, .submitted])
             #expect(missed.map(\.jobId) == [first.id, second.id])

@@ -13,18 +13,31 @@ import Testing
     @Test func everyQueuedJobIsRestoredAcrossPages() async throws {
         try await withTemporaryDirectory("restore") { directory in
             let store = try SQLiteJobStore(path: directory + "/lull.sqlite")
-            let spec = ControlRouter.prepared(try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec())
-            let jobs = try await store.insert((0..<230).map { NewJob(owner: OwnerID(UInt32(1000 + $0 % 3)), spec: spec, createdAt: Date()) })
+            let spec = ControlRouter.prepared(
+                try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec()
+            )
+            let jobs = try await store.insert(
+                (0..<230).map { NewJob(owner: OwnerID(UInt32(1000 + $0 % 3)), spec: spec, createdAt: Date()) }
+            )
             for job in jobs[..<10] {
-                _ = try await store.apply(JobUpdate(id: job.id, from: [.queued], to: .paused, event: .paused, time: Date()))
+                _ = try await store.apply(
+                    JobUpdate(id: job.id, from: [.queued], to: .paused, event: .paused, time: Date())
+                )
             }
 
             var policy = SchedulingPolicy.defaults
             policy.maxConcurrent = ConfiguredLimit(0)
             let (gate, _) = AsyncStream.makeStream(of: Void.self)
             let dispatcher = Dispatcher(
-                store: store, engines: [.push: GatedEngine(gate: gate)], policy: policy, pressure: NoPressureGauge(),
-                metrics: DaemonMetrics(), clock: SystemClock(), sleeper: TaskSleeper(), logger: Logger(label: "lull.test"))
+                store: store,
+                engines: [.push: GatedEngine(gate: gate)],
+                policy: policy,
+                pressure: NoPressureGauge(),
+                metrics: DaemonMetrics(),
+                clock: SystemClock(),
+                sleeper: TaskSleeper(),
+                logger: Logger(label: "lull.test")
+            )
             try await dispatcher.restore(pageSize: 50)
             #expect(await dispatcher.queuedCount == 220, "220 queued jobs over five pages, the last one short")
             #expect(await dispatcher.runningCount == 0)

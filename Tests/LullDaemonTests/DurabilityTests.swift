@@ -14,8 +14,14 @@ import Testing
                     group.addTask {
                         var ids: [Int64] = []
                         for n in stride(from: worker, to: 1000, by: 16) {
-                            let job = try await client.submit(JobSubmission(
-                                kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-kill-\(n)", label: "kill9"))
+                            let job = try await client.submit(
+                                JobSubmission(
+                                    kind: .fetch,
+                                    url: "http://127.0.0.1/\(n)",
+                                    destination: "/tmp/lull-kill-\(n)",
+                                    label: "kill9"
+                                )
+                            )
                             ids.append(job.id)
                         }
                         return ids
@@ -37,8 +43,13 @@ import Testing
         let listener = try Socket.listenLoopback()
         defer { listener.close() }
         try await withDaemon { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:\(listener.port)/stall", destination: daemon.directory.appendingPathComponent("s").path))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:\(listener.port)/stall",
+                    destination: daemon.directory.appendingPathComponent("s").path
+                )
+            )
             _ = try await awaitJob(job.id, in: [.running], client: client)
             daemon.kill()
             try daemon.start()
@@ -55,7 +66,9 @@ import Testing
     @Test func theEventCursorSurvivesARestart() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
             for n in 0..<3 {
-                _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-seq-\(n)"))
+                _ = try await client.submit(
+                    JobSubmission(kind: .fetch, url: "http://127.0.0.1/\(n)", destination: "/tmp/lull-seq-\(n)")
+                )
             }
             let before = try #require(try await client.status().lastEventSeq)
             #expect(before >= 3)

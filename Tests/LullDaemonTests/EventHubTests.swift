@@ -1,7 +1,8 @@
 import Foundation
 import LullCore
-@testable import LullDaemon
 import Testing
+
+@testable import LullDaemon
 
 /// Followers are woken by the events they may see, not by every commit: with hundreds of idle
 /// followers of other uids, each commit once cost a store query per follower.

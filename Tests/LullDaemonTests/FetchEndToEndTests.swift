@@ -14,10 +14,16 @@ import Testing
         try await withDaemon { daemon, client in
             let destination = daemon.directory.appendingPathComponent("downloads/f.bin").path
             try FileManager.default.createDirectory(
-                atPath: daemon.directory.appendingPathComponent("downloads").path, withIntermediateDirectories: true)
+                atPath: daemon.directory.appendingPathComponent("downloads").path,
+                withIntermediateDirectories: true
+            )
             let submitted = try CommandRunner.run(
                 DaemonProcess.binary("lullctl"),
-                ["submit", "fetch", server.url("/f"), "-o", destination, "--label", "e2e", "--json", "--socket", daemon.socketPath])
+                [
+                    "submit", "fetch", server.url("/f"), "-o", destination, "--label", "e2e", "--json", "--socket",
+                    daemon.socketPath,
+                ]
+            )
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let job = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8))
             #expect(job.state == .queued)
@@ -29,10 +35,15 @@ import Testing
             let written = try Data(contentsOf: URL(fileURLWithPath: destination))
             #expect(written == Data(content))
             // Nothing but the destination is left in the directory: the staging file was renamed.
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.appendingPathComponent("downloads").path)
+            let leftovers = try FileManager.default.contentsOfDirectory(
+                atPath: daemon.directory.appendingPathComponent("downloads").path
+            )
             #expect(leftovers == ["f.bin"])
 
-            let shown = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["show", String(job.id), "--socket", daemon.socketPath])
+            let shown = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["show", String(job.id), "--socket", daemon.socketPath]
+            )
             #expect(shown.stdout.contains("succeeded"))
             #expect(shown.stdout.contains(TestHTTPServer.sha256(content)))
         }
@@ -59,12 +70,16 @@ import Testing
         defer { Task { await server.stop() } }
         try await withDaemon { daemon, client in
             let destination = daemon.directory.appendingPathComponent("missing.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/missing"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/missing"), destination: destination)
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "http_404")
             #expect(!FileManager.default.fileExists(atPath: destination))
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.path).filter { $0.hasSuffix(".part") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.path).filter {
+                $0.hasSuffix(".part")
+            }
             #expect(leftovers.isEmpty, "a job that failed for good leaves no staging file: \(leftovers)")
         }
     }
@@ -74,10 +89,21 @@ import Testing
     @Test func aRunningJobsViewGivesItsRateAndTimeLeft() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        server.route("/slow.bin", .init(body: TestHTTPServer.bytes(count: 8 << 20), faults: [.drip(bytes: 32 << 10, every: .milliseconds(50))]))
+        server.route(
+            "/slow.bin",
+            .init(
+                body: TestHTTPServer.bytes(count: 8 << 20),
+                faults: [.drip(bytes: 32 << 10, every: .milliseconds(50))]
+            )
+        )
         try await withDaemon(config: fastRetries) { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/slow.bin"), destination: daemon.directory.appendingPathComponent("slow.bin").path))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/slow.bin"),
+                    destination: daemon.directory.appendingPathComponent("slow.bin").path
+                )
+            )
             try await awaitEvent(client: client, "a progress report with a rate") {
                 $0.jobId == job.id && ($0.progress?.bytesPerSecond ?? 0) > 0
             }
@@ -85,7 +111,10 @@ import Testing
             #expect(running.state == .running)
             #expect((running.progress?.bytesPerSecond ?? 0) > 0, "\(String(describing: running.progress))")
             #expect((running.progress?.etaSeconds ?? 0) > 0, "\(String(describing: running.progress))")
-            let shown = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["show", String(job.id), "--socket", daemon.socketPath])
+            let shown = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["show", String(job.id), "--socket", daemon.socketPath]
+            )
             let transfer = shown.stdout.split(separator: "\n").first { $0.contains("transfer") }.map(String.init) ?? ""
             #expect(transfer.contains("/s, ") && transfer.hasSuffix(" left"), "\(shown.stdout)")
             _ = try await client.cancel(job.id)
@@ -101,10 +130,17 @@ import Testing
         defer { Task { await server.stop() } }
         server.route("/stuck.bin", .init(body: TestHTTPServer.bytes(count: 4 << 20), faults: [.stallAfter(2 << 20)]))
         try await withDaemon(config: fastRetries) { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/stuck.bin"), destination: daemon.directory.appendingPathComponent("stuck.bin").path,
-                timeouts: TimeoutSettings(idleSeconds: 60)))
-            try await awaitEvent(client: client, "a rate before the stall") { $0.jobId == job.id && ($0.progress?.bytesPerSecond ?? 0) > 0 }
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/stuck.bin"),
+                    destination: daemon.directory.appendingPathComponent("stuck.bin").path,
+                    timeouts: TimeoutSettings(idleSeconds: 60)
+                )
+            )
+            try await awaitEvent(client: client, "a rate before the stall") {
+                $0.jobId == job.id && ($0.progress?.bytesPerSecond ?? 0) > 0
+            }
             let deadline = ContinuousClock.now + .seconds(10)
             var view = try await client.job(job.id)
             while view.progress?.bytesPerSecond != nil, ContinuousClock.now < deadline {
@@ -112,7 +148,10 @@ import Testing
                 view = try await client.job(job.id)
             }
             #expect(view.state == .running)
-            #expect(view.progress?.bytesPerSecond == nil && view.progress?.etaSeconds == nil, "\(String(describing: view.progress))")
+            #expect(
+                view.progress?.bytesPerSecond == nil && view.progress?.etaSeconds == nil,
+                "\(String(describing: view.progress))"
+            )
             #expect((view.progress?.bytesDone ?? 0) > 0)
             _ = try await client.cancel(job.id)
         }
@@ -128,21 +167,32 @@ import Testing
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             // Seen at submission.
             do {
-                _ = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big.bin"), destination: directory.path))
+                _ = try await client.submit(
+                    JobSubmission(kind: .fetch, url: server.url("/big.bin"), destination: directory.path)
+                )
                 Issue.record("a fetch onto a directory was accepted")
             } catch LullClientError.api(_, let detail) {
                 #expect(detail.message.contains("is a directory; give a path to a file inside it"), "\(detail)")
             }
             // A directory made there after the submission: seen when the attempt starts.
             let later = daemon.directory.appendingPathComponent("later")
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/big.bin"), destination: later.path, notBefore: Date().addingTimeInterval(3)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/big.bin"),
+                    destination: later.path,
+                    notBefore: Date().addingTimeInterval(3)
+                )
+            )
             try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "file_error")
             #expect(done.error?.message.contains("Is a directory") == true, "\(String(describing: done.error))")
-            #expect(done.error?.message.contains("a path to a file inside it") == true, "says what to do: \(String(describing: done.error))")
+            #expect(
+                done.error?.message.contains("a path to a file inside it") == true,
+                "says what to do: \(String(describing: done.error))"
+            )
             #expect(server.requests.isEmpty, "nothing was downloaded only to be thrown away")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: later.path).isEmpty)

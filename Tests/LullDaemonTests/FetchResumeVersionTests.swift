@@ -16,7 +16,8 @@ import Testing
         func route(_ body: [UInt8], version: Int, faults: [TestHTTPServer.Fault] = []) -> TestHTTPServer.Route {
             switch self {
             case .etag: .init(body: body, etag: value(version: version), faults: faults, ignoresIfRange: true)
-            case .lastModified: .init(body: body, lastModified: value(version: version), faults: faults, ignoresIfRange: true)
+            case .lastModified:
+                .init(body: body, lastModified: value(version: version), faults: faults, ignoresIfRange: true)
             }
         }
 
@@ -41,8 +42,13 @@ import Testing
         server.route("/file", validator.route(old, version: 1, faults: [.stallAfter(400)]))
         try await withDaemon(config: fastRetries) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("file.bin").path
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:\(proxy.port)/file", destination: destination))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:\(proxy.port)/file",
+                    destination: destination
+                )
+            )
             try await awaitEvent(client: client, "the first 400 bytes arriving") {
                 $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) >= 400
             }
@@ -73,10 +79,15 @@ import Testing
         let content = TestHTTPServer.bytes(count: 1000, seed: 5)
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        server.route("/file", .init(body: content, etag: "\"c1\"", faults: [.endChunkedAfter(300)], hidesTotalLength: true))
+        server.route(
+            "/file",
+            .init(body: content, etag: "\"c1\"", faults: [.endChunkedAfter(300)], hidesTotalLength: true)
+        )
         try await withDaemon(config: holdEverything) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("file.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination)
+            )
             // A first attempt that got 400 bytes and stopped, as a stop of the daemon leaves it.
             try await restartAfterInterruptedFetch(daemon, job: job, staged: content[..<400], validator: "\"c1\"")
 
@@ -99,7 +110,9 @@ import Testing
         server.route("/file", .init(body: content, etag: "\"c1\""))
         try await withDaemon(config: holdEverything) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("file.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination)
+            )
             // What a stop right before the rename leaves: the whole body staged, its checkpoint at the end.
             try await restartAfterInterruptedFetch(daemon, job: job, staged: content[...], validator: "\"c1\"")
 
@@ -115,13 +128,24 @@ import Testing
     /// bytes in the staging file beside `file.bin` and the checkpoint in the store. Then starts
     /// it again with quick retries, so the job runs at once.
     private func restartAfterInterruptedFetch(
-        _ daemon: DaemonProcess, job: JobView, staged: ArraySlice<UInt8>, validator: String
+        _ daemon: DaemonProcess,
+        job: JobView,
+        staged: ArraySlice<UInt8>,
+        validator: String
     ) async throws {
         #expect(daemon.stop() == 0)
         let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
-        _ = try await store.apply(JobUpdate(
-            id: JobID(job.id), from: [.queued], to: .queued, event: .progress, time: Date(),
-            resume: ResumeState(validator: validator, offset: Int64(staged.count)), silent: true))
+        _ = try await store.apply(
+            JobUpdate(
+                id: JobID(job.id),
+                from: [.queued],
+                to: .queued,
+                event: .progress,
+                time: Date(),
+                resume: ResumeState(validator: validator, offset: Int64(staged.count)),
+                silent: true
+            )
+        )
         let staging = daemon.directory.appendingPathComponent(".file.bin.lull-\(job.id).part").path
         try Data(staged).write(to: URL(fileURLWithPath: staging))
         try fastRetries.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)

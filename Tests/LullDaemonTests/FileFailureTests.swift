@@ -1,7 +1,8 @@
 import Foundation
 import LullCore
-@testable import LullTransfer
 import Testing
+
+@testable import LullTransfer
 
 @Suite struct FileFailureTests {
     /// A read-only file system at run time (the system unit's `ProtectSystem=strict` outside its
@@ -11,7 +12,10 @@ import Testing
         let failure = FileFailure(operation: "open", path: directory + "/.f.lull-7.part", errno: EROFS).jobFailure
         #expect(failure.code == "file_error" && !failure.retryable)
         #expect(failure.message.contains("\(directory) is read-only for lulld"), "\(failure.message)")
-        #expect(failure.message.contains("systemctl edit lulld: [Service] ReadWritePaths=\(directory))"), "\(failure.message)")
+        #expect(
+            failure.message.contains("systemctl edit lulld: [Service] ReadWritePaths=\(directory))"),
+            "\(failure.message)"
+        )
         #expect(failure.message.contains("Read-only file system"), "\(failure.message)")
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullAPI
 import LullClient
@@ -8,16 +5,24 @@ import LullCore
 import LullTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The daemon runs as root here (as a system instance would); clients run as another uid
 /// through setpriv. Every file a job touches must be touched with the client's rights.
-@Suite(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+@Suite(
+    .enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv")
+)
 struct FileSafetyTests {
     let nobody: UInt32 = 65534
 
     func asNobody(_ arguments: [String]) throws -> CommandResult {
         try CommandRunner.run(
             "/usr/bin/setpriv",
-            ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", DaemonProcess.binary("lullctl")] + arguments)
+            ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", DaemonProcess.binary("lullctl")]
+                + arguments
+        )
     }
 
     func submitAsNobody(_ arguments: [String], socket: String) throws -> JobView {
@@ -36,11 +41,19 @@ struct FileSafetyTests {
             let secret = daemon.directory.appendingPathComponent("secret.txt").path
             try "root's secret\n".write(toFile: secret, atomically: true, encoding: .utf8)
             chmod(secret, 0o600)
-            let refused = try asNobody(["submit", "upload", server.url("/up"), "-f", secret, "--socket", daemon.socketPath])
-            #expect(refused.status == 6 && refused.stderr.contains("you may not read source \(secret)"), "\(refused.stderr)")
+            let refused = try asNobody([
+                "submit", "upload", server.url("/up"), "-f", secret, "--socket", daemon.socketPath,
+            ])
+            #expect(
+                refused.status == 6 && refused.stderr.contains("you may not read source \(secret)"),
+                "\(refused.stderr)"
+            )
             // Readable when submitted, private by the time it starts: the attempt checks again.
             chmod(secret, 0o644)
-            let job = try submitAsNobody(["upload", server.url("/up"), "-f", secret, "--not-before", "3s"], socket: daemon.socketPath)
+            let job = try submitAsNobody(
+                ["upload", server.url("/up"), "-f", secret, "--not-before", "3s"],
+                socket: daemon.socketPath
+            )
             chmod(secret, 0o600)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
@@ -58,11 +71,19 @@ struct FileSafetyTests {
             try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
             chmod(locked.path, 0o755)
             let destination = locked.appendingPathComponent("planted").path
-            let refused = try asNobody(["submit", "fetch", server.url("/f"), "-o", destination, "--socket", daemon.socketPath])
-            #expect(refused.status == 6 && refused.stderr.contains("you may not write into directory \(locked.path)"), "\(refused.stderr)")
+            let refused = try asNobody([
+                "submit", "fetch", server.url("/f"), "-o", destination, "--socket", daemon.socketPath,
+            ])
+            #expect(
+                refused.status == 6 && refused.stderr.contains("you may not write into directory \(locked.path)"),
+                "\(refused.stderr)"
+            )
             // Writable when submitted, locked by the time it starts: the attempt checks again.
             chmod(locked.path, 0o777)
-            let job = try submitAsNobody(["fetch", server.url("/f"), "-o", destination, "--not-before", "3s"], socket: daemon.socketPath)
+            let job = try submitAsNobody(
+                ["fetch", server.url("/f"), "-o", destination, "--not-before", "3s"],
+                socket: daemon.socketPath
+            )
             chmod(locked.path, 0o755)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
@@ -85,17 +106,25 @@ struct FileSafetyTests {
             let destination = shared.appendingPathComponent("out.txt").path
             try FileManager.default.createSymbolicLink(atPath: destination, withDestinationPath: victim)
 
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/f"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/f"), destination: destination)
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "do not touch\n", "the link's target is untouched")
+            #expect(
+                try String(contentsOfFile: victim, encoding: .utf8) == "do not touch\n",
+                "the link's target is untouched"
+            )
             let attributes = try FileManager.default.attributesOfItem(atPath: destination)
             #expect(attributes[.type] as? FileAttributeType == .typeRegular, "the link itself was replaced by the file")
 
             // A link planted where the staging file will go is refused outright.
             let second = shared.appendingPathComponent("second.txt").path
             let nextID = done.id + 1
-            try FileManager.default.createSymbolicLink(atPath: shared.appendingPathComponent(".second.txt.lull-\(nextID).part").path, withDestinationPath: victim)
+            try FileManager.default.createSymbolicLink(
+                atPath: shared.appendingPathComponent(".second.txt.lull-\(nextID).part").path,
+                withDestinationPath: victim
+            )
             let trap = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/f"), destination: second))
             #expect(trap.id == nextID)
             let refused = try await awaitJob(trap.id, in: [.succeeded, .failed], client: client)
@@ -108,7 +137,9 @@ struct FileSafetyTests {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
         server.serve("/f", Array("x".utf8))
-        let allowed = FileManager.default.temporaryDirectory.appendingPathComponent("lull-allowed-\(UUID().uuidString.prefix(6))")
+        let allowed = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-allowed-\(UUID().uuidString.prefix(6))"
+        )
         try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: allowed) }
         let config = fastRetries + "\nallowed_directories = [\"\(allowed.path)\"]\n"

@@ -8,7 +8,9 @@ import Testing
 /// Runs `body` against a fresh real lulld and a client on its socket; always cleans up.
 /// `environment` is added to the daemon's (e.g. `HTTP_PROXY`); `launcher` execs lulld (e.g. in a namespace).
 func withDaemon(
-    config: String? = nil, environment: [String: String] = [:], launcher: [String] = [],
+    config: String? = nil,
+    environment: [String: String] = [:],
+    launcher: [String] = [],
     _ body: (DaemonProcess, LullClient) async throws -> Void
 ) async throws {
     let daemon = try DaemonProcess(config: config, launcher: launcher, environment: environment)
@@ -30,7 +32,11 @@ struct TimedOut: Error, CustomStringConvertible {
 }
 
 /// Runs `body`, failing with `what` if it takes longer than `limit`.
-func withTimeout<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func withTimeout<T: Sendable>(
+    _ limit: Duration,
+    _ what: String,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
@@ -45,7 +51,10 @@ func withTimeout<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escapi
 
 /// Follows the event stream until job `id` reaches one of `states`; fails after `timeout`.
 func awaitJob(
-    _ id: Int64, in states: Set<JobState>, client: LullClient, timeout: Duration = .seconds(60)
+    _ id: Int64,
+    in states: Set<JobState>,
+    client: LullClient,
+    timeout: Duration = .seconds(60)
 ) async throws -> JobView {
     try await withTimeout(timeout, "job \(id) to reach \(states)") {
         for try await event in client.followEvents(after: 0) where event.jobId == id && states.contains(event.state) {
@@ -58,7 +67,10 @@ func awaitJob(
 /// Follows the event stream from `after` until an event matches; fails after `timeout`.
 @discardableResult
 func awaitEvent(
-    client: LullClient, after: Int64 = 0, timeout: Duration = .seconds(60), _ description: String,
+    client: LullClient,
+    after: Int64 = 0,
+    timeout: Duration = .seconds(60),
+    _ description: String,
     where predicate: @escaping @Sendable (EventView) -> Bool
 ) async throws -> EventView {
     try await withTimeout(timeout, description) {

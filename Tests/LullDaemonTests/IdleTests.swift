@@ -19,11 +19,18 @@ import Testing
             // Work that exercises every timer: a transfer (watchdog, progress flushes), the
             // service status line, the dispatcher's timer for a job held until later.
             let destination = daemon.directory.appendingPathComponent("f.bin").path
-            let fetched = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/f"), destination: destination))
+            let fetched = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/f"), destination: destination)
+            )
             #expect(try await awaitJob(fetched.id, in: [.succeeded, .failed], client: client).state == .succeeded)
             let held = try await client.submit(
                 JobSubmission(
-                    kind: .push, url: server.url("/p"), body: "later", notBefore: Date().addingTimeInterval(3600)))
+                    kind: .push,
+                    url: server.url("/p"),
+                    body: "later",
+                    notBefore: Date().addingTimeInterval(3600)
+                )
+            )
             #expect(try await client.explain(held.id).reasons.map(\.code) == ["not_before"])
             // The status line goes out at most 1 s after the last change; let it.
             try await Task.sleep(for: .milliseconds(1500))

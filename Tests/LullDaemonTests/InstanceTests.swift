@@ -1,8 +1,8 @@
 import Foundation
-import LullDaemon
 import LullAPI
 import LullClient
 import LullCore
+import LullDaemon
 import LullTestSupport
 import Testing
 
@@ -11,13 +11,19 @@ import Testing
         try await withDaemon { daemon, client in
             let otherState = daemon.directory.appendingPathComponent("other").path
             let sameSocket = try CommandRunner.run(
-                DaemonProcess.binary("lulld"), ["--state-dir", otherState, "--socket", daemon.socketPath])
+                DaemonProcess.binary("lulld"),
+                ["--state-dir", otherState, "--socket", daemon.socketPath]
+            )
             #expect(sameSocket.status != 0)
             #expect(sameSocket.stderr.contains("already listening on \(daemon.socketPath)"), "\(sameSocket.stderr)")
 
             let sameState = try CommandRunner.run(
                 DaemonProcess.binary("lulld"),
-                ["--state-dir", daemon.stateDirectory, "--socket", daemon.directory.appendingPathComponent("b.sock").path])
+                [
+                    "--state-dir", daemon.stateDirectory, "--socket",
+                    daemon.directory.appendingPathComponent("b.sock").path,
+                ]
+            )
             #expect(sameState.status != 0)
             #expect(sameState.stderr.contains("already running"), "\(sameState.stderr)")
             // The first daemon is untouched by either attempt.
@@ -35,13 +41,22 @@ import Testing
     }
 
     @Test func lullctlExplainsWhenTheDaemonIsNotRunning() throws {
-        let result = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["status", "--socket", "/tmp/lull-no-such.sock"])
+        let result = try CommandRunner.run(
+            DaemonProcess.binary("lullctl"),
+            ["status", "--socket", "/tmp/lull-no-such.sock"]
+        )
         #expect(result.status == 3)
         #expect(result.stderr.contains("lulld is not running"))
-        #expect(result.stderr.contains("Start it with `lulld` (or `systemctl --user start lulld`"), "a user instance's socket: \(result.stderr)")
+        #expect(
+            result.stderr.contains("Start it with `lulld` (or `systemctl --user start lulld`"),
+            "a user instance's socket: \(result.stderr)"
+        )
 
         // --socket first, as with other tools' global flags, means the same.
-        let socketFirst = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["--socket", "/tmp/lull-no-such.sock", "status"])
+        let socketFirst = try CommandRunner.run(
+            DaemonProcess.binary("lullctl"),
+            ["--socket", "/tmp/lull-no-such.sock", "status"]
+        )
         #expect(socketFirst.status == 3, "\(socketFirst.stderr)")
         #expect(socketFirst.stderr.contains("no socket at /tmp/lull-no-such.sock"))
 
@@ -56,7 +71,10 @@ import Testing
     @Test func checkConfigReportsFileLineAndKey() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bad-\(UUID()).toml").path
         try "[limits]\nmax_concurrent = 2\nmax_concurent = 3\n\n[daemon]\nsocket_mode = \"rw\"\n".write(
-            toFile: path, atomically: true, encoding: .utf8)
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", path])
         #expect(result.status == 2)
@@ -70,16 +88,29 @@ import Testing
         try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let main = directory.appendingPathComponent("lull.toml").path
-        try "[classes.background]\nmin_battery = 30\nmax_concurrent = 2\n".write(toFile: main, atomically: true, encoding: .utf8)
+        try "[classes.background]\nmin_battery = 30\nmax_concurrent = 2\n".write(
+            toFile: main,
+            atomically: true,
+            encoding: .utf8
+        )
         try "[classes.background]\nmin_battery = 50\n".write(
-            to: dropIns.appendingPathComponent("10-field.toml"), atomically: true, encoding: .utf8)
+            to: dropIns.appendingPathComponent("10-field.toml"),
+            atomically: true,
+            encoding: .utf8
+        )
         try "[classes.background]\nmin_battery = 60\n".write(
-            to: dropIns.appendingPathComponent("20-site.toml"), atomically: true, encoding: .utf8)
+            to: dropIns.appendingPathComponent("20-site.toml"),
+            atomically: true,
+            encoding: .utf8
+        )
         try "not toml at all".write(to: dropIns.appendingPathComponent("README"), atomically: true, encoding: .utf8)
 
         let checked = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
         #expect(checked.status == 0, "\(checked.stderr)")
-        #expect(checked.stdout.contains("10-field.toml: ok") && checked.stdout.contains("20-site.toml: ok"), "\(checked.stdout)")
+        #expect(
+            checked.stdout.contains("10-field.toml: ok") && checked.stdout.contains("20-site.toml: ok"),
+            "\(checked.stdout)"
+        )
 
         let loaded = try ConfigLoader.loadWithDropIns(file: main)
         let background = try #require(loaded.policy.classPolicy(named: "background"))
@@ -87,7 +118,10 @@ import Testing
         #expect(background.maxConcurrent == 2, "keys a drop-in leaves alone keep the main file's value")
 
         try "[classes.background]\nmin_batery = 5\n".write(
-            to: dropIns.appendingPathComponent("30-typo.toml"), atomically: true, encoding: .utf8)
+            to: dropIns.appendingPathComponent("30-typo.toml"),
+            atomically: true,
+            encoding: .utf8
+        )
         let broken = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
         #expect(broken.status == 2)
         #expect(broken.stderr.contains("30-typo.toml:2: classes.background.min_batery"), "\(broken.stderr)")
@@ -100,15 +134,27 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let main = directory.appendingPathComponent("lull.toml").path
         try "[retry]\nmax_attempts = 1\n\n[classes.utility]\nmax_attempts = 3\nbackoff_cap = 50\n".write(
-            toFile: main, atomically: true, encoding: .utf8)
+            toFile: main,
+            atomically: true,
+            encoding: .utf8
+        )
         try "[classes.bulk]\nmax_concurrent = 1\n".write(
-            to: dropIns.appendingPathComponent("50-bulk.toml"), atomically: true, encoding: .utf8)
+            to: dropIns.appendingPathComponent("50-bulk.toml"),
+            atomically: true,
+            encoding: .utf8
+        )
         try "[retry]\ncap_seconds = 100\n\n[classes.bulk]\nbackoff_cap = 200\n".write(
-            to: dropIns.appendingPathComponent("60-cap.toml"), atomically: true, encoding: .utf8)
+            to: dropIns.appendingPathComponent("60-cap.toml"),
+            atomically: true,
+            encoding: .utf8
+        )
 
         let checked = try CommandRunner.run(DaemonProcess.binary("lulld"), ["--check-config", "--config", main])
         #expect(checked.status == 0, "\(checked.stderr)")
-        #expect(checked.stdout == "\(main): ok\n\(dropIns.path)/50-bulk.toml: ok\n\(dropIns.path)/60-cap.toml: ok\n", "\(checked.stdout)")
+        #expect(
+            checked.stdout == "\(main): ok\n\(dropIns.path)/50-bulk.toml: ok\n\(dropIns.path)/60-cap.toml: ok\n",
+            "\(checked.stdout)"
+        )
 
         let loaded = try ConfigLoader.loadWithDropIns(file: main)
         let bulk = try #require(loaded.policy.classPolicy(named: "bulk"))
@@ -124,20 +170,26 @@ import Testing
 }
 
 /// Runs lullctl as another uid through setpriv, so the kernel's peer credentials differ for real.
-@Suite(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+@Suite(
+    .enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv")
+)
 struct OwnershipTests {
     let nobody = "65534"
 
     func asNobody(_ arguments: [String]) throws -> CommandResult {
         try CommandRunner.run(
             "/usr/bin/setpriv",
-            ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", DaemonProcess.binary("lullctl")] + arguments)
+            ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", DaemonProcess.binary("lullctl")]
+                + arguments
+        )
     }
 
     @Test func anotherUidCannotSeeOrTouchMyJobs() async throws {
         let config = holdEverything + "\n[daemon]\nsocket_mode = \"0666\"\n"
         try await withDaemon(config: config) { daemon, client in
-            let mine = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a"))
+            let mine = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a")
+            )
             let socket = ["--socket", daemon.socketPath]
 
             let listed = try asNobody(["list", "--json"] + socket)
@@ -148,14 +200,23 @@ struct OwnershipTests {
             #expect(try asNobody(["pause", String(mine.id)] + socket).status == 4)
             #expect(try await client.job(mine.id).state == .queued, "the other uid's attempts changed nothing")
 
-            let theirs = try asNobody(["submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/lull-theirs-\(UUID().uuidString.prefix(8))", "--json"] + socket)
+            let theirs = try asNobody(
+                [
+                    "submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/lull-theirs-\(UUID().uuidString.prefix(8))",
+                    "--json",
+                ] + socket
+            )
             #expect(theirs.status == 0, "\(theirs.stderr)")
             let theirJob = try WireJSON.decoder().decode(JobView.self, from: Data(theirs.stdout.utf8))
             #expect(theirJob.ownerUid == 65534)
             // Root sees every owner's jobs; the other uid sees only its own.
             #expect(try await client.list().jobs.map(\.id) == [mine.id, theirJob.id])
             let theirList = try asNobody(["list", "--json"] + socket)
-            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(theirList.stdout.utf8)).jobs.map(\.id) == [theirJob.id])
+            #expect(
+                try WireJSON.decoder().decode(JobListView.self, from: Data(theirList.stdout.utf8)).jobs.map(\.id) == [
+                    theirJob.id
+                ]
+            )
             let theirEvents = try asNobody(["events", "--json"] + socket)
             #expect(!theirEvents.stdout.contains("\"job_id\":\(mine.id),"))
         }
@@ -167,20 +228,32 @@ struct OwnershipTests {
             let socket = ["--socket", daemon.socketPath]
             var ids: [String] = []
             for n in 0..<3 {
-                let submitted = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q\(n)", "-o", "/tmp/lull-quota-\(n)", "--json"] + socket)
+                let submitted = try asNobody(
+                    ["submit", "fetch", "http://127.0.0.1:9/q\(n)", "-o", "/tmp/lull-quota-\(n)", "--json"] + socket
+                )
                 #expect(submitted.status == 0, "\(submitted.stderr)")
                 ids.append(String(try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id))
             }
-            let refused = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q3", "-o", "/tmp/lull-quota-3"] + socket)
+            let refused = try asNobody(
+                ["submit", "fetch", "http://127.0.0.1:9/q3", "-o", "/tmp/lull-quota-3"] + socket
+            )
             #expect(refused.status == 7, "quota refusals have their own exit code")
-            #expect(refused.stderr.contains("max_queued_per_owner") && refused.stderr.contains("quota is 3"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("max_queued_per_owner") && refused.stderr.contains("quota is 3"),
+                "\(refused.stderr)"
+            )
 
             // Root is not limited; and a cancelled job frees its place.
-            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/root", destination: "/tmp/lull-quota-root"))
+            _ = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/root", destination: "/tmp/lull-quota-root")
+            )
             #expect(try asNobody(["cancel", ids[0]] + socket).status == 0)
             let again = try asNobody(["submit", "fetch", "http://127.0.0.1:9/q4", "-o", "/tmp/lull-quota-4"] + socket)
             #expect(again.status == 0, "\(again.stderr)")
-            #expect(try asNobody(["submit", "fetch", "http://127.0.0.1:9/q5", "-o", "/tmp/lull-quota-5"] + socket).status == 7)
+            #expect(
+                try asNobody(["submit", "fetch", "http://127.0.0.1:9/q5", "-o", "/tmp/lull-quota-5"] + socket).status
+                    == 7
+            )
         }
     }
 
@@ -217,7 +290,11 @@ struct OwnershipTests {
                 """
             let result = try CommandRunner.run(
                 "/usr/bin/setpriv",
-                ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", "/usr/bin/env", "python3", "-c", script, daemon.socketPath])
+                [
+                    "--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", "/usr/bin/env", "python3", "-c",
+                    script, daemon.socketPath,
+                ]
+            )
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             #expect(lines.first == "200 429", "64 streams open, the 65th refused: \(result.stdout)")

@@ -16,10 +16,14 @@ import Testing
         var closed = false
         defer { if !closed { listener.close() } }
         try await withDaemon { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:\(listener.port)/stall",
-                destination: daemon.directory.appendingPathComponent("s").path,
-                retry: RetrySettings(maxAttempts: 2, baseSeconds: 0.01, capSeconds: 0.01)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:\(listener.port)/stall",
+                    destination: daemon.directory.appendingPathComponent("s").path,
+                    retry: RetrySettings(maxAttempts: 2, baseSeconds: 0.01, capSeconds: 0.01)
+                )
+            )
             _ = try await awaitJob(job.id, in: [.running], client: client)
             #expect(daemon.stop() == 0)
             try daemon.start()
@@ -30,7 +34,10 @@ import Testing
             let history = try await client.events(after: 0).events.filter { $0.jobId == job.id }
                 .map { "\($0.type.rawValue) \($0.attempt.map(String.init) ?? "-") \($0.message ?? "")" }
             #expect(running.attempts == 1, "\(history.joined(separator: "\n"))")
-            let show = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["show", "\(job.id)", "--socket", daemon.socketPath])
+            let show = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["show", "\(job.id)", "--socket", daemon.socketPath]
+            )
             #expect(show.stdout.range(of: #"attempts\s+1\n"#, options: .regularExpression) != nil, "\(show.stdout)")
 
             // kill -9: the crash costs the attempt; the job runs again as attempt 2.
@@ -56,7 +63,9 @@ import Testing
         while true {
             let job = try await client.job(id)
             if job.state == .running { return job }
-            guard ContinuousClock.now < deadline else { throw TimedOut(description: "job \(id) did not run again: \(job.state)") }
+            guard ContinuousClock.now < deadline else {
+                throw TimedOut(description: "job \(id) did not run again: \(job.state)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -27,7 +27,12 @@ import Testing
         try await withDaemon(config: holdEverything) { daemon, client in
             func submit(_ n: Int, label: String?) async throws -> Int64 {
                 try await client.submit(
-                    JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/\(n)", destination: "/tmp/lull-list-\(n)", label: label)
+                    JobSubmission(
+                        kind: .fetch,
+                        url: "http://127.0.0.1:9/\(n)",
+                        destination: "/tmp/lull-list-\(n)",
+                        label: label
+                    )
                 ).id
             }
             // Other labels in between: a hint that dropped --label would list them.
@@ -39,13 +44,18 @@ import Testing
 
             let lullctl = DaemonProcess.binary("lullctl")
             let page = try CommandRunner.run(
-                lullctl, ["list", "--label", "a b", "--state", "queued", "--limit", "1", "--socket", daemon.socketPath])
+                lullctl,
+                ["list", "--label", "a b", "--state", "queued", "--limit", "1", "--socket", daemon.socketPath]
+            )
             #expect(page.status == 0, "\(page.stderr)")
             #expect(Self.ids(page.stdout) == [first], "\(page.stdout)")
 
             var listed = Self.ids(page.stdout)
             var next = Self.hint(page.stdout)
-            #expect(next == "lullctl list --state queued --label 'a b' --limit 1 --after \(first) --socket \(daemon.socketPath)")
+            #expect(
+                next
+                    == "lullctl list --state queued --label 'a b' --limit 1 --after \(first) --socket \(daemon.socketPath)"
+            )
             var pages = 0
             while let command = next, pages < 5 {
                 let result = try Self.run(hint: command)
@@ -62,10 +72,18 @@ import Testing
         try await withDaemon(config: holdEverything) { daemon, client in
             for n in 0..<2 {
                 _ = try await client.submit(
-                    JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/\(n)", destination: "/tmp/lull-list-q\(n)", label: "-it's $HOME"))
+                    JobSubmission(
+                        kind: .fetch,
+                        url: "http://127.0.0.1:9/\(n)",
+                        destination: "/tmp/lull-list-q\(n)",
+                        label: "-it's $HOME"
+                    )
+                )
             }
             let page = try CommandRunner.run(
-                DaemonProcess.binary("lullctl"), ["list", "--label=-it's $HOME", "--limit", "1", "--socket", daemon.socketPath])
+                DaemonProcess.binary("lullctl"),
+                ["list", "--label=-it's $HOME", "--limit", "1", "--socket", daemon.socketPath]
+            )
             #expect(page.status == 0, "\(page.stderr)")
             let command = try #require(Self.hint(page.stdout), "\(page.stdout)")
             #expect(command.contains(#"--label='-it'\''s $HOME'"#), "\(command)")

@@ -6,7 +6,9 @@ import Testing
 
 /// `GET /v1/jobs?owner=UID` and `lullctl list --owner` / the OWNER column, with a second uid
 /// for real (lullctl run as 65534 through setpriv).
-@Suite(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+@Suite(
+    .enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv")
+)
 struct ListOwnerTests {
     let ownership = OwnershipTests()
 
@@ -18,8 +20,15 @@ struct ListOwnerTests {
         let config = holdEverything + "\n[daemon]\nsocket_mode = \"0666\"\n"
         try await withDaemon(config: config) { daemon, client in
             let socket = ["--socket", daemon.socketPath]
-            let mine = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a"))
-            let submitted = try ownership.asNobody(["submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/lull-owner-\(UUID().uuidString.prefix(8))", "--json"] + socket)
+            let mine = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a")
+            )
+            let submitted = try ownership.asNobody(
+                [
+                    "submit", "fetch", "http://127.0.0.1/b", "-o", "/tmp/lull-owner-\(UUID().uuidString.prefix(8))",
+                    "--json",
+                ] + socket
+            )
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let theirs = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8))
             let nobodyName = getpwuid(65534).map { String(cString: $0.pointee.pw_name) } ?? "65534"
@@ -37,7 +46,9 @@ struct ListOwnerTests {
             for value in [nobodyName, "65534"] {
                 let filtered = try asRoot(["list", "--owner", value, "--json"] + socket)
                 #expect(filtered.status == 0, "\(filtered.stderr)")
-                let ids = try WireJSON.decoder().decode(JobListView.self, from: Data(filtered.stdout.utf8)).jobs.map(\.id)
+                let ids = try WireJSON.decoder().decode(JobListView.self, from: Data(filtered.stdout.utf8)).jobs.map(
+                    \.id
+                )
                 #expect(ids == [theirs.id], "--owner \(value)")
             }
             let unknown = try asRoot(["list", "--owner", "no-such-user-lull"] + socket)
@@ -47,9 +58,16 @@ struct ListOwnerTests {
             let own = try ownership.asNobody(["list"] + socket)
             #expect(own.status == 0 && !own.stdout.contains("OWNER"), "\(own.stdout)")
             let ownByUID = try ownership.asNobody(["list", "--owner", "65534", "--json"] + socket)
-            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(ownByUID.stdout.utf8)).jobs.map(\.id) == [theirs.id])
+            #expect(
+                try WireJSON.decoder().decode(JobListView.self, from: Data(ownByUID.stdout.utf8)).jobs.map(\.id) == [
+                    theirs.id
+                ]
+            )
             let others = try ownership.asNobody(["list", "--owner", "root"] + socket)
-            #expect(others.status != 0 && others.stderr.contains("only root may list another user's jobs"), "\(others.stderr)")
+            #expect(
+                others.status != 0 && others.stderr.contains("only root may list another user's jobs"),
+                "\(others.stderr)"
+            )
         }
     }
 }

@@ -21,12 +21,24 @@ struct LiveViewTests {
         defer { Task { await server.stop() } }
         // The first answer stalls at 3 MiB, so the bar sits part-way; the idle timeout ends that
         // attempt and the retry resumes with Range to the end.
-        server.route("/image.iso", .init(body: TestHTTPServer.bytes(count: size), etag: "\"v1\"", faults: [.stallAfter(3 << 20)]))
+        server.route(
+            "/image.iso",
+            .init(body: TestHTTPServer.bytes(count: size), etag: "\"v1\"", faults: [.stallAfter(3 << 20)])
+        )
         try await withDaemon(config: fastRetries) { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/image.iso"), destination: daemon.directory.appendingPathComponent("image.iso").path,
-                label: "nightly", timeouts: TimeoutSettings(idleSeconds: 6)))
-            let terminal = try TmuxSession("\(Self.lullctl) watch \(job.id)", environment: Self.terminalEnvironment(daemon))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/image.iso"),
+                    destination: daemon.directory.appendingPathComponent("image.iso").path,
+                    label: "nightly",
+                    timeouts: TimeoutSettings(idleSeconds: 6)
+                )
+            )
+            let terminal = try TmuxSession(
+                "\(Self.lullctl) watch \(job.id)",
+                environment: Self.terminalEnvironment(daemon)
+            )
             defer { terminal.close() }
             let running = try terminal.waitForScreen("a part-way progress bar") { screen in
                 screen.contains("running") && screen.contains("█") && screen.contains(" of 8.0 MiB")
@@ -34,7 +46,9 @@ struct LiveViewTests {
             TmuxSession.keep(running, as: "watch-running.txt")
             #expect(running.contains("%"))
             #expect(running.contains("image.iso"))
-            let done = try terminal.waitForScreen("the job's end and watch's exit", timeout: .seconds(60)) { $0.contains("exit=") }
+            let done = try terminal.waitForScreen("the job's end and watch's exit", timeout: .seconds(60)) {
+                $0.contains("exit=")
+            }
             TmuxSession.keep(done, as: "watch-done.txt")
             #expect(done.contains("succeeded"))
             #expect(done.contains("100%"))
@@ -50,35 +64,65 @@ struct LiveViewTests {
         defer { Task { await server.stop() } }
         server.serve("/ok", Array("fine\n".utf8))
         try await withDaemon(config: fastRetries) { daemon, client in
-            let good = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/ok"), destination: daemon.directory.appendingPathComponent("ok").path))
-            let missing = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/missing"), destination: daemon.directory.appendingPathComponent("no").path))
+            let good = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/ok"),
+                    destination: daemon.directory.appendingPathComponent("ok").path
+                )
+            )
+            let missing = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/missing"),
+                    destination: daemon.directory.appendingPathComponent("no").path
+                )
+            )
             // Whether the jobs end before or after watch starts, it sees their ends (the cursor precedes its reads).
-            let result = try CommandRunner.run(Self.lullctl, ["watch", String(good.id), String(missing.id), "--socket", daemon.socketPath])
+            let result = try CommandRunner.run(
+                Self.lullctl,
+                ["watch", String(good.id), String(missing.id), "--socket", daemon.socketPath]
+            )
             #expect(result.status == 8, "stdout: \(result.stdout) stderr: \(result.stderr)")
             #expect(!result.stdout.contains("\u{1B}["), "no escape codes into a pipe")
             #expect(result.stdout.contains("job \(good.id)  succeeded"))
             #expect(result.stdout.contains("job \(missing.id)  failed  http_404"))
             #expect(result.stdout.contains("1 of 2 jobs did not succeed: job \(missing.id) failed (http_404)"))
 
-            let success = try CommandRunner.run(Self.lullctl, ["watch", String(good.id), "--socket", daemon.socketPath])
+            let success = try CommandRunner.run(
+                Self.lullctl,
+                ["watch", String(good.id), "--socket", daemon.socketPath]
+            )
             #expect(success.status == 0)
             #expect(success.stdout.contains("job \(good.id) succeeded"))
 
             // A label no job has is a mistake, not success (a typo in `watch --label L && next`).
-            let none = try CommandRunner.run(Self.lullctl, ["watch", "--label", "nothing-here", "--socket", daemon.socketPath])
+            let none = try CommandRunner.run(
+                Self.lullctl,
+                ["watch", "--label", "nothing-here", "--socket", daemon.socketPath]
+            )
             #expect(none.status == 4)
             #expect(none.stderr.contains("no job has the label \"nothing-here\""), "\(none.stderr)")
 
             // A labelled job that failed before the watch began still decides its outcome.
-            let early = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/missing"), destination: daemon.directory.appendingPathComponent("early").path,
-                label: "batch"))
+            let early = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/missing"),
+                    destination: daemon.directory.appendingPathComponent("early").path,
+                    label: "batch"
+                )
+            )
             _ = try await awaitJob(early.id, in: [.failed], client: client)
-            let late = try CommandRunner.run(Self.lullctl, ["watch", "--label", "batch", "--socket", daemon.socketPath])
+            let late = try CommandRunner.run(
+                Self.lullctl,
+                ["watch", "--label", "batch", "--socket", daemon.socketPath]
+            )
             #expect(late.status == 8, "\(late.stdout)")
-            #expect(late.stdout.contains("no unfinished jobs with label \"batch\": 0 succeeded, 1 did not (\(early.id))"), "\(late.stdout)")
+            #expect(
+                late.stdout.contains("no unfinished jobs with label \"batch\": 0 succeeded, 1 did not (\(early.id))"),
+                "\(late.stdout)"
+            )
 
             let unknown = try CommandRunner.run(Self.lullctl, ["watch", "999999", "--socket", daemon.socketPath])
             #expect(unknown.status == 4)
@@ -91,11 +135,16 @@ struct LiveViewTests {
     /// every redraw) and every line within its width (a longer one wraps and breaks the redraw).
     @Test func watchKeepsToASmallWindowAndCtrlCExits130() async throws {
         try await withDaemon(config: "[limits]\nmax_concurrent = 0\n") { daemon, client in
-            let ids = try await client.submit(batch: (1...25).map { number in
-                JobSubmission(
-                    kind: .fetch, url: "http://127.0.0.1:9/album/\(number)",
-                    destination: daemon.directory.appendingPathComponent("写真アルバム-\(number).tar").path, label: "album")
-            }).map(\.id)
+            let ids = try await client.submit(
+                batch: (1...25).map { number in
+                    JobSubmission(
+                        kind: .fetch,
+                        url: "http://127.0.0.1:9/album/\(number)",
+                        destination: daemon.directory.appendingPathComponent("写真アルバム-\(number).tar").path,
+                        label: "album"
+                    )
+                }
+            ).map(\.id)
             try Self.watchInASmallWindow(ids, daemon)
         }
     }
@@ -103,7 +152,11 @@ struct LiveViewTests {
     /// The terminal part, synchronous: nothing may await while the (non-Sendable) session is open.
     private static func watchInASmallWindow(_ ids: [Int64], _ daemon: DaemonProcess) throws {
         let terminal = try TmuxSession(
-            "\(lullctl) watch --label album", environment: terminalEnvironment(daemon), columns: 112, rows: 12)
+            "\(lullctl) watch --label album",
+            environment: terminalEnvironment(daemon),
+            columns: 112,
+            rows: 12
+        )
         defer { terminal.close() }
         let first = try terminal.waitForScreen("the first jobs and a count of the rest") { $0.contains("25 queued") }
         TmuxSession.keep(first, as: "watch-small-window.txt")
@@ -139,12 +192,28 @@ struct LiveViewTests {
     /// q at once while it says the daemon is gone.
     @Test func followersGiveUpOnADaemonThatStaysAwayAndTopStillQuits() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:9/held", destination: daemon.directory.appendingPathComponent("held").path))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:9/held",
+                    destination: daemon.directory.appendingPathComponent("held").path
+                )
+            )
             let socket = ["--socket", daemon.socketPath]
-            let watch = try BackgroundCommand(Self.lullctl, ["watch", String(job.id), "--plain", "--reconnect-for", "2"] + socket, in: daemon.directory)
-            let events = try BackgroundCommand(Self.lullctl, ["events", "--follow", "--reconnect-for", "2"] + socket, in: daemon.directory)
-            defer { watch.stop(); events.stop() }
+            let watch = try BackgroundCommand(
+                Self.lullctl,
+                ["watch", String(job.id), "--plain", "--reconnect-for", "2"] + socket,
+                in: daemon.directory
+            )
+            let events = try BackgroundCommand(
+                Self.lullctl,
+                ["events", "--follow", "--reconnect-for", "2"] + socket,
+                in: daemon.directory
+            )
+            defer {
+                watch.stop()
+                events.stop()
+            }
             let terminal = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
             defer { terminal.close() }
             try terminal.waitForScreen("top to draw") { $0.contains("1 queued") }
@@ -184,24 +253,43 @@ struct LiveViewTests {
         let config = "[sensors]\nbus = \"\(bus.address)\"\n[retry]\nmax_attempts = 1\n"
         try await withDaemon(config: config) { daemon, client in
             for name in ["photos", "mail", "backup"] {
-                _ = try await client.submit(JobSubmission(
-                    kind: .fetch, url: server.url("/backup.tar"), destination: daemon.directory.appendingPathComponent(name).path,
-                    jobClass: "background"))
+                _ = try await client.submit(
+                    JobSubmission(
+                        kind: .fetch,
+                        url: server.url("/backup.tar"),
+                        destination: daemon.directory.appendingPathComponent(name).path,
+                        jobClass: "background"
+                    )
+                )
             }
-            let live = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/live.tar"), destination: daemon.directory.appendingPathComponent("live.tar").path,
-                jobClass: "interactive"))
-            let broken = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/gone"), destination: daemon.directory.appendingPathComponent("gone").path,
-                jobClass: "interactive"))
+            let live = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/live.tar"),
+                    destination: daemon.directory.appendingPathComponent("live.tar").path,
+                    jobClass: "interactive"
+                )
+            )
+            let broken = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/gone"),
+                    destination: daemon.directory.appendingPathComponent("gone").path,
+                    jobClass: "interactive"
+                )
+            )
             #expect(try await awaitJob(broken.id, in: [.failed], client: client).error?.code == "http_404")
             // The server stalls after 2 MiB; wait until the daemon has reported all of them.
-            try await awaitEvent(client: client, "job \(live.id) at 2 MiB") { $0.jobId == live.id && ($0.progress?.bytesDone ?? 0) >= 2 << 20 }
+            try await awaitEvent(client: client, "job \(live.id) at 2 MiB") {
+                $0.jobId == live.id && ($0.progress?.bytesDone ?? 0) >= 2 << 20
+            }
 
             let terminal = try TmuxSession("\(Self.lullctl) top", environment: Self.terminalEnvironment(daemon))
             defer { terminal.close() }
-            let screen = try terminal.waitForScreen("the world, the held jobs, the running job and the failure") { screen in
-                screen.contains("on battery, 18%") && screen.contains("3 queued, 3 held") && screen.contains("RUNNING (1)")
+            let screen = try terminal.waitForScreen("the world, the held jobs, the running job and the failure") {
+                screen in
+                screen.contains("on battery, 18%") && screen.contains("3 queued, 3 held")
+                    && screen.contains("RUNNING (1)")
                     && screen.contains("http_404")
             }
             TmuxSession.keep(screen, as: "top-on-battery.txt")
@@ -237,7 +325,8 @@ struct LiveViewTests {
                 let killed = try TmuxSession(
                     #"python3 -c 'import subprocess, sys; print("returncode=%d" % subprocess.run(sys.argv[1:]).returncode)' "#
                         + "\(Self.lullctl) top",
-                    environment: Self.terminalEnvironment(daemon))
+                    environment: Self.terminalEnvironment(daemon)
+                )
                 defer { killed.close() }
                 try killed.waitForScreen("top to draw") { $0.contains("RUNNING (1)") }
                 try killed.signalCommand(signal, named: "lullctl")

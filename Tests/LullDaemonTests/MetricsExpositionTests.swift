@@ -12,7 +12,9 @@ import Testing
         #expect(FailureCodeLabel.value("checksum_mismatch") == "checksum_mismatch")
         #expect(FailureCodeLabel.value("http_404") == "http_404")
         #expect(FailureCodeLabel.value("http_503") == "http_503")
-        for outside in ["http_4040", "http_40", "http_999", "http_abc", "https://example.com/x", "HTTP_404", "", "timeout2"] {
+        for outside in [
+            "http_4040", "http_40", "http_999", "http_abc", "https://example.com/x", "HTTP_404", "", "timeout2",
+        ] {
             #expect(FailureCodeLabel.value(outside) == "other", "\(outside)")
         }
     }
@@ -20,7 +22,8 @@ import Testing
     /// The vocabulary is the documented table, and every code the sources throw is in it: a new
     /// code left out would be counted as `other`.
     @Test func theVocabularyIsEveryDocumentedAndThrownCode() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let api = try String(contentsOf: root.appendingPathComponent("docs/api.md"), encoding: .utf8)
         let table = try #require(api.range(of: "| code | retryable | cause |"))
         var documented: Set<String> = []
@@ -46,7 +49,8 @@ import Testing
     }
 
     @Test func aStatLineIsReadPastACommandNameWithSpacesAndParentheses() throws {
-        let line = "4242 (lull d) (x)) S 1 4242 4242 0 -1 4194560 900 0 0 0 150 50 0 0 20 0 9 0 123456 983408640 12480 "
+        let line =
+            "4242 (lull d) (x)) S 1 4242 4242 0 -1 4194560 900 0 0 0 150 50 0 0 20 0 9 0 123456 983408640 12480 "
             + "18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 3 0 0 0 0 0"
         let stat = try #require(ProcessStatistics.Stat(line))
         #expect(stat.cpuTicks == 200 && stat.startTicks == 123_456)
@@ -77,8 +81,14 @@ import Testing
         world.power.batteryPercent = 55
         world.pressure.cpu = 12.5
         let snapshot = MetricsSnapshot(
-            jobs: [JobCountKey(jobClass: "default", state: .queued): 1], running: 0, world: world,
-            scheduling: SchedulingStatistics(), samplerRunning: false, samplerTicks: 3, process: .current())
+            jobs: [JobCountKey(jobClass: "default", state: .queued): 1],
+            running: 0,
+            world: world,
+            scheduling: SchedulingStatistics(),
+            samplerRunning: false,
+            samplerTicks: 3,
+            process: .current()
+        )
         let text = String(decoding: metrics.render(snapshot), as: UTF8.self)
 
         let lines = text.split(separator: "\n")
@@ -111,7 +121,8 @@ import Testing
 
     /// Name → type of the families in the table of `GET /metrics` in docs/api.md.
     private func documentedFamilies() throws -> [String: String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let api = try String(contentsOf: root.appendingPathComponent("docs/api.md"), encoding: .utf8)
         let table = try #require(api.range(of: "| metric | type | labels | meaning |"))
         var families: [String: String] = [:]

@@ -22,11 +22,16 @@ import Testing
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
         // Slow enough that the pause lands mid-transfer; the resumed request runs at full speed.
-        server.route("/slow", .init(body: content, etag: "\"p1\"", faults: [.drip(bytes: 32 << 10, every: .milliseconds(50))]))
+        server.route(
+            "/slow",
+            .init(body: content, etag: "\"p1\"", faults: [.drip(bytes: 32 << 10, every: .milliseconds(50))])
+        )
         try await withDaemon(config: Self.config) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("slow.bin").path
             let staging = daemon.directory.appendingPathComponent(".slow.bin.lull-")
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/slow"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/slow"), destination: destination)
+            )
             let received = try await awaitEvent(client: client, "512 KiB received") {
                 $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) >= 512 << 10
             }
@@ -38,15 +43,23 @@ import Testing
             let onDisk = try #require(try FileManager.default.attributesOfItem(atPath: stagingPath)[.size] as? Int)
             #expect(onDisk >= Int(received.progress?.bytesDone ?? 0), "the staging file holds what was received")
             #expect(onDisk < content.count, "the pause came mid-transfer")
-            let stored = try await client.events(after: cursor).events.last { $0.jobId == job.id && resumableOffset($0) > 0 }
-            #expect(stored.map(resumableOffset) == onDisk, "the pause stored the staging file's size as the resume point")
+            let stored = try await client.events(after: cursor).events.last {
+                $0.jobId == job.id && resumableOffset($0) > 0
+            }
+            #expect(
+                stored.map(resumableOffset) == onDisk,
+                "the pause stored the staging file's size as the resume point"
+            )
 
             #expect(try await client.resume(job.id).state == .queued)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             let gets = server.requests.filter { $0.uri == "/slow" }
             #expect(gets.count == 2)
-            #expect(gets.last?.header("range") == "bytes=\(onDisk)-", "resumed with \(gets.last?.header("range") ?? "no Range")")
+            #expect(
+                gets.last?.header("range") == "bytes=\(onDisk)-",
+                "resumed with \(gets.last?.header("range") ?? "no Range")"
+            )
             #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
         }
     }

@@ -16,13 +16,22 @@ import Testing
         try await withDaemon { daemon, client in
             let feed = daemon.directory.appendingPathComponent("feed").path
             // A first fetch leaves validators behind, so the periodic one gets a 304.
-            let first = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/feed"), destination: feed))
+            let first = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/feed"), destination: feed)
+            )
             #expect(try await awaitJob(first.id, in: [.succeeded, .failed], client: client).state == .succeeded)
 
             let schedule = PeriodicSchedule(every: 3600, flex: 600, maxEvery: 4 * 3600)
             let started = Date()
-            let periodic = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/feed"), destination: feed, label: "feed", periodic: schedule))
+            let periodic = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/feed"),
+                    destination: feed,
+                    label: "feed",
+                    periodic: schedule
+                )
+            )
             let done = try await awaitJob(periodic.id, in: [.succeeded, .failed], client: client)
             #expect(done.result?.notModified == true)
 
@@ -36,13 +45,21 @@ import Testing
             #expect(abs(deadline.timeIntervalSince(started) - 7200) < 60)
             #expect(abs(deadline.timeIntervalSince(notBefore) - 600) < 1, "the flex window")
             #expect(try await client.explain(next.id).reasons.map(\.code) == ["not_before"])
-            let events = try await client.events(after: 0).events.filter { $0.jobId == periodic.id && $0.type == .succeeded }
+            let events = try await client.events(after: 0).events.filter {
+                $0.jobId == periodic.id && $0.type == .succeeded
+            }
             #expect(events.first?.message?.contains("stretched to 7200") == true, "\(events.map(\.message))")
 
             // New data keeps the base period.
-            let news = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/news"), destination: daemon.directory.appendingPathComponent("news").path,
-                label: "news", periodic: schedule))
+            let news = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/news"),
+                    destination: daemon.directory.appendingPathComponent("news").path,
+                    label: "news",
+                    periodic: schedule
+                )
+            )
             #expect(try await awaitJob(news.id, in: [.succeeded, .failed], client: client).result?.notModified != true)
             let nextNews = try #require(try await client.list(state: "queued", label: "news").jobs.first)
             #expect(nextNews.periodSeconds == 3600)
@@ -61,17 +78,29 @@ import Testing
         defer { Task { await server.stop() } }
         server.serve("/tick", Array("tick\n".utf8))
         try await withDaemon { daemon, client in
-            let first = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/tick"), destination: daemon.directory.appendingPathComponent("tick").path,
-                label: "tick", periodic: PeriodicSchedule(every: 900, flex: 900)))
+            let first = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/tick"),
+                    destination: daemon.directory.appendingPathComponent("tick").path,
+                    label: "tick",
+                    periodic: PeriodicSchedule(every: 900, flex: 900)
+                )
+            )
             #expect(try await awaitJob(first.id, in: [.succeeded, .failed], client: client).state == .succeeded)
             let second = try #require(try await client.list(label: "tick").jobs.first { $0.id > first.id })
             let secondDone = try await awaitJob(second.id, in: [.succeeded, .failed], client: client)
             #expect(secondDone.state == .succeeded)
-            let third = try #require(try await client.list(state: "queued", label: "tick").jobs.first, "the third occurrence waits")
+            let third = try #require(
+                try await client.list(state: "queued", label: "tick").jobs.first,
+                "the third occurrence waits"
+            )
             let notBefore = try #require(third.notBefore)
             let secondDue = try #require(second.deadline)
-            #expect(notBefore >= secondDue.addingTimeInterval(-1), "the third window opens at the second's due time, not at its end")
+            #expect(
+                notBefore >= secondDue.addingTimeInterval(-1),
+                "the third window opens at the second's due time, not at its end"
+            )
             #expect(notBefore.timeIntervalSinceNow > 800)
             #expect(server.requests.filter { $0.uri == "/tick" }.count == 2)
         }
@@ -86,7 +115,8 @@ import Testing
                 (#"{"every_seconds": 3600, "evry": 1}"#, "periodic.evry"),
             ]
             for (periodic, field) in cases {
-                let body = #"{"kind":"fetch","url":"http://127.0.0.1:9/x","destination":"/tmp/lull-p","periodic":\#(periodic)}"#
+                let body =
+                    #"{"kind":"fetch","url":"http://127.0.0.1:9/x","destination":"/tmp/lull-p","periodic":\#(periodic)}"#
                 let (status, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(body.utf8))
                 #expect(status == 400, "\(periodic): \(text)")
                 #expect(try apiError(text).field == field, "\(text)")

@@ -14,7 +14,9 @@ struct PrivateTmpTests {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
         server.serve("/x.bin", Array(repeating: 7, count: 1000))
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lull-privtmp-\(UUID().uuidString.prefix(8))")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-privtmp-\(UUID().uuidString.prefix(8))"
+        )
         let privateTmp = scratch.appendingPathComponent("systemd-private-0123abcd-lulld.service-Xy12Ab/tmp").path
         try FileManager.default.createDirectory(atPath: privateTmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -24,15 +26,22 @@ struct PrivateTmpTests {
         ]
         try await withDaemon(environment: ["PRIVATE_TMP": privateTmp], launcher: launcher) { daemon, client in
             do {
-                _ = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/x.bin"), destination: "/var/tmp/x.bin"))
+                _ = try await client.submit(
+                    JobSubmission(kind: .fetch, url: server.url("/x.bin"), destination: "/var/tmp/x.bin")
+                )
                 Issue.record("a fetch into the daemon's private /var/tmp was accepted")
             } catch LullClientError.api(let status, let detail) {
                 #expect(status == 400 && detail.field == "destination")
-                #expect(detail.message.contains("/var/tmp") && detail.message.contains("PrivateTmp=yes"), "\(detail.message)")
+                #expect(
+                    detail.message.contains("/var/tmp") && detail.message.contains("PrivateTmp=yes"),
+                    "\(detail.message)"
+                )
             }
             // A path both see is fine.
             let shared = daemon.directory.appendingPathComponent("x.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/x.bin"), destination: shared))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/x.bin"), destination: shared)
+            )
             #expect(try await awaitJob(job.id, in: [.succeeded, .failed], client: client).state == .succeeded)
             #expect(daemon.log().contains("private to lulld"), "the start-up log names them")
         }

@@ -19,13 +19,19 @@ import Testing
     }
 
     @Test func aUserWithoutPasswordHasAnEmptyOneAndNoUserMeansNoCredentials() throws {
-        #expect(ProxyEndpoint("http://agent@proxy:8080")?.credentials == ProxyEndpoint.Credentials(user: "agent", password: ""))
+        #expect(
+            ProxyEndpoint("http://agent@proxy:8080")?.credentials
+                == ProxyEndpoint.Credentials(user: "agent", password: "")
+        )
         let plain = try #require(ProxyEndpoint("proxy.example:3128"))
         #expect(plain.host == "proxy.example" && plain.port == 3128)
         #expect(plain.credentials == nil)
     }
 
     @Test func settingsDifferingOnlyInCredentialsAreNotEqual() {
-        #expect(ProxySettings(environment: ["http_proxy": "http://a:1@p:3128"]) != ProxySettings(environment: ["http_proxy": "http://a:2@p:3128"]))
+        #expect(
+            ProxySettings(environment: ["http_proxy": "http://a:1@p:3128"])
+                != ProxySettings(environment: ["http_proxy": "http://a:2@p:3128"])
+        )
     }
 }

@@ -73,7 +73,10 @@ final class PythonExample: @unchecked Sendable {
             if !process.isRunning && checked == lines.withLock({ $0.count }) { break }
             _ = lineArrived.wait(timeout: .now() + .milliseconds(200))
         }
-        throw TimedOut(description: "example.py printed no matching line; it printed:\n" + lines.withLock { $0 }.joined(separator: "\n"))
+        throw TimedOut(
+            description: "example.py printed no matching line; it printed:\n"
+                + lines.withLock { $0 }.joined(separator: "\n")
+        )
     }
 
     /// Waits for the script to exit and returns everything it printed.
@@ -82,14 +85,23 @@ final class PythonExample: @unchecked Sendable {
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
                 terminate()
-                throw TimedOut(description: "example.py did not finish; it printed:\n" + lines.withLock { $0 }.joined(separator: "\n"))
+                throw TimedOut(
+                    description: "example.py did not finish; it printed:\n"
+                        + lines.withLock { $0 }.joined(separator: "\n")
+                )
             }
             _ = lineArrived.wait(timeout: .now() + .milliseconds(200))
         }
         process.waitUntilExit()
-        while !reader.isFinished && ContinuousClock.now < deadline { _ = lineArrived.wait(timeout: .now() + .milliseconds(50)) }
+        while !reader.isFinished && ContinuousClock.now < deadline {
+            _ = lineArrived.wait(timeout: .now() + .milliseconds(50))
+        }
         let stderr = String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return Output(status: process.terminationStatus, lines: lines.withLock { $0 }.compactMap(Self.parse), stderr: stderr)
+        return Output(
+            status: process.terminationStatus,
+            lines: lines.withLock { $0 }.compactMap(Self.parse),
+            stderr: stderr
+        )
     }
 
     func terminate() {

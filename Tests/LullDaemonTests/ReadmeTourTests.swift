@@ -31,7 +31,9 @@ struct ReadmeTourTests {
 
     @Test func theTourRunsAsWritten() async throws {
         let readme = try Self.readme
-        let tour = try Self.block(after: "In another:", in: readme) + Self.block(after: "The same with nothing but curl:", in: readme)
+        let tour =
+            try Self.block(after: "In another:", in: readme)
+            + Self.block(after: "The same with nothing but curl:", in: readme)
         #expect(tour.contains { $0.hasPrefix("lullctl pause") }, "the tour still pauses a job")
         try await withDaemon { daemon, client in
             let scratch = daemon.directory.appendingPathComponent("tmp").path + "/"
@@ -46,28 +48,47 @@ struct ReadmeTourTests {
                 #"trap 'echo "TOUR LINE FAILED ($?): $BASH_COMMAND" >&2; kill -9 0' ERR"#,
             ]
             for line in tour {
-                var line = line.replacingOccurrences(of: "/tmp/", with: scratch).replacingOccurrences(of: "8000", with: port)
+                var line = line.replacingOccurrences(of: "/tmp/", with: scratch).replacingOccurrences(
+                    of: "8000",
+                    with: port
+                )
                 if line.hasPrefix("export PATH=") { continue }
-                if line.hasPrefix("lullctl top") { line = line.replacingOccurrences(of: "lullctl top", with: "lullctl top --once") }
+                if line.hasPrefix("lullctl top") {
+                    line = line.replacingOccurrences(of: "lullctl top", with: "lullctl top --once")
+                }
                 if line.hasPrefix("curl -N") {
-                    line = line.replacing(/\s+#.*$/, with: "").replacingOccurrences(of: "curl -N", with: "curl -N --max-time 2")
+                    line =
+                        line.replacing(/\s+#.*$/, with: "").replacingOccurrences(
+                            of: "curl -N",
+                            with: "curl -N --max-time 2"
+                        )
                         + " || [ $? = 28 ]"
                 }
                 // The server needs a moment to listen; the first fetch would wait out a retry otherwise.
                 if line.hasPrefix("lullctl status") {
-                    script.append("for i in $(seq 100); do curl -sf -o /dev/null http://127.0.0.1:\(port)/big.bin && break; sleep 0.05; done")
+                    script.append(
+                        "for i in $(seq 100); do curl -sf -o /dev/null http://127.0.0.1:\(port)/big.bin && break; sleep 0.05; done"
+                    )
                 }
                 script.append(line)
             }
             let run = try CommandRunner.run(
-                "/usr/bin/setsid", ["--wait", "/bin/bash", "-c", script.joined(separator: "\n") + "\nkill -9 0"],
-                environment: ProcessInfo.processInfo.environment.merging(["LULL_SOCKET": daemon.socketPath]) { $1 })
+                "/usr/bin/setsid",
+                ["--wait", "/bin/bash", "-c", script.joined(separator: "\n") + "\nkill -9 0"],
+                environment: ProcessInfo.processInfo.environment.merging(["LULL_SOCKET": daemon.socketPath]) { $1 }
+            )
             #expect(!run.stderr.contains("TOUR LINE FAILED"), "\(run.stderr)\n--- stdout:\n\(run.stdout.suffix(3000))")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: scratch + "big.bin")) == Data(contentsOf: URL(fileURLWithPath: scratch + "www/big.bin")))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: scratch + "big.bin"))
+                    == Data(contentsOf: URL(fileURLWithPath: scratch + "www/big.bin"))
+            )
             #expect(try await client.job(1).state == .succeeded)
             #expect(try await client.job(3).state == .cancelled)
             #expect(run.stdout.contains(#""field":"url""#), "the last curl line shows an error naming its field")
-            #expect(try await awaitJob(4, in: [.succeeded, .failed], client: client).state == .succeeded, "the curl submission")
+            #expect(
+                try await awaitJob(4, in: [.succeeded, .failed], client: client).state == .succeeded,
+                "the curl submission"
+            )
         }
     }
 }

@@ -13,13 +13,22 @@ import Testing
         defer { Task { await server.stop() } }
         server.serve("/r", Array("reloaded\n".utf8))
         try await withDaemon(config: "[classes.utility]\nmax_concurrent = 0\n") { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/r"), destination: daemon.directory.appendingPathComponent("r").path,
-                jobClass: "utility"))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/r"),
+                    destination: daemon.directory.appendingPathComponent("r").path,
+                    jobClass: "utility"
+                )
+            )
             #expect(try await client.explain(job.id).reasons.map(\.code) == ["class_full"])
 
             // A broken file: the daemon keeps serving on the old policy.
-            try "[classes.utility]\nmax_concurrent = \"many\"\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            try "[classes.utility]\nmax_concurrent = \"many\"\n".write(
+                toFile: daemon.configPath,
+                atomically: true,
+                encoding: .utf8
+            )
             daemon.reload()
             try await awaitLog(daemon, "reload refused")
             #expect(try await client.status().pid == daemon.pid)
@@ -27,7 +36,11 @@ import Testing
             #expect(daemon.log().contains("\(daemon.configPath):2: classes.utility.max_concurrent"))
 
             // A good file: the held job is released by the reload alone.
-            try "[classes.utility]\nmax_concurrent = 2\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            try "[classes.utility]\nmax_concurrent = 2\n".write(
+                toFile: daemon.configPath,
+                atomically: true,
+                encoding: .utf8
+            )
             daemon.reload()
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded)
@@ -49,8 +62,11 @@ import Testing
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
         let photos = JobSubmission(
-            kind: .fetch, url: "http://127.0.0.1:9/p", destination: daemon.directory.appendingPathComponent("p").path,
-            jobClass: "photos")
+            kind: .fetch,
+            url: "http://127.0.0.1:9/p",
+            destination: daemon.directory.appendingPathComponent("p").path,
+            jobClass: "photos"
+        )
         do {
             _ = try await client.submit(photos)
             Issue.record("the class is not defined yet")
@@ -73,12 +89,18 @@ import Testing
     @Test func sighupChangesTheLimitsThatAreEnforcedAndShown() async throws {
         try await withDaemon(config: "[limits]\nmax_concurrent = 0\nmax_request_bytes = 4096\n") { daemon, client in
             let padded = JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:9/" + String(repeating: "a", count: 4500),
-                destination: daemon.directory.appendingPathComponent("p").path)
+                kind: .fetch,
+                url: "http://127.0.0.1:9/" + String(repeating: "a", count: 4500),
+                destination: daemon.directory.appendingPathComponent("p").path
+            )
             await #expect(throws: LullClientError.self) { try await client.submit(padded) }
             #expect(try await client.status().limits.maxConcurrent == 0)
 
-            try "[limits]\nmax_concurrent = 3\nmax_request_bytes = 65536\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            try "[limits]\nmax_concurrent = 3\nmax_request_bytes = 65536\n".write(
+                toFile: daemon.configPath,
+                atomically: true,
+                encoding: .utf8
+            )
             daemon.reload()
             try await awaitLog(daemon, "policy reloaded")
             let limits = try await client.status().limits
@@ -110,7 +132,11 @@ import Testing
         #expect(daemon.log().contains(refusal), "\(daemon.log())")
         #expect(daemon.log().contains("; keeping the old policy"))
 
-        try "[classes.utility]\nmax_concurrent = 2\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try "[classes.utility]\nmax_concurrent = 2\n".write(
+            toFile: daemon.configPath,
+            atomically: true,
+            encoding: .utf8
+        )
         daemon.reload()
         try await awaitLog(daemon, "policy reloaded from \(daemon.configPath), \(dropIn): ")
     }
@@ -132,7 +158,9 @@ import Testing
 func awaitLog(_ daemon: DaemonProcess, _ text: String, timeout: Duration = .seconds(20)) async throws {
     let deadline = ContinuousClock.now + timeout
     while !daemon.log().contains(text) {
-        guard ContinuousClock.now < deadline else { throw TimedOut(description: "no \"\(text)\" in the daemon's log within \(timeout)") }
+        guard ContinuousClock.now < deadline else {
+            throw TimedOut(description: "no \"\(text)\" in the daemon's log within \(timeout)")
+        }
         try await Task.sleep(for: .milliseconds(20))
     }
 }

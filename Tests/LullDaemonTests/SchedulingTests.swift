@@ -23,14 +23,26 @@ struct PowerPolicyTests {
         server.serve("/bg", Array("background data\n".utf8))
         let config = "[sensors]\nbus = \"\(bus.address)\"\n"
         try await withDaemon(config: config) { daemon, client in
-            let held = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/bg"), destination: daemon.directory.appendingPathComponent("bg").path,
-                jobClass: "background"))
-            let urgent = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/bg"), destination: daemon.directory.appendingPathComponent("now").path,
-                jobClass: "interactive"))
-            #expect(try await awaitJob(urgent.id, in: [.succeeded, .failed], client: client).state == .succeeded,
-                    "interactive work runs on battery")
+            let held = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/bg"),
+                    destination: daemon.directory.appendingPathComponent("bg").path,
+                    jobClass: "background"
+                )
+            )
+            let urgent = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/bg"),
+                    destination: daemon.directory.appendingPathComponent("now").path,
+                    jobClass: "interactive"
+                )
+            )
+            #expect(
+                try await awaitJob(urgent.id, in: [.succeeded, .failed], client: client).state == .succeeded,
+                "interactive work runs on battery"
+            )
 
             let explanation = try await client.explain(held.id)
             #expect(explanation.state == .queued)
@@ -52,16 +64,28 @@ struct PowerPolicyTests {
             try bus.setProperty(upower, "/org/freedesktop/UPower", upower, "OnBattery", "False")
             _ = try await startedWatch.value
             let latency = ContinuousClock.now - before
-            print("AC back → held background job started within \(latency) of the D-Bus change (includes the python call making it)")
+            print(
+                "AC back → held background job started within \(latency) of the D-Bus change (includes the python call making it)"
+            )
             #expect(latency < .milliseconds(2000), "generous bound; the target is 250 ms")
             #expect(try await awaitJob(held.id, in: [.succeeded, .failed], client: client).state == .succeeded)
         }
     }
 
     @Test func simulateSaysWhatWouldRunWithoutChangingAnything() async throws {
-        try await withDaemon(config: holdEverything.replacingOccurrences(of: "max_concurrent = 0", with: "max_concurrent = 4") + "\n[classes.default]\nmax_concurrent = 0\n") { daemon, client in
-            let background = try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:9/b", destination: "/tmp/lull-sim-b", jobClass: "background", notBefore: Date().addingTimeInterval(3600)))
+        try await withDaemon(
+            config: holdEverything.replacingOccurrences(of: "max_concurrent = 0", with: "max_concurrent = 4")
+                + "\n[classes.default]\nmax_concurrent = 0\n"
+        ) { daemon, client in
+            let background = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:9/b",
+                    destination: "/tmp/lull-sim-b",
+                    jobClass: "background",
+                    notBefore: Date().addingTimeInterval(3600)
+                )
+            )
             let simulation = try await client.simulate(SimulateRequest(onBattery: true, battery: 15, metered: true))
             let reasons = simulation.waiting.first { $0.jobId == background.id }?.reasons.map(\.code) ?? []
             #expect(reasons.contains("battery_below"))

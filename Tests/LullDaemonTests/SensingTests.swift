@@ -16,22 +16,32 @@ import Testing
             #expect(try metric("lull_sampler_running", on: daemon) == 0, "no job waits on pressure: no sampling loop")
 
             try proc.setPressure(cpu: 80, memory: 0)
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/bulk"), destination: daemon.directory.appendingPathComponent("bulk").path,
-                jobClass: "background"))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/bulk"),
+                    destination: daemon.directory.appendingPathComponent("bulk").path,
+                    jobClass: "background"
+                )
+            )
             let explanation = try await client.explain(job.id)
             #expect(explanation.reasons.map(\.code) == ["cpu_pressure"], "\(explanation.reasons.map(\.text))")
             #expect(explanation.reasons.first?.text.contains("80") == true)
             #expect(explanation.world.pressure.source.contains("PSI"))
             #expect(try metric("lull_sampler_running", on: daemon) == 1, "a job waits on pressure: the sampler runs")
-            let cpuPressure = try metrics(on: daemon).first { $0.name == "lull_pressure_some_avg10_ratio" && $0.labels["resource"] == "cpu" }
+            let cpuPressure = try metrics(on: daemon).first {
+                $0.name == "lull_pressure_some_avg10_ratio" && $0.labels["resource"] == "cpu"
+            }
             #expect(cpuPressure?.value == 0.8, "PSI's percentage as a ratio")
 
             // Pressure falls; the sampler's next reading must release the job, no other event.
             try proc.setPressure(cpu: 3, memory: 0)
             let finished = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
             #expect(finished.state == .succeeded)
-            #expect(try metric("lull_sampler_running", on: daemon) == 0, "nothing waits on pressure any more: the loop is gone")
+            #expect(
+                try metric("lull_sampler_running", on: daemon) == 0,
+                "nothing waits on pressure any more: the loop is gone"
+            )
         }
     }
 
@@ -66,10 +76,20 @@ import Testing
         server.serve("/file", bytes)
         server.route("/gone", .init(faults: [.status(404)]))
         try await withDaemon { daemon, client in
-            let good = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/file"), destination: daemon.directory.appendingPathComponent("file").path))
-            let bad = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/gone"), destination: daemon.directory.appendingPathComponent("gone").path))
+            let good = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/file"),
+                    destination: daemon.directory.appendingPathComponent("file").path
+                )
+            )
+            let bad = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/gone"),
+                    destination: daemon.directory.appendingPathComponent("gone").path
+                )
+            )
             let done = try await awaitJob(good.id, in: [.succeeded, .failed], client: client)
             #expect(try await awaitJob(bad.id, in: [.succeeded, .failed], client: client).state == .failed)
 
@@ -82,28 +102,40 @@ import Testing
             // counters named `_total`, base units.
             let text = try metricsText(on: daemon)
             let lint = try CommandRunner.run("/usr/bin/env", ["promtool", "check", "metrics"], input: Data(text.utf8))
-            #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty,
-                    "promtool check metrics (exit \(lint.status)):\n\(lint.stdout)\(lint.stderr)")
+            #expect(
+                lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty,
+                "promtool check metrics (exit \(lint.status)):\n\(lint.stdout)\(lint.stderr)"
+            )
 
             let samples = try parseMetrics(text)
             func value(_ name: String, _ labels: [String: String]) -> Double? {
-                samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?.value
+                samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value }
+                }?.value
             }
             func type(_ name: String) -> String? { samples.first { $0.name == name }?.type }
             #expect(value("lull_jobs", ["class": "default", "state": "succeeded"]) == 1)
             #expect(value("lull_jobs", ["class": "default", "state": "failed"]) == 1)
-            #expect(value("lull_jobs", ["class": "background", "state": "queued"]) == 0, "known classes have every state")
+            #expect(
+                value("lull_jobs", ["class": "background", "state": "queued"]) == 0,
+                "known classes have every state"
+            )
             #expect(value("lull_jobs_started_total", ["kind": "fetch"]) == 2)
-            #expect(value("lull_jobs_finished_total", ["kind": "fetch", "outcome": "failed", "reason": "http_404"]) == 1,
-                    "\(samples.filter { $0.name.hasPrefix("lull_jobs_finished") })")
-            #expect(value("lull_jobs_failed_total", ["kind": "fetch", "code": "http_404"]) == 1,
-                    "\(samples.filter { $0.name.hasPrefix("lull_jobs_failed") })")
+            #expect(
+                value("lull_jobs_finished_total", ["kind": "fetch", "outcome": "failed", "reason": "http_404"]) == 1,
+                "\(samples.filter { $0.name.hasPrefix("lull_jobs_finished") })"
+            )
+            #expect(
+                value("lull_jobs_failed_total", ["kind": "fetch", "code": "http_404"]) == 1,
+                "\(samples.filter { $0.name.hasPrefix("lull_jobs_failed") })"
+            )
             #expect(type("lull_jobs_failed_total") == "counter")
             #expect(value("lull_build_info", ["version": LullVersion.current]) == 1)
             let down = samples.filter { $0.name == "lull_transfer_bytes_total" && $0.labels["direction"] == "down" }
             #expect(down.map(\.value).reduce(0, +) == Double(bytes.count))
-            for counter in ["lull_scheduler_decisions_total", "lull_scheduler_coalesced_starts_total",
-                            "lull_scheduler_link_wakeups_total", "lull_sampler_samples_total", "process_cpu_seconds_total"] {
+            for counter in [
+                "lull_scheduler_decisions_total", "lull_scheduler_coalesced_starts_total",
+                "lull_scheduler_link_wakeups_total", "lull_sampler_samples_total", "process_cpu_seconds_total",
+            ] {
                 #expect(type(counter) == "counter", "\(counter)")
             }
             #expect((value("lull_scheduler_decisions_total", [:]) ?? 0) >= 2)
@@ -123,17 +155,27 @@ import Testing
 @Suite struct MetricsAfterReloadTests {
     @Test func aRemovedClassesCountsFollowItsJobs() async throws {
         try await withDaemon(config: holdEverything + "\n[classes.tmp]\n") { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:9/x", destination: daemon.directory.appendingPathComponent("x").path,
-                jobClass: "tmp"))
-            #expect(try metrics(on: daemon).contains { $0.name == "lull_jobs" && $0.labels["class"] == "tmp" && $0.value == 1 })
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:9/x",
+                    destination: daemon.directory.appendingPathComponent("x").path,
+                    jobClass: "tmp"
+                )
+            )
+            #expect(
+                try metrics(on: daemon).contains {
+                    $0.name == "lull_jobs" && $0.labels["class"] == "tmp" && $0.value == 1
+                }
+            )
             try holdEverything.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
             daemon.reload()
             try await awaitLog(daemon, "policy reloaded")
             _ = try await client.cancel(job.id)
             let samples = try metrics(on: daemon)
             func value(_ state: String) -> Double? {
-                samples.first { $0.name == "lull_jobs" && $0.labels["class"] == "tmp" && $0.labels["state"] == state }?.value
+                samples.first { $0.name == "lull_jobs" && $0.labels["class"] == "tmp" && $0.labels["state"] == state }?
+                    .value
             }
             #expect(value("queued") == 0)
             #expect(value("cancelled") == 1)
@@ -165,7 +207,9 @@ func parseMetrics(_ text: String) throws -> [MetricSample] {
     let parser = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/parse_metrics.py").path
     let parsed = try CommandRunner.run("/usr/bin/env", ["python3", parser], input: Data(text.utf8))
-    guard parsed.status == 0 else { throw TimedOut(description: "the Prometheus parser refused /metrics: \(parsed.stderr)\n\(text)") }
+    guard parsed.status == 0 else {
+        throw TimedOut(description: "the Prometheus parser refused /metrics: \(parsed.stderr)\n\(text)")
+    }
     return try JSONDecoder().decode([MetricSample].self, from: Data(parsed.stdout.utf8))
 }
 
@@ -183,7 +227,9 @@ struct ConnectivityTests {
         let namespace = try NetworkNamespace()
         defer { namespace.tearDown() }
         try namespace.up()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-netns-\(getpid())-\(UInt16.random(in: 0...UInt16.max))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-netns-\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bytes = TestHTTPServer.bytes(count: 200_000, seed: 7)
@@ -196,7 +242,10 @@ struct ConnectivityTests {
 
         try namespace.down()
         // No D-Bus here: the daemon falls back to rtnetlink inside the namespace.
-        let daemon = try DaemonProcess(config: "[sensors]\nbus = \"unix:path=/nonexistent/lull-test-bus\"\n", launcher: namespace.launcher)
+        let daemon = try DaemonProcess(
+            config: "[sensors]\nbus = \"unix:path=/nonexistent/lull-test-bus\"\n",
+            launcher: namespace.launcher
+        )
         defer { daemon.remove() }
         try daemon.start()
         let client = LullClient(socketPath: daemon.socketPath)

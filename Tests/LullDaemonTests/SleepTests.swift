@@ -18,15 +18,21 @@ struct SleepTests {
         defer { bus.stop() }
         try bus.startTemplate("logind", busName: login1)
         try await withStalledFetch(bus) { _, client, fetch in
-            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) { try inhibitors(bus).contains("sleep lulld delay") }
+            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
+                try inhibitors(bus).contains("sleep lulld delay")
+            }
             let (job, destination, content, server) = (fetch.job, fetch.destination, fetch.content, fetch.server)
             let requeued = try await checkpointForSleep(bus, job, client)
             #expect(requeued.message?.contains("sleep") == true, "\(requeued.message ?? "")")
-            try await waitUntil("the inhibitor to be released", timeout: .seconds(15)) { try !inhibitors(bus).contains("lulld") }
+            try await waitUntil("the inhibitor to be released", timeout: .seconds(15)) {
+                try !inhibitors(bus).contains("lulld")
+            }
             #expect(try await client.job(job.id).state == .queued, "nothing starts while the machine sleeps")
 
             try prepareForSleep(bus, false)
-            try await waitUntil("the inhibitor to be taken again", timeout: .seconds(15)) { try inhibitors(bus).contains("sleep lulld delay") }
+            try await waitUntil("the inhibitor to be taken again", timeout: .seconds(15)) {
+                try inhibitors(bus).contains("sleep lulld delay")
+            }
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             let range = server.requests.last { $0.uri == "/big" }?.header("range")
@@ -41,12 +47,14 @@ struct SleepTests {
         let bus = try MockSystemBus()
         defer { bus.stop() }
         try bus.startTemplate("logind", busName: login1)
-        let refuse = try bus.python("""
+        let refuse = try bus.python(
+            """
             manager = bus.get_object('\(login1)', '/org/freedesktop/login1')
             manager.AddMethod('org.freedesktop.login1.Manager', 'Inhibit', 'ssss', 'h',
                 'raise dbus.exceptions.DBusException("not allowed", name="org.freedesktop.DBus.Error.AccessDenied")',
                 dbus_interface='org.freedesktop.DBus.Mock')
-            """)
+            """
+        )
         #expect(refuse.status == 0, "\(refuse.stderr)")
         try await withStalledFetch(bus) { daemon, client, fetch in
             try await awaitLog(daemon, "logind refused it")
@@ -61,7 +69,9 @@ struct SleepTests {
     /// A daemon following the mock logind, with a 4 MiB fetch stalled after its first MiB.
     private func withStalledFetch(
         _ bus: MockSystemBus,
-        _ body: (DaemonProcess, LullClient, (job: JobView, destination: String, content: [UInt8], server: TestHTTPServer)) async throws -> Void
+        _ body: (
+            DaemonProcess, LullClient, (job: JobView, destination: String, content: [UInt8], server: TestHTTPServer)
+        ) async throws -> Void
     ) async throws {
         let content = TestHTTPServer.bytes(count: 4 << 20, seed: 5)
         let server = try await TestHTTPServer.start()
@@ -70,7 +80,9 @@ struct SleepTests {
         let config = "[sensors]\nbus = \"\(bus.address)\"\n[transfers]\ncheckpoint_interval = 0.2\n"
         try await withDaemon(config: config) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("big.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination)
+            )
             try await awaitEvent(client: client, "bytes arriving") {
                 $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
             }
@@ -80,7 +92,11 @@ struct SleepTests {
 
     /// PrepareForSleep(true), then the job's `requeued` event.
     @discardableResult
-    private func checkpointForSleep(_ bus: MockSystemBus, _ job: JobView, _ client: LullClient) async throws -> EventView {
+    private func checkpointForSleep(
+        _ bus: MockSystemBus,
+        _ job: JobView,
+        _ client: LullClient
+    ) async throws -> EventView {
         let cursor = try await client.events(after: 0).lastSeq
         try prepareForSleep(bus, true)
         return try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
@@ -89,21 +105,25 @@ struct SleepTests {
     }
 
     private func inhibitors(_ bus: MockSystemBus) throws -> String {
-        let result = try bus.python("""
+        let result = try bus.python(
+            """
             manager = bus.get_object('\(login1)', '/org/freedesktop/login1')
             for what, who, why, mode, uid, pid in manager.ListInhibitors(dbus_interface='org.freedesktop.login1.Manager'):
                 print(what, who, mode)
-            """)
+            """
+        )
         guard result.status == 0 else { throw TimedOut(description: "ListInhibitors failed: \(result.stderr)") }
         return result.stdout
     }
 
     private func prepareForSleep(_ bus: MockSystemBus, _ going: Bool) throws {
-        let result = try bus.python("""
+        let result = try bus.python(
+            """
             manager = bus.get_object('\(login1)', '/org/freedesktop/login1')
             manager.EmitSignal('org.freedesktop.login1.Manager', 'PrepareForSleep', 'b', [\(going ? "True" : "False")],
                                dbus_interface='org.freedesktop.DBus.Mock')
-            """)
+            """
+        )
         guard result.status == 0 else { throw TimedOut(description: "EmitSignal failed: \(result.stderr)") }
     }
 }

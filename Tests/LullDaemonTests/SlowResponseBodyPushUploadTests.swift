@@ -17,8 +17,14 @@ import Testing
         defer { Task { await server.stop() } }
         server.route("/hook", Self.drip)
         try await withDaemon(config: fastRetries) { _, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .push, url: server.url("/hook"), body: "x", timeouts: TimeoutSettings(idleSeconds: 1)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .push,
+                    url: server.url("/hook"),
+                    body: "x",
+                    timeouts: TimeoutSettings(idleSeconds: 1)
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 1)
@@ -34,8 +40,14 @@ import Testing
         try await withDaemon(config: fastRetries) { daemon, client in
             let source = daemon.directory.appendingPathComponent("payload").path
             try Data("payload\n".utf8).write(to: URL(fileURLWithPath: source))
-            let job = try await client.submit(JobSubmission(
-                kind: .upload, url: server.url("/put"), source: source, timeouts: TimeoutSettings(idleSeconds: 1)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .upload,
+                    url: server.url("/put"),
+                    source: source,
+                    timeouts: TimeoutSettings(idleSeconds: 1)
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 1)

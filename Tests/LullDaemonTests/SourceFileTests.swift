@@ -1,8 +1,9 @@
 import Foundation
 import LullCore
 import LullTestSupport
-@testable import LullTransfer
 import Testing
+
+@testable import LullTransfer
 
 @Suite struct SourceFileTests {
     /// An upload that fails or is cancelled leaves a chunk read started ahead; closing the file

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import GRDB
 import LullAPI
 import LullStore
 import LullTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A store migrated by a newer lulld (a downgrade) is refused with both versions named, not opened.
 @Suite struct StoreVersionTests {
@@ -26,7 +27,9 @@ import Testing
             #expect(error.binaryNewest.hasPrefix("v"))
             let message = error.description
             #expect(message.contains("v99: from the future") && message.contains(error.binaryNewest))
-            #expect(message.contains("Install the newer lulld again") && message.contains("move the state directory aside"))
+            #expect(
+                message.contains("Install the newer lulld again") && message.contains("move the state directory aside")
+            )
         }
 
         // lulld refuses to start on it, with exit status 3, which the units do not restart on.

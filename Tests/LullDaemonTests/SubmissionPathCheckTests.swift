@@ -23,20 +23,36 @@ struct SubmissionPathCheckTests {
         try await withDaemon(config: holdEverything) { daemon, client in
             let directory = daemon.directory.path
             let upload = try await refusal(
-                JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory + "/no-such-report.csv"), client)
+                JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory + "/no-such-report.csv"),
+                client
+            )
             #expect(upload?.field == "source")
-            #expect(upload?.message == "source \(directory)/no-such-report.csv does not exist", "\(String(describing: upload))")
+            #expect(
+                upload?.message == "source \(directory)/no-such-report.csv does not exist",
+                "\(String(describing: upload))"
+            )
 
             let fetch = try await refusal(
-                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/f", destination: directory + "/not-made-yet/f.bin"), client)
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:9/f",
+                    destination: directory + "/not-made-yet/f.bin"
+                ),
+                client
+            )
             #expect(fetch?.field == "destination")
             #expect(fetch?.message == "directory \(directory)/not-made-yet does not exist; create it first")
 
             let intoDirectory = try await refusal(
-                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/f", destination: directory), client)
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/f", destination: directory),
+                client
+            )
             #expect(intoDirectory?.message.contains("is a directory; give a path to a file inside it") == true)
 
-            let notAFile = try await refusal(JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory), client)
+            let notAFile = try await refusal(
+                JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory),
+                client
+            )
             #expect(notAFile?.message.contains("is not a regular file") == true)
 
             // In a batch, the refusal names the job.
@@ -53,14 +69,27 @@ struct SubmissionPathCheckTests {
         }
     }
 
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    @Test(
+        .enabled(
+            if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"),
+            "needs root and setpriv"
+        )
+    )
     func theOwnersRightsDecide() async throws {
         try await withDaemon(config: holdEverything + "\n[daemon]\nsocket_mode = \"0666\"\n") { daemon, _ in
-            let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", DaemonProcess.binary("lullctl")]
+            let nobody = [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                DaemonProcess.binary("lullctl"),
+            ]
             let socket = ["--socket", daemon.socketPath]
             // daemon.directory is root's, 0755: nobody may read in it but not write.
             let rootsDirectory = daemon.directory.path
-            let refused = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", rootsDirectory + "/f.bin"] + socket)
+            let refused = try CommandRunner.run(
+                nobody[0],
+                Array(nobody.dropFirst()) + [
+                    "submit", "fetch", "http://127.0.0.1:9/f", "-o", rootsDirectory + "/f.bin",
+                ] + socket
+            )
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("you may not write into directory \(rootsDirectory)"), "\(refused.stderr)")
 
@@ -69,15 +98,30 @@ struct SubmissionPathCheckTests {
             try FileManager.default.createDirectory(atPath: sticky, withIntermediateDirectories: true)
             chmod(sticky, 0o1777)
             _ = FileManager.default.createFile(atPath: sticky + "/roots.txt", contents: Data("root's\n".utf8))
-            let replace = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", sticky + "/roots.txt"] + socket)
+            let replace = try CommandRunner.run(
+                nobody[0],
+                Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", sticky + "/roots.txt"]
+                    + socket
+            )
             #expect(replace.stderr.contains("belongs to uid 0 in the sticky directory"), "\(replace.stderr)")
-            let fresh = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", sticky + "/mine.txt"] + socket)
+            let fresh = try CommandRunner.run(
+                nobody[0],
+                Array(nobody.dropFirst()) + ["submit", "fetch", "http://127.0.0.1:9/f", "-o", sticky + "/mine.txt"]
+                    + socket
+            )
             #expect(fresh.status == 0, "\(fresh.stderr)")
 
             // Root's own file is readable to root but not to nobody.
             let secret = daemon.directory.appendingPathComponent("secret.txt").path
-            _ = FileManager.default.createFile(atPath: secret, contents: Data("s\n".utf8), attributes: [.posixPermissions: 0o600])
-            let upload = try CommandRunner.run(nobody[0], Array(nobody.dropFirst()) + ["submit", "upload", "http://127.0.0.1:9/u", "-f", secret] + socket)
+            _ = FileManager.default.createFile(
+                atPath: secret,
+                contents: Data("s\n".utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+            let upload = try CommandRunner.run(
+                nobody[0],
+                Array(nobody.dropFirst()) + ["submit", "upload", "http://127.0.0.1:9/u", "-f", secret] + socket
+            )
             #expect(upload.stderr.contains("you may not read source \(secret)"), "\(upload.stderr)")
         }
     }

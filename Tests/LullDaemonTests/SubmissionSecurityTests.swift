@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullAPI
 import LullClient
@@ -8,6 +5,10 @@ import LullCore
 import LullStore
 import LullTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a careless or hostile local user found (issue 29, security): passwords in URLs, forged
 /// log lines, a store others could read.
@@ -23,14 +24,21 @@ struct SubmissionSecurityTests {
             let lullctl = DaemonProcess.binary("lullctl")
             let destination = daemon.directory.appendingPathComponent("f.txt").path
             let withPassword = server.url("/f").replacingOccurrences(of: "http://", with: "http://alice:S3cret@")
-            let refused = try CommandRunner.run(lullctl, ["submit", "fetch", withPassword, "-o", destination, "--socket", daemon.socketPath])
+            let refused = try CommandRunner.run(
+                lullctl,
+                ["submit", "fetch", withPassword, "-o", destination, "--socket", daemon.socketPath]
+            )
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("--user alice:PASSWORD"), "\(refused.stderr)")
             #expect(!refused.stderr.contains("S3cret"))
 
             let submitted = try CommandRunner.run(
-                lullctl, ["submit", "fetch", server.url("/f"), "-o", destination, "--user", "alice:S3cret", "--json",
-                          "--socket", daemon.socketPath])
+                lullctl,
+                [
+                    "submit", "fetch", server.url("/f"), "-o", destination, "--user", "alice:S3cret", "--json",
+                    "--socket", daemon.socketPath,
+                ]
+            )
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let job = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8))
             #expect(try await awaitJob(job.id, in: [.succeeded, .failed], client: client).state == .succeeded)
@@ -39,9 +47,13 @@ struct SubmissionSecurityTests {
 
             // A name alone takes the password from LULL_PASSWORD, keeping it out of the process list.
             let fromEnvironment = try CommandRunner.run(
-                lullctl, ["submit", "fetch", server.url("/f"), "-o", destination + ".2", "--user", "alice", "--json",
-                          "--socket", daemon.socketPath],
-                environment: ProcessInfo.processInfo.environment.merging(["LULL_PASSWORD": "S3cret"]) { $1 })
+                lullctl,
+                [
+                    "submit", "fetch", server.url("/f"), "-o", destination + ".2", "--user", "alice", "--json",
+                    "--socket", daemon.socketPath,
+                ],
+                environment: ProcessInfo.processInfo.environment.merging(["LULL_PASSWORD": "S3cret"]) { $1 }
+            )
             #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
             let second = try WireJSON.decoder().decode(JobView.self, from: Data(fromEnvironment.stdout.utf8))
             #expect(try await awaitJob(second.id, in: [.succeeded, .failed], client: client).state == .succeeded)
@@ -49,7 +61,9 @@ struct SubmissionSecurityTests {
             #expect(sentTwice == Array(repeating: "Basic " + Data("alice:S3cret".utf8).base64EncodedString(), count: 2))
 
             var seen = submitted.stdout + daemon.log()
-            for arguments in [["show", "\(job.id)"], ["show", "\(job.id)", "--json"], ["events", "--json"], ["list", "--json"]] {
+            for arguments in [
+                ["show", "\(job.id)"], ["show", "\(job.id)", "--json"], ["events", "--json"], ["list", "--json"],
+            ] {
                 seen += try CommandRunner.run(lullctl, arguments + ["--socket", daemon.socketPath]).stdout
             }
             #expect(!seen.contains("S3cret") && !seen.contains(Data("alice:S3cret".utf8).base64EncodedString()))
@@ -69,9 +83,22 @@ struct SubmissionSecurityTests {
         let destination = daemon.directory.appendingPathComponent("a").path
         for (submission, field) in [
             (JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/" + forged, destination: destination), "url"),
-            (JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/a", destination: destination, label: "\u{1B}]0;owned\u{7}"), "label"),
-            (JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/a", destination: destination + "\u{0}b"), "destination"),
-            (JobSubmission(kind: .push, url: "http://127.0.0.1:9/a", headers: ["X-Note": forged], body: "{}"), "headers"),
+            (
+                JobSubmission(
+                    kind: .fetch,
+                    url: "http://127.0.0.1:9/a",
+                    destination: destination,
+                    label: "\u{1B}]0;owned\u{7}"
+                ), "label"
+            ),
+            (
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/a", destination: destination + "\u{0}b"),
+                "destination"
+            ),
+            (
+                JobSubmission(kind: .push, url: "http://127.0.0.1:9/a", headers: ["X-Note": forged], body: "{}"),
+                "headers"
+            ),
         ] {
             do {
                 _ = try await client.submit(submission)
@@ -85,15 +112,21 @@ struct SubmissionSecurityTests {
         // A job stored before the rule, whose URL the daemon logs when it starts it.
         #expect(daemon.stop() == 0)
         let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
-        let stored = try await store.insert([NewJob(
-            owner: OwnerID(getuid()), spec: JobSpec(kind: .fetch, url: "http://127.0.0.1:9/" + forged, destination: destination),
-            createdAt: Date())])
+        let stored = try await store.insert([
+            NewJob(
+                owner: OwnerID(getuid()),
+                spec: JobSpec(kind: .fetch, url: "http://127.0.0.1:9/" + forged, destination: destination),
+                createdAt: Date()
+            )
+        ])
         try daemon.start()
         _ = try await awaitEvent(client: client, "job \(stored[0].id) started") {
             $0.jobId == stored[0].id.rawValue && $0.state == .running
         }
         let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.log().contains("job \(stored[0].id) started"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while !daemon.log().contains("job \(stored[0].id) started"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let log = daemon.log()
         #expect(log.contains("x\\nnotice lulld: forged record"), "the URL reached the log escaped:\n\(log)")
         #expect(!log.split(separator: "\n").contains { $0.hasPrefix("notice lulld: forged") }, "\(log)")
@@ -116,13 +149,22 @@ struct SubmissionSecurityTests {
     /// a start refused when others could enter the directory, and wider files from an older
     /// version narrowed.
     @Test func theStoreIsTheDaemonsAloneWhateverTheUmask() async throws {
-        let daemon = try DaemonProcess(config: holdEverything, launcher: ["/bin/sh", "-c", "umask 000; exec \"$0\" \"$@\""])
+        let daemon = try DaemonProcess(
+            config: holdEverything,
+            launcher: ["/bin/sh", "-c", "umask 000; exec \"$0\" \"$@\""]
+        )
         defer { daemon.remove() }
         try daemon.start()
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
-        _ = try await client.submit(JobSubmission(
-            kind: .push, url: "http://127.0.0.1:9/p", headers: ["Authorization": "Bearer secret-token"], body: "{}"))
+        _ = try await client.submit(
+            JobSubmission(
+                kind: .push,
+                url: "http://127.0.0.1:9/p",
+                headers: ["Authorization": "Bearer secret-token"],
+                body: "{}"
+            )
+        )
         let state = daemon.stateDirectory
         #expect(FileModeTests.mode(of: state) == 0o700)
         for file in ["lull.sqlite", "lull.sqlite-wal", "lull.sqlite-shm", "lulld.lock"] {

@@ -25,11 +25,15 @@ import Testing
         try await withDaemon(config: config) { daemon, _ in
             let destination = daemon.directory.appendingPathComponent("x.bin").path
             let before = Date()
-            let submitted = try lullctl([
-                "submit", "fetch", "http://127.0.0.1:9/x.bin", "-o", destination,
-                "--requires-ac", "--network", "unmetered", "--min-battery", "30%", "--not-before", "1h", "--deadline", "2h",
-                "--on-deadline", "expire", "--on-complete-unit", "lull-e2e-done.service", "--label", "x", "--json",
-            ], daemon)
+            let submitted = try lullctl(
+                [
+                    "submit", "fetch", "http://127.0.0.1:9/x.bin", "-o", destination,
+                    "--requires-ac", "--network", "unmetered", "--min-battery", "30%", "--not-before", "1h",
+                    "--deadline", "2h",
+                    "--on-deadline", "expire", "--on-complete-unit", "lull-e2e-done.service", "--label", "x", "--json",
+                ],
+                daemon
+            )
             let after = Date()
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let id = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
@@ -46,13 +50,23 @@ import Testing
             // Now + 1 h and now + 2 h, as of the moment lullctl ran (the API keeps whole seconds).
             let notBefore = try #require(job.notBefore)
             let deadline = try #require(job.deadline)
-            #expect(notBefore >= before.addingTimeInterval(3_600 - 1) && notBefore <= after.addingTimeInterval(3_600), "\(notBefore)")
-            #expect(deadline >= before.addingTimeInterval(7_200 - 1) && deadline <= after.addingTimeInterval(7_200), "\(deadline)")
-            #expect(job.waitingFor?.contains { $0.code == "not_before" && $0.fromJob } == true, "\(String(describing: job.waitingFor))")
+            #expect(
+                notBefore >= before.addingTimeInterval(3_600 - 1) && notBefore <= after.addingTimeInterval(3_600),
+                "\(notBefore)"
+            )
+            #expect(
+                deadline >= before.addingTimeInterval(7_200 - 1) && deadline <= after.addingTimeInterval(7_200),
+                "\(deadline)"
+            )
+            #expect(
+                job.waitingFor?.contains { $0.code == "not_before" && $0.fromJob } == true,
+                "\(String(describing: job.waitingFor))"
+            )
             let text = try lullctl(["show", String(id)], daemon)
             let shownLines = Self.lines(text.stdout)
             for line in [
-                "network unmetered", "requires AC yes", "min battery 30%", "on deadline expire if it has not started by then",
+                "network unmetered", "requires AC yes", "min battery 30%",
+                "on deadline expire if it has not started by then",
                 "on complete starts lull-e2e-done.service",
             ] {
                 #expect(shownLines.contains(line), "show prints \(line): \(text.stdout)")
@@ -69,12 +83,20 @@ import Testing
             let reasons = try #require(simulation.waiting.first { $0.jobId == id }?.reasons)
             func reason(_ code: String) -> WaitingReasonView? { reasons.first { $0.code == code } }
             #expect(reason("on_battery")?.limit == "requires_ac" && reason("on_battery")?.fromJob == true, "\(reasons)")
-            #expect(reason("battery_below")?.limit == "min_battery 30" && reason("battery_below")?.fromJob == true, "\(reasons)")
-            #expect(reason("metered")?.limit == "network = unmetered" && reason("metered")?.fromJob == true, "\(reasons)")
+            #expect(
+                reason("battery_below")?.limit == "min_battery 30" && reason("battery_below")?.fromJob == true,
+                "\(reasons)"
+            )
+            #expect(
+                reason("metered")?.limit == "network = unmetered" && reason("metered")?.fromJob == true,
+                "\(reasons)"
+            )
 
             // And exactly, in the store the daemon wrote.
             #expect(daemon.stop() == 0)
-            let stored = try #require(try await SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite").job(JobID(id)))
+            let stored = try #require(
+                try await SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite").job(JobID(id))
+            )
             #expect(stored.spec.constraints == JobConstraints(network: .unmetered, requiresAC: true, minBattery: 30))
             #expect(stored.spec.onDeadline == .expire)
             #expect(stored.spec.notBefore == job.notBefore && stored.spec.deadline == job.deadline)
@@ -87,7 +109,12 @@ import Testing
         try await withDaemon(config: holdEverything) { daemon, _ in
             let destination = daemon.directory.appendingPathComponent("z.bin").path
             let submitted = try lullctl(
-                ["submit", "fetch", "http://127.0.0.1:9/z.bin", "-o", destination, "--network", "any", "--deadline", "2h", "--json"], daemon)
+                [
+                    "submit", "fetch", "http://127.0.0.1:9/z.bin", "-o", destination, "--network", "any", "--deadline",
+                    "2h", "--json",
+                ],
+                daemon
+            )
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let id = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
 
@@ -110,10 +137,14 @@ import Testing
 
     @Test func periodicFlagsArriveAsTheSchedule() async throws {
         try await withDaemon(config: holdEverything) { daemon, _ in
-            let submitted = try lullctl([
-                "submit", "push", "http://127.0.0.1:9/ping", "--data", "hi", "--every", "1h", "--flex", "10m", "--jitter", "2m",
-                "--max-every", "4h", "--network", "not_cellular", "--json",
-            ], daemon)
+            let submitted = try lullctl(
+                [
+                    "submit", "push", "http://127.0.0.1:9/ping", "--data", "hi", "--every", "1h", "--flex", "10m",
+                    "--jitter", "2m",
+                    "--max-every", "4h", "--network", "not_cellular", "--json",
+                ],
+                daemon
+            )
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let job = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8))
             #expect(job.periodic == PeriodicSchedule(every: 3_600, flex: 600, jitter: 120, maxEvery: 14_400))
@@ -140,13 +171,19 @@ import Testing
                 (["--not-before", "2h", "--deadline", "1h"], ["--deadline", "is before --not-before"]),
             ]
             for (arguments, says) in cases {
-                let result = try lullctl(["submit", "fetch", "http://127.0.0.1:9/y.bin", "-o", destination] + arguments, daemon)
+                let result = try lullctl(
+                    ["submit", "fetch", "http://127.0.0.1:9/y.bin", "-o", destination] + arguments,
+                    daemon
+                )
                 #expect(result.status != 0, "\(arguments) was accepted")
                 for words in says { #expect(result.stderr.contains(words), "\(arguments): \(result.stderr)") }
             }
             let listed = try lullctl(["list", "--json"], daemon)
             #expect(listed.status == 0, "\(listed.stderr)")
-            #expect(try WireJSON.decoder().decode(JobListView.self, from: Data(listed.stdout.utf8)).jobs.isEmpty, "\(listed.stdout)")
+            #expect(
+                try WireJSON.decoder().decode(JobListView.self, from: Data(listed.stdout.utf8)).jobs.isEmpty,
+                "\(listed.stdout)"
+            )
         }
     }
 }

@@ -5,10 +5,11 @@ import LullClient
 import LullCore
 import LullSensors
 import LullStore
-@testable import LullDaemon
 import LullTestSupport
 import Synchronization
 import Testing
+
+@testable import LullDaemon
 
 /// The systemd adapters that can be checked without booting systemd: journal field names,
 /// the STATUS rate limit, unit names and the `[hooks]` policy. (Tests/LullSystemdTests runs
@@ -30,12 +31,14 @@ import Testing
         let counter = Mutex(1)
         let computed = Mutex(0)
         let status = ServiceStatus(
-            interval: .milliseconds(300), sleeper: TaskSleeper(),
+            interval: .milliseconds(300),
+            sleeper: TaskSleeper(),
             line: {
                 computed.withLock { $0 += 1 }
                 return "state \(counter.withLock { $0 })"
             },
-            send: { line in sent.withLock { $0.append((line, .now)) } })
+            send: { line in sent.withLock { $0.append((line, .now)) } }
+        )
         func lines() -> [String] { sent.withLock { $0.map(\.line) } }
         // Nothing was sent for a long time: the first change goes out at once.
         status.changed()
@@ -66,17 +69,22 @@ import Testing
         let extendedAfter = Mutex<[Int]>([])
         let loop = Task {
             await SystemdNotifier.extendWhileProgressing(
-                every: .seconds(5), progress: { progress.withLock { $0 } },
+                every: .seconds(5),
+                progress: { progress.withLock { $0 } },
                 sleeper: ScriptedSleeper { _ in
                     // Progress in periods 1 to 3, then none; the loop is parked from period 8.
-                    let period = periods.withLock { $0 += 1; return $0 }
+                    let period = periods.withLock {
+                        $0 += 1
+                        return $0
+                    }
                     if period <= 3 { progress.withLock { $0 += 1 } }
                     if period >= 8 { try await Task.sleep(for: .seconds(3600)) }
                 },
                 extend: { amount in
                     #expect(amount == .seconds(15))
                     extendedAfter.withLock { $0.append(periods.withLock { $0 }) }
-                })
+                }
+            )
         }
         try await waitUntil("eight periods") { periods.withLock { $0 } >= 8 }
         loop.cancel()
@@ -87,21 +95,37 @@ import Testing
     /// A hook whose start fails (a bus that is restarting) is tried again after each delay,
     /// and recorded as run only once it started or was given up; no wall time passes.
     @Test func aFailedHookStartIsTriedAgainThenRecorded() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lull-hook-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-hook-\(UUID().uuidString).sqlite"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try SQLiteJobStore(path: path)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let jobs = try await store.insert(["a.service", "b.service"].map {
-            NewJob(owner: OwnerID(1000), spec: JobSpec(kind: .fetch, url: "http://h/x", destination: "/tmp/x", onCompleteUnit: $0), createdAt: now)
-        })
-        for job in jobs { _ = try await store.apply(JobUpdate(id: job.id, from: [.queued], to: .cancelled, event: .cancelled, time: now)) }
+        let jobs = try await store.insert(
+            ["a.service", "b.service"].map {
+                NewJob(
+                    owner: OwnerID(1000),
+                    spec: JobSpec(kind: .fetch, url: "http://h/x", destination: "/tmp/x", onCompleteUnit: $0),
+                    createdAt: now
+                )
+            }
+        )
+        for job in jobs {
+            _ = try await store.apply(
+                JobUpdate(id: job.id, from: [.queued], to: .cancelled, event: .cancelled, time: now)
+            )
+        }
         let ended = try await store.pendingCompletionHooks()
         let waits = Mutex<[Duration]>([])
         let starter = FlakyStarter(failuresBeforeStart: ["a.service": 2, "b.service": 9])
         let hooks = CompletionHooks(
-            store: store, starter: starter, clock: FixedClock(now),
-            sleeper: ScriptedSleeper { delay in waits.withLock { $0.append(delay) } }, logger: Logger(label: "lull.test"),
-            retryDelays: [.seconds(1), .seconds(5), .seconds(30)])
+            store: store,
+            starter: starter,
+            clock: FixedClock(now),
+            sleeper: ScriptedSleeper { delay in waits.withLock { $0.append(delay) } },
+            logger: Logger(label: "lull.test"),
+            retryDelays: [.seconds(1), .seconds(5), .seconds(30)]
+        )
         await hooks.run(for: ended[0])
         #expect(starter.calls("a.service") == 3 && starter.started == ["a.service"], "two failures, then started")
         await hooks.run(for: ended[1])
@@ -115,18 +139,24 @@ import Testing
         #expect(UnitName("backup@.service")?.instance(for: JobID(42)) == "backup@42.service")
         #expect(UnitName("backup@nightly.service")?.instance(for: JobID(42)) == "backup@nightly.service")
         #expect(UnitName("idle.target") != nil)
-        for bad in ["sync.timer", "sync", ".service", "@.service", "a@b@c.service", "x y.service", "../x.service",
-                    String(repeating: "a", count: 250) + ".service"] {
+        for bad in [
+            "sync.timer", "sync", ".service", "@.service", "a@b@c.service", "x y.service", "../x.service",
+            String(repeating: "a", count: 250) + ".service",
+        ] {
             #expect(UnitName(bad) == nil, "\(bad)")
         }
     }
 
     @Test func hooksSectionIsValidated() throws {
         let config = try ConfigLoader.parse(
-            "[hooks]\nmanager = \"user\"\nallowed_units = [\"a.service\", \"b@.service\"]\n", file: "t.toml")
+            "[hooks]\nmanager = \"user\"\nallowed_units = [\"a.service\", \"b@.service\"]\n",
+            file: "t.toml"
+        )
         #expect(config.hooks.manager == .user)
         #expect(config.hooks.allowedUnits == ["a.service", "b@.service"])
-        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[hooks]\nallowed_units = [\"reboot\"]\n", file: "t.toml") }
+        #expect(throws: ConfigError.self) {
+            try ConfigLoader.parse("[hooks]\nallowed_units = [\"reboot\"]\n", file: "t.toml")
+        }
         do {
             _ = try ConfigLoader.parse("[hooks]\nmanager = \"both\"\nunits = 1\n", file: "t.toml")
             Issue.record("accepted a bad [hooks] section")
@@ -136,7 +166,9 @@ import Testing
         }
         let named = try ConfigLoader.parse("[daemon]\nsocket_name = \"ctl\"\n", file: "t.toml")
         #expect(named.socketName == "ctl")
-        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[daemon]\nsocket_name = \"a:b\"\n", file: "t.toml") }
+        #expect(throws: ConfigError.self) {
+            try ConfigLoader.parse("[daemon]\nsocket_name = \"a:b\"\n", file: "t.toml")
+        }
     }
 
     @Test func theSystemManagerAllowsOnlyListedUnitsAndAUserManagerAny() throws {
@@ -151,7 +183,9 @@ import Testing
         try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: user).validate(spec)
         var bad = spec
         bad.onCompleteUnit = "x.timer"
-        #expect(throws: ValidationError.self) { try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: user).validate(bad) }
+        #expect(throws: ValidationError.self) {
+            try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: user).validate(bad)
+        }
     }
 
 }
@@ -170,28 +204,45 @@ struct CompletionHookTests {
         let config = "[hooks]\nmanager = \"\(bus.address)\"\nallowed_units = [\"done.service\", \"missing.service\"]\n"
         try await withDaemon(config: config) { daemon, client in
             let refused = await #expect(throws: LullClientError.self) {
-                try await client.submit(JobSubmission(
-                    kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("r").path,
-                    onCompleteUnit: "reboot.target"))
+                try await client.submit(
+                    JobSubmission(
+                        kind: .fetch,
+                        url: server.url("/f"),
+                        destination: daemon.directory.appendingPathComponent("r").path,
+                        onCompleteUnit: "reboot.target"
+                    )
+                )
             }
-            guard case .api(let status, let detail)? = refused else { throw TimedOut(description: "expected an API error") }
+            guard case .api(let status, let detail)? = refused else {
+                throw TimedOut(description: "expected an API error")
+            }
             #expect(status == 400 && detail.field == "on_complete_unit")
             #expect(detail.message.contains("ask the administrator"))
 
             // (dbusmock cannot hold units with "@" in their names; templates are tested under systemd.)
             try addMockUnit(bus, "done.service")
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("f").path,
-                onCompleteUnit: "done.service"))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/f"),
+                    destination: daemon.directory.appendingPathComponent("f").path,
+                    onCompleteUnit: "done.service"
+                )
+            )
             #expect(try await client.job(job.id).onCompleteUnit == "done.service")
             _ = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             try await awaitLog(daemon, "completion hook started done.service")
             #expect(try unitState(bus, "done.service") == "active")
 
             // A unit systemd does not know: the failure is logged with the job.
-            let failing = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("g").path,
-                onCompleteUnit: "missing.service"))
+            let failing = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/f"),
+                    destination: daemon.directory.appendingPathComponent("g").path,
+                    onCompleteUnit: "missing.service"
+                )
+            )
             _ = try await awaitJob(failing.id, in: [.succeeded, .failed], client: client)
             try await awaitLog(daemon, "completion hook missing.service could not be started")
             #expect(daemon.log().contains("error_code=hook_failed"))
@@ -199,18 +250,24 @@ struct CompletionHookTests {
     }
 
     private func addMockUnit(_ bus: MockSystemBus, _ name: String) throws {
-        let result = try bus.python("""
+        let result = try bus.python(
+            """
             bus.get_object('org.freedesktop.systemd1', '/org/freedesktop/systemd1').AddMockUnit('\(name)', dbus_interface='org.freedesktop.DBus.Mock')
-            """)
-        guard result.status == 0 else { throw TimedOut(description: "AddMockUnit failed: \(result.stderr.suffix(600))") }
+            """
+        )
+        guard result.status == 0 else {
+            throw TimedOut(description: "AddMockUnit failed: \(result.stderr.suffix(600))")
+        }
     }
 
     private func unitState(_ bus: MockSystemBus, _ name: String) throws -> String {
-        try bus.python("""
+        try bus.python(
+            """
             manager = bus.get_object('org.freedesktop.systemd1', '/org/freedesktop/systemd1')
             path = manager.GetUnit('\(name)', dbus_interface='org.freedesktop.systemd1.Manager')
             print(bus.get_object('org.freedesktop.systemd1', path).Get('org.freedesktop.systemd1.Unit', 'ActiveState', dbus_interface='org.freedesktop.DBus.Properties'))
-            """).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            """
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -16,7 +16,13 @@ struct TLSTrustTests {
         .deletingLastPathComponent().appendingPathComponent("Fixtures/tls_file_server.py").path
 
     /// A file server with a certificate of `certificates` and a file at /data.bin.
-    static func serve(_ certificates: TestCertificates, _ name: String, ip: String = "127.0.0.1", expired: Bool = false, content: [UInt8]) throws -> TLSFileServer {
+    static func serve(
+        _ certificates: TestCertificates,
+        _ name: String,
+        ip: String = "127.0.0.1",
+        expired: Bool = false,
+        content: [UInt8]
+    ) throws -> TLSFileServer {
         let (certificate, key) = try certificates.server(name, ip: ip, expired: expired)
         let root = certificates.directory + "/www-" + name
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -37,7 +43,12 @@ struct TLSTrustTests {
             let out = daemon.directory.appendingPathComponent("out").path
 
             let refused = try await client.submit(Self.fetch(server.url("/data.bin"), to: out + "-refused"))
-            let failed = try await awaitJob(refused.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
+            let failed = try await awaitJob(
+                refused.id,
+                in: [.succeeded, .failed],
+                client: client,
+                timeout: .seconds(30)
+            )
             #expect(failed.state == .failed)
             #expect(failed.attempts == 1)
             #expect(failed.error?.code == "tls_untrusted")
@@ -47,7 +58,9 @@ struct TLSTrustTests {
             #expect(message.contains("Lull Test CA"), "\(message)")
             print("without ca_file: \(failed.error?.code ?? "-"): \(message)")
 
-            let trusted = try await client.submit(Self.fetch(server.url("/data.bin"), to: out + "-trusted", caFile: certificates.caFile))
+            let trusted = try await client.submit(
+                Self.fetch(server.url("/data.bin"), to: out + "-trusted", caFile: certificates.caFile)
+            )
             #expect(trusted.caFile == certificates.caFile)
             let done = try await awaitJob(trusted.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
@@ -69,8 +82,15 @@ struct TLSTrustTests {
                 (expired, "tls_expired", "certificate for 127.0.0.1 expired on"),
                 (otherName, "tls_name_mismatch", "certificate for 127.0.0.1 is for another name: 127.0.0.2"),
             ] {
-                let job = try await client.submit(Self.fetch(server.url("/data.bin"), to: out + "-\(code)", caFile: certificates.caFile))
-                let failed = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
+                let job = try await client.submit(
+                    Self.fetch(server.url("/data.bin"), to: out + "-\(code)", caFile: certificates.caFile)
+                )
+                let failed = try await awaitJob(
+                    job.id,
+                    in: [.succeeded, .failed],
+                    client: client,
+                    timeout: .seconds(30)
+                )
                 #expect(failed.state == .failed)
                 #expect(failed.attempts == 1)
                 #expect(failed.error?.code == code)
@@ -86,26 +106,36 @@ struct TLSTrustTests {
             let server = try TLSServerProcess(directory: daemon.directory.appendingPathComponent("self").path)
             try server.start()
             defer { server.stop() }
-            let job = try await client.submit(Self.fetch(server.url, to: daemon.directory.appendingPathComponent("self-out").path))
+            let job = try await client.submit(
+                Self.fetch(server.url, to: daemon.directory.appendingPathComponent("self-out").path)
+            )
             let failed = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
             #expect(failed.attempts == 1)
             #expect(failed.error?.code == "tls_untrusted")
             let message = failed.error?.message ?? ""
-            #expect(message.contains("certificate for 127.0.0.1 is self-signed, and this system does not trust it"), "\(message)")
+            #expect(
+                message.contains("certificate for 127.0.0.1 is self-signed, and this system does not trust it"),
+                "\(message)"
+            )
         }
     }
 
     /// A class's `ca_file` (read by the daemon) trusts the authority for every job of the class.
     @Test func aClassCAFileTrustsItsAuthority() async throws {
         let content = TestHTTPServer.bytes(count: 4096, seed: 63)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-class-ca-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-class-ca-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let certificates = try TestCertificates(directory: directory)
         let config = fastRetries + "\n[classes.lab]\nca_file = \"\(certificates.caFile)\"\n"
         try await withDaemon(config: config) { daemon, client in
             let server = try Self.serve(certificates, "class", content: content)
             defer { server.stop() }
-            var submission = Self.fetch(server.url("/data.bin"), to: daemon.directory.appendingPathComponent("class-out").path)
+            var submission = Self.fetch(
+                server.url("/data.bin"),
+                to: daemon.directory.appendingPathComponent("class-out").path
+            )
             submission.jobClass = "lab"
             let job = try await client.submit(submission)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
@@ -119,7 +149,12 @@ struct TLSTrustTests {
             _ = try ConfigLoader.parse("[classes.lab]\nca_file = \"/nonexistent/ca.pem\"\n", file: "t.toml")
             Issue.record("a missing class ca_file was accepted")
         } catch {
-            #expect(error.description.contains("t.toml:2: classes.lab.ca_file: cannot read the CA file /nonexistent/ca.pem"), "\(error)")
+            #expect(
+                error.description.contains(
+                    "t.toml:2: classes.lab.ca_file: cannot read the CA file /nonexistent/ca.pem"
+                ),
+                "\(error)"
+            )
         }
     }
 
@@ -129,9 +164,17 @@ struct TLSTrustTests {
         try await withDaemon(config: holdEverything) { daemon, client in
             let notPEM = daemon.directory.appendingPathComponent("not.pem").path
             try Data("hello\n".utf8).write(to: URL(fileURLWithPath: notPEM))
-            for (path, words) in [(notPEM, "BEGIN CERTIFICATE"), (notPEM + ".missing", "No such file"), ("relative.pem", "absolute path")] {
+            for (path, words) in [
+                (notPEM, "BEGIN CERTIFICATE"), (notPEM + ".missing", "No such file"), ("relative.pem", "absolute path"),
+            ] {
                 do {
-                    _ = try await client.submit(Self.fetch("https://127.0.0.1:9/x", to: daemon.directory.appendingPathComponent("x").path, caFile: path))
+                    _ = try await client.submit(
+                        Self.fetch(
+                            "https://127.0.0.1:9/x",
+                            to: daemon.directory.appendingPathComponent("x").path,
+                            caFile: path
+                        )
+                    )
                     Issue.record("accepted ca_file \(path)")
                 } catch LullClientError.api(let status, let detail) {
                     #expect(status == 400)

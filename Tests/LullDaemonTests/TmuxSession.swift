@@ -20,13 +20,17 @@ final class TmuxSession {
         // descriptor it inherits, including those Foundation uses to notice that its child has
         // exited; the test would then wait forever. So a shell closes all but 0-2 first and runs
         // tmux with /dev/null.
-        let quoted = (["-L", server, "-u"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = (["-L", server, "-u"] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
         let script = """
             for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
             exec \(Self.tmux) \(quoted.joined(separator: " ")) </dev/null >/dev/null 2>&1
             """
         let result = try CommandRunner.run("/bin/bash", ["-c", script])
-        guard result.status == 0 else { throw TmuxFailed(description: "tmux new-session failed (status \(result.status))") }
+        guard result.status == 0 else {
+            throw TmuxFailed(description: "tmux new-session failed (status \(result.status))")
+        }
     }
 
     /// The visible screen as text.
@@ -46,18 +50,26 @@ final class TmuxSession {
     /// Sends `signal` to the processes called `name` running in the window (descendants of the
     /// window's shell), as `kill` from another terminal or a closed SSH session would.
     func signalCommand(_ signal: Int32, named name: String) throws {
-        let shell = try run(["display-message", "-p", "-t", self.name, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let shell = try run(["display-message", "-p", "-t", self.name, "#{pane_pid}"]).trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
         var pending = [shell]
         var matched: [pid_t] = []
         while let parent = pending.popLast() {
-            let children = try CommandRunner.run("/usr/bin/pgrep", ["-P", parent]).stdout.split(separator: "\n").map(String.init)
+            let children = try CommandRunner.run("/usr/bin/pgrep", ["-P", parent]).stdout.split(separator: "\n").map(
+                String.init
+            )
             for child in children {
-                let command = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                let command = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.trimmingCharacters(
+                    in: .whitespacesAndNewlines
+                )
                 if command == name, let pid = pid_t(child) { matched.append(pid) }
                 pending.append(child)
             }
         }
-        guard !matched.isEmpty else { throw TmuxFailed(description: "no \(name) runs under the window's shell \(shell)") }
+        guard !matched.isEmpty else {
+            throw TmuxFailed(description: "no \(name) runs under the window's shell \(shell)")
+        }
         for pid in matched { kill(pid, signal) }
     }
 
@@ -67,7 +79,8 @@ final class TmuxSession {
 
     /// Polls the screen until `condition` holds; fails with the last screen after `timeout`.
     @discardableResult
-    func waitForScreen(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws -> String {
+    func waitForScreen(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws -> String
+    {
         let deadline = ContinuousClock.now + timeout
         var seen: [String] = []
         while ContinuousClock.now < deadline {
@@ -76,7 +89,10 @@ final class TmuxSession {
             if seen.last != current { seen.append(current) }
             usleep(100_000)
         }
-        throw TimedOut(description: "the screen never showed \(what); the last screens were:\n" + seen.suffix(4).joined(separator: "\n-----\n"))
+        throw TimedOut(
+            description: "the screen never showed \(what); the last screens were:\n"
+                + seen.suffix(4).joined(separator: "\n-----\n")
+        )
     }
 
     /// Ends the session; the server exits with its last session (kill-server alone was seen to
@@ -89,7 +105,9 @@ final class TmuxSession {
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
         let result = try CommandRunner.run(Self.tmux, ["-L", server, "-u"] + arguments)
-        guard result.status == 0 else { throw TmuxFailed(description: "tmux \(arguments.joined(separator: " ")) failed: \(result.stderr)") }
+        guard result.status == 0 else {
+            throw TmuxFailed(description: "tmux \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+        }
         return result.stdout
     }
 

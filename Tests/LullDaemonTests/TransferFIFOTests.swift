@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullAPI
 import LullClient
 import LullCore
 import LullTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A FIFO where a transfer expects a regular file (an upload's source, a download's staging
 /// path) must fail that job at once. Opening one the ordinary way waits for the other end,
@@ -49,20 +50,39 @@ import Testing
             let started = ContinuousClock.now
             var uploads: [JobView] = []
             for _ in 0..<Self.poolThreads {
-                uploads.append(try await client.submit(JobSubmission(
-                    kind: .upload, url: server.url("/up"), source: swapped,
-                    timeouts: TimeoutSettings(idleSeconds: 1, totalSeconds: 2), notBefore: Date().addingTimeInterval(3))))
+                uploads.append(
+                    try await client.submit(
+                        JobSubmission(
+                            kind: .upload,
+                            url: server.url("/up"),
+                            source: swapped,
+                            timeouts: TimeoutSettings(idleSeconds: 1, totalSeconds: 2),
+                            notBefore: Date().addingTimeInterval(3)
+                        )
+                    )
+                )
             }
             try FileManager.default.removeItem(atPath: swapped)
             try #require(mkfifo(swapped, 0o644) == 0)
             defer { Self.release(swapped, reading: false) }
             let destination = daemon.directory.appendingPathComponent("f.bin").path
             // Starts with the uploads, so it needs a pool thread while they hold theirs.
-            let fetch = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/f"), destination: destination, notBefore: Date().addingTimeInterval(3)))
+            let fetch = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/f"),
+                    destination: destination,
+                    notBefore: Date().addingTimeInterval(3)
+                )
+            )
 
             for upload in uploads {
-                let done = try await awaitJob(upload.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
+                let done = try await awaitJob(
+                    upload.id,
+                    in: [.succeeded, .failed],
+                    client: client,
+                    timeout: .seconds(20)
+                )
                 #expect(done.state == .failed)
                 #expect(done.attempts == 1, "not retried: the source stays a FIFO")
                 #expect(done.error?.code == "file_error")
@@ -71,7 +91,12 @@ import Testing
             }
             let elapsed = ContinuousClock.now - started
             #expect(elapsed < .seconds(10), "failed after \(elapsed)")
-            let fetched = try await awaitJob(fetch.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
+            let fetched = try await awaitJob(
+                fetch.id,
+                in: [.succeeded, .failed],
+                client: client,
+                timeout: .seconds(20)
+            )
             #expect(fetched.state == .succeeded, "\(String(describing: fetched.error))")
             #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
             #expect(!server.requests.contains { $0.uri == "/up" }, "nothing was sent for the FIFO")
@@ -83,17 +108,27 @@ import Testing
         defer { Task { await server.stop() } }
         server.serve("/f", Array("data\n".utf8))
         try await withDaemon(config: fastRetries) { daemon, client in
-            let first = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/f"), destination: daemon.directory.appendingPathComponent("first").path))
+            let first = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/f"),
+                    destination: daemon.directory.appendingPathComponent("first").path
+                )
+            )
             #expect(try await awaitJob(first.id, in: [.succeeded, .failed], client: client).state == .succeeded)
 
             let destination = daemon.directory.appendingPathComponent("second").path
             let staging = daemon.directory.appendingPathComponent(".second.lull-\(first.id + 1).part").path
             try #require(mkfifo(staging, 0o644) == 0)
             defer { Self.release(staging, reading: true) }
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/f"), destination: destination,
-                timeouts: TimeoutSettings(idleSeconds: 1, totalSeconds: 2)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/f"),
+                    destination: destination,
+                    timeouts: TimeoutSettings(idleSeconds: 1, totalSeconds: 2)
+                )
+            )
             #expect(job.id == first.id + 1)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
             #expect(done.state == .failed)

@@ -19,22 +19,41 @@ func resumableOffset(_ event: EventView) -> Int {
         let content = TestHTTPServer.bytes(count: Self.size, seed: 7)
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        server.route("/big", .init(body: content, etag: "\"v1\"", faults: [.cutAfter(40 << 20), .cutAfter(60 << 20), .cutAfter(80 << 20)]))
+        server.route(
+            "/big",
+            .init(
+                body: content,
+                etag: "\"v1\"",
+                faults: [.cutAfter(40 << 20), .cutAfter(60 << 20), .cutAfter(80 << 20)]
+            )
+        )
         try await withDaemon(config: fastRetries) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("big.bin").path
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/big"), destination: destination, sha256: TestHTTPServer.sha256(content)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/big"),
+                    destination: destination,
+                    sha256: TestHTTPServer.sha256(content)
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(240))
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 4)
             #expect(done.result?.sha256 == TestHTTPServer.sha256(content))
             let sent = server.bytesSent("/big")
-            print("256 MiB fetch cut 3 times: \(sent) bytes sent for \(Self.size) (\(String(format: "%.2f", Double(sent) / Double(Self.size) * 100 - 100))% extra)")
+            print(
+                "256 MiB fetch cut 3 times: \(sent) bytes sent for \(Self.size) (\(String(format: "%.2f", Double(sent) / Double(Self.size) * 100 - 100))% extra)"
+            )
             #expect(Double(sent) < Double(Self.size) * 1.10, "resuming must not re-download: \(sent) bytes sent")
             let ranges = server.requests.compactMap { $0.header("range") }
             #expect(ranges.count == 3, "every retry asks for a range: \(ranges)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.directory.path).filter { $0.hasSuffix(".part") }.isEmpty)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: daemon.directory.path).filter {
+                    $0.hasSuffix(".part")
+                }.isEmpty
+            )
         }
     }
 
@@ -46,18 +65,25 @@ func resumableOffset(_ event: EventView) -> Int {
         server.route("/big", .init(body: content, etag: "\"k1\"", faults: [.stallAfter(100 << 20)]))
         try await withDaemon(config: fastRetries) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("killed.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination)
+            )
             let checkpoint = try await awaitEvent(client: client, "a checkpoint past 64 MiB") { event in
                 event.jobId == job.id && resumableOffset(event) >= 64 << 20
             }
-            #expect(!FileManager.default.fileExists(atPath: destination), "the destination must never hold a partial file")
+            #expect(
+                !FileManager.default.fileExists(atPath: destination),
+                "the destination must never hold a partial file"
+            )
             daemon.kill()
             try daemon.start()
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(240))
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             let resumedAt = server.requests.last { $0.uri == "/big" }?.header("range")
             let offset = Int(resumedAt?.dropFirst(6).split(separator: "-").first ?? "") ?? 0
-            print("after kill -9 the fetch resumed at byte \(offset) (the last checkpoint seen said \(resumableOffset(checkpoint)))")
+            print(
+                "after kill -9 the fetch resumed at byte \(offset) (the last checkpoint seen said \(resumableOffset(checkpoint)))"
+            )
             #expect(offset >= 64 << 20, "resumed from \(offset), not from the partial offset")
             #expect(done.result?.sha256 == TestHTTPServer.sha256(content))
             #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(content))
@@ -67,10 +93,15 @@ func resumableOffset(_ event: EventView) -> Int {
     @Test func cancellingARunningFetchRemovesItsPartialFile() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        server.route("/big", .init(body: TestHTTPServer.bytes(count: 8 << 20), etag: "\"c1\"", faults: [.stallAfter(4 << 20)]))
+        server.route(
+            "/big",
+            .init(body: TestHTTPServer.bytes(count: 8 << 20), etag: "\"c1\"", faults: [.stallAfter(4 << 20)])
+        )
         try await withDaemon(config: fastRetries) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("cancelled.bin").path
-            let job = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination))
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/big"), destination: destination)
+            )
             try await awaitEvent(client: client, "bytes arriving") {
                 $0.jobId == job.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
             }
@@ -93,17 +124,31 @@ func resumableOffset(_ event: EventView) -> Int {
         server.route("/slow", .init(body: content, etag: "\"p1\"", faults: [drip, drip, drip]))
         server.serve("/next", Array("next\n".utf8))
         try await withDaemon(config: fastRetries + "\n[limits]\nmax_concurrent = 1\n") { daemon, client in
-            let first = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/slow"), destination: daemon.directory.appendingPathComponent("slow.bin").path))
+            let first = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/slow"),
+                    destination: daemon.directory.appendingPathComponent("slow.bin").path
+                )
+            )
             try await awaitEvent(client: client, "bytes arriving") {
                 $0.jobId == first.id && $0.type == .progress && ($0.progress?.bytesDone ?? 0) > 0
             }
             // Both commands in one write: the resume is read the moment the pause is answered.
             let connection = try UnixSocketConnection(path: daemon.socketPath)
             defer { connection.close() }
-            #expect(connection.send(
-                HTTPFraming.request("POST", "/v1/jobs/\(first.id)/pause", headers: [], body: nil)
-                    + HTTPFraming.request("POST", "/v1/jobs/\(first.id)/resume", headers: [], body: nil, close: true)))
+            #expect(
+                connection.send(
+                    HTTPFraming.request("POST", "/v1/jobs/\(first.id)/pause", headers: [], body: nil)
+                        + HTTPFraming.request(
+                            "POST",
+                            "/v1/jobs/\(first.id)/resume",
+                            headers: [],
+                            body: nil,
+                            close: true
+                        )
+                )
+            )
             let answers = connection.receive(timeout: .seconds(30))
             #expect(answers.closed && HTTPFraming.status(of: answers.bytes) == 200)
             #expect(try await client.job(first.id).state != .paused, "the resume was carried out")
@@ -111,8 +156,13 @@ func resumableOffset(_ event: EventView) -> Int {
                 $0.jobId == first.id && $0.type == .started && $0.attempt == 2
             }
             // It holds the only slot: the second job waits for it.
-            let second = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/next"), destination: daemon.directory.appendingPathComponent("next.txt").path))
+            let second = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/next"),
+                    destination: daemon.directory.appendingPathComponent("next.txt").path
+                )
+            )
 
             // The second job may start only once the first has finished.
             let order = try await withTimeout(.seconds(60), "both jobs to finish") {
@@ -142,9 +192,15 @@ func resumableOffset(_ event: EventView) -> Int {
         server.route("/feed", .init(body: Array("feed v1\n".utf8), etag: "\"feed-1\""))
         try await withDaemon(config: fastRetries) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("feed.txt").path
-            let first = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/feed"), destination: destination))
-            #expect(try await awaitJob(first.id, in: [.succeeded, .failed], client: client).result?.etag == "\"feed-1\"")
-            let second = try await client.submit(JobSubmission(kind: .fetch, url: server.url("/feed"), destination: destination))
+            let first = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/feed"), destination: destination)
+            )
+            #expect(
+                try await awaitJob(first.id, in: [.succeeded, .failed], client: client).result?.etag == "\"feed-1\""
+            )
+            let second = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/feed"), destination: destination)
+            )
             let done = try await awaitJob(second.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded)
             #expect(done.result?.notModified == true)
@@ -160,8 +216,14 @@ func resumableOffset(_ event: EventView) -> Int {
         server.serve("/x", Array("payload".utf8))
         try await withDaemon(config: fastRetries) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("x").path
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/x"), destination: destination, sha256: String(repeating: "0", count: 64)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/x"),
+                    destination: destination,
+                    sha256: String(repeating: "0", count: 64)
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.error?.code == "checksum_mismatch")
             #expect(done.attempts == 1)
@@ -172,11 +234,20 @@ func resumableOffset(_ event: EventView) -> Int {
     @Test func aStalledServerTimesOutAndTheJobSaysWhy() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        server.route("/slow", .init(body: Array(repeating: 1, count: 1 << 20), faults: [.stallAfter(1000), .stallAfter(1000)]))
+        server.route(
+            "/slow",
+            .init(body: Array(repeating: 1, count: 1 << 20), faults: [.stallAfter(1000), .stallAfter(1000)])
+        )
         try await withDaemon(config: fastRetries) { daemon, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .fetch, url: server.url("/slow"), destination: daemon.directory.appendingPathComponent("slow").path,
-                retry: RetrySettings(maxAttempts: 2), timeouts: TimeoutSettings(idleSeconds: 1)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/slow"),
+                    destination: daemon.directory.appendingPathComponent("slow").path,
+                    retry: RetrySettings(maxAttempts: 2),
+                    timeouts: TimeoutSettings(idleSeconds: 1)
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)
             #expect(done.error?.code == "idle_timeout")
@@ -191,8 +262,14 @@ func resumableOffset(_ event: EventView) -> Int {
         defer { Task { await server.stop() } }
         server.route("/hook", .init(faults: Array(repeating: .status(503), count: 5)))
         try await withDaemon(config: fastRetries) { _, client in
-            let job = try await client.submit(JobSubmission(
-                kind: .push, url: server.url("/hook"), contentType: "application/json", body: #"{"event":"done"}"#))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .push,
+                    url: server.url("/hook"),
+                    contentType: "application/json",
+                    body: #"{"event":"done"}"#
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 6)
@@ -249,18 +326,25 @@ func resumableOffset(_ event: EventView) -> Int {
         try await withDaemon(config: "[retry]\nbase_seconds = 30\ncap_seconds = 60\n") { daemon, client in
             var jobs: [Int64] = []
             for index in values.indices {
-                jobs.append(try await client.submit(JobSubmission(kind: .push, url: server.url("/h\(index)"), body: "x")).id)
+                jobs.append(
+                    try await client.submit(JobSubmission(kind: .push, url: server.url("/h\(index)"), body: "x")).id
+                )
             }
             let week = 604_800.0
             for (index, id) in jobs.enumerated() {
-                try await awaitEvent(client: client, "job \(id) to wait for a retry") { $0.jobId == id && $0.type == .retrying }
+                try await awaitEvent(client: client, "job \(id) to wait for a retry") {
+                    $0.jobId == id && $0.type == .retrying
+                }
                 let waiting = try await client.job(id)
                 let wait = try #require(waiting.retryAt).timeIntervalSinceNow
                 if index < 2 {
                     #expect(wait > week - 60 && wait <= week, "Retry-After: \(values[index]) → \(wait) s")
                     #expect(waiting.error?.retryAfterSeconds == week)
                 } else {
-                    #expect(wait <= 60, "Retry-After: \(values[index]) is not delay-seconds: the class backoff, not \(wait) s")
+                    #expect(
+                        wait <= 60,
+                        "Retry-After: \(values[index]) is not delay-seconds: the class backoff, not \(wait) s"
+                    )
                     #expect(waiting.error?.retryAfterSeconds == nil)
                 }
             }
@@ -293,15 +377,24 @@ func resumableOffset(_ event: EventView) -> Int {
             #expect(put.method == "PUT")
             #expect(put.bodySHA256 == TestHTTPServer.sha256(content))
 
-            let form = try await client.submit(JobSubmission(
-                kind: .upload, url: server.url("/form"), source: source, uploadProtocol: .multipart, formField: "payload"))
+            let form = try await client.submit(
+                JobSubmission(
+                    kind: .upload,
+                    url: server.url("/form"),
+                    source: source,
+                    uploadProtocol: .multipart,
+                    formField: "payload"
+                )
+            )
             let formDone = try await awaitJob(form.id, in: [.succeeded, .failed], client: client)
             #expect(formDone.state == .succeeded)
             #expect(formDone.result?.responseBody?.contains("stored") == true)
             let post = try #require(server.requests.first { $0.uri == "/form" })
             #expect(post.method == "POST")
             #expect(post.header("content-type")?.hasPrefix("multipart/form-data; boundary=") == true)
-            #expect(String(decoding: post.body.prefix(300), as: UTF8.self).contains("name=\"payload\"; filename=\"up.bin\""))
+            #expect(
+                String(decoding: post.body.prefix(300), as: UTF8.self).contains("name=\"payload\"; filename=\"up.bin\"")
+            )
             #expect(post.bodyBytes > content.count)
         }
     }
@@ -314,7 +407,9 @@ func resumableOffset(_ event: EventView) -> Int {
         try await withDaemon(config: fastRetries) { daemon, client in
             let source = try makeFile(daemon.directory, "changing.bin", TestHTTPServer.bytes(count: 4 << 20))
             let job = try await client.submit(JobSubmission(kind: .upload, url: server.url("/put"), source: source))
-            try await awaitEvent(client: client, "the first attempt failing") { $0.jobId == job.id && $0.type == .retrying }
+            try await awaitEvent(client: client, "the first attempt failing") {
+                $0.jobId == job.id && $0.type == .retrying
+            }
             try Data(TestHTTPServer.bytes(count: 5 << 20)).write(to: URL(fileURLWithPath: source))
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(done.state == .failed)

@@ -9,7 +9,10 @@ import Testing
 
 /// tus uploads against servers that limit a request's size (nginx's `client_max_body_size` in
 /// front of tuspyserver) or a whole upload's (`Tus-Max-Size`).
-@Suite(.serialized, .enabled(if: TusServerProcess.isAvailable, "needs python3 with tuspyserver and uvicorn (make test installs them)"))
+@Suite(
+    .serialized,
+    .enabled(if: TusServerProcess.isAvailable, "needs python3 with tuspyserver and uvicorn (make test installs them)")
+)
 struct TusChunkingTests {
     static let script = TusInteropTests.script
 
@@ -21,19 +24,31 @@ struct TusChunkingTests {
     func a5MiBUploadPassesA1MiBRequestLimit() async throws {
         let content = TestHTTPServer.bytes(count: 5 << 20, seed: 51)
         try await withDaemon(config: fastRetries) { daemon, client in
-            let tus = try TusServerProcess(script: Self.script, filesDirectory: daemon.directory.appendingPathComponent("tus").path)
+            let tus = try TusServerProcess(
+                script: Self.script,
+                filesDirectory: daemon.directory.appendingPathComponent("tus").path
+            )
             defer { tus.kill() }
             try tus.start()
             let proxy = try BodyLimitProxy(
-                directory: daemon.directory.appendingPathComponent("nginx").path, forwardingTo: tus.port, maxBody: "1m")
+                directory: daemon.directory.appendingPathComponent("nginx").path,
+                forwardingTo: tus.port,
+                maxBody: "1m"
+            )
             defer { proxy.stop() }
             try proxy.start()
             let source = daemon.directory.appendingPathComponent("five.bin").path
             try Data(content).write(to: URL(fileURLWithPath: source))
 
-            let job = try await client.submit(JobSubmission(
-                kind: .upload, url: "http://127.0.0.1:\(proxy.port)/files", source: source, uploadProtocol: .tus,
-                retry: RetrySettings(maxAttempts: 1)))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .upload,
+                    url: "http://127.0.0.1:\(proxy.port)/files",
+                    source: source,
+                    uploadProtocol: .tus,
+                    retry: RetrySettings(maxAttempts: 1)
+                )
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 1)
@@ -61,23 +76,38 @@ struct TusChunkingTests {
     func aJobsChunkBytesSplitsTheUpload() async throws {
         let content = TestHTTPServer.bytes(count: 1 << 20, seed: 52)
         try await withDaemon(config: fastRetries) { daemon, client in
-            let tus = try TusServerProcess(script: Self.script, filesDirectory: daemon.directory.appendingPathComponent("tus").path)
+            let tus = try TusServerProcess(
+                script: Self.script,
+                filesDirectory: daemon.directory.appendingPathComponent("tus").path
+            )
             defer { tus.kill() }
             try tus.start()
             // Through nginx, whose log counts the PATCHes (its limit is no constraint here).
             let proxy = try BodyLimitProxy(
-                directory: daemon.directory.appendingPathComponent("nginx").path, forwardingTo: tus.port, maxBody: "8m")
+                directory: daemon.directory.appendingPathComponent("nginx").path,
+                forwardingTo: tus.port,
+                maxBody: "8m"
+            )
             defer { proxy.stop() }
             try proxy.start()
             let source = daemon.directory.appendingPathComponent("one.bin").path
             try Data(content).write(to: URL(fileURLWithPath: source))
-            let job = try await client.submit(JobSubmission(
-                kind: .upload, url: "http://127.0.0.1:\(proxy.port)/files", source: source, uploadProtocol: .tus,
-                retry: RetrySettings(maxAttempts: 1), chunkBytes: 256 << 10))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .upload,
+                    url: "http://127.0.0.1:\(proxy.port)/files",
+                    source: source,
+                    uploadProtocol: .tus,
+                    retry: RetrySettings(maxAttempts: 1),
+                    chunkBytes: 256 << 10
+                )
+            )
             #expect(job.chunkBytes == 256 << 10)
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            let stored = try Data(contentsOf: URL(fileURLWithPath: tus.storedFile(for: try #require(done.result?.uploadURL))))
+            let stored = try Data(
+                contentsOf: URL(fileURLWithPath: tus.storedFile(for: try #require(done.result?.uploadURL)))
+            )
             #expect(TestHTTPServer.sha256([UInt8](stored)) == TestHTTPServer.sha256(content))
             #expect(proxy.answered().filter { $0.hasPrefix("PATCH 2") }.count == 4, "\(proxy.answered())")
         }
@@ -94,7 +124,9 @@ struct TusChunkingTests {
             let source = daemon.directory.appendingPathComponent("two.bin").path
             try Data(TestHTTPServer.bytes(count: 2 << 20, seed: 53)).write(to: URL(fileURLWithPath: source))
             // tuspyserver answers OPTIONS at its collection's URL with the slash.
-            let job = try await client.submit(JobSubmission(kind: .upload, url: tus.endpoint + "/", source: source, uploadProtocol: .tus))
+            let job = try await client.submit(
+                JobSubmission(kind: .upload, url: tus.endpoint + "/", source: source, uploadProtocol: .tus)
+            )
             let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(30))
             #expect(done.state == .failed)
             #expect(done.attempts == 1)
@@ -107,12 +139,20 @@ struct TusChunkingTests {
 
     /// `[transfers] tus_chunk_bytes` sets the default, in the same range as a job's.
     @Test func theConfigKeySetsTheDefaultChunk() throws {
-        #expect(try ConfigLoader.parse("[transfers]\ntus_chunk_bytes = 1048576\n", file: "t.toml").transfers.tusChunkBytes == 1 << 20)
+        #expect(
+            try ConfigLoader.parse("[transfers]\ntus_chunk_bytes = 1048576\n", file: "t.toml").transfers.tusChunkBytes
+                == 1 << 20
+        )
         do {
             _ = try ConfigLoader.parse("[transfers]\ntus_chunk_bytes = 1000\n", file: "t.toml")
             Issue.record("tus_chunk_bytes = 1000 was accepted")
         } catch {
-            #expect(error.description.contains("t.toml:2: transfers.tus_chunk_bytes: 1000 is out of range 65536...1099511627776"), "\(error)")
+            #expect(
+                error.description.contains(
+                    "t.toml:2: transfers.tus_chunk_bytes: 1000 is out of range 65536...1099511627776"
+                ),
+                "\(error)"
+            )
         }
     }
 
@@ -122,9 +162,27 @@ struct TusChunkingTests {
             let source = daemon.directory.appendingPathComponent("s.bin").path
             try Data([1]).write(to: URL(fileURLWithPath: source))
             for (submission, words) in [
-                (JobSubmission(kind: .upload, url: "http://127.0.0.1:9/f", source: source, uploadProtocol: .tus, chunkBytes: 1000), "from 65536"),
-                (JobSubmission(kind: .upload, url: "http://127.0.0.1:9/f", source: source, chunkBytes: 1 << 20), "only to protocol \"tus\""),
-                (JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/f", destination: source + ".d", chunkBytes: 1 << 20), "does not apply"),
+                (
+                    JobSubmission(
+                        kind: .upload,
+                        url: "http://127.0.0.1:9/f",
+                        source: source,
+                        uploadProtocol: .tus,
+                        chunkBytes: 1000
+                    ), "from 65536"
+                ),
+                (
+                    JobSubmission(kind: .upload, url: "http://127.0.0.1:9/f", source: source, chunkBytes: 1 << 20),
+                    "only to protocol \"tus\""
+                ),
+                (
+                    JobSubmission(
+                        kind: .fetch,
+                        url: "http://127.0.0.1:9/f",
+                        destination: source + ".d",
+                        chunkBytes: 1 << 20
+                    ), "does not apply"
+                ),
             ] {
                 do {
                     _ = try await client.submit(submission)

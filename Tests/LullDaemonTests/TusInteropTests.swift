@@ -6,7 +6,9 @@ import LullTestSupport
 import Testing
 
 /// Uploads against tuspyserver, a tus implementation this project did not write.
-@Suite(.enabled(if: TusServerProcess.isAvailable, "needs python3 with tuspyserver and uvicorn (make test installs them)"))
+@Suite(
+    .enabled(if: TusServerProcess.isAvailable, "needs python3 with tuspyserver and uvicorn (make test installs them)")
+)
 struct TusInteropTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/tus_server.py").path
@@ -18,7 +20,10 @@ struct TusInteropTests {
     @Test func a256MiBUploadSurvivesNetworkCutsAndADaemonRestart() async throws {
         let content = TestHTTPServer.bytes(count: 256 << 20, seed: 11)
         try await withDaemon(config: fastRetries) { daemon, client in
-            let tus = try TusServerProcess(script: Self.script, filesDirectory: daemon.directory.appendingPathComponent("tus").path)
+            let tus = try TusServerProcess(
+                script: Self.script,
+                filesDirectory: daemon.directory.appendingPathComponent("tus").path
+            )
             defer { tus.kill() }
             try tus.start()
             let proxy = try await CuttingProxy.start(forwardingTo: tus.port)
@@ -27,13 +32,26 @@ struct TusInteropTests {
             try Data(content).write(to: URL(fileURLWithPath: source))
             // One PATCH per attempt, so that every cut lands in the middle of a request body
             // (a cut between two chunks would only close an idle connection).
-            let job = try await client.submit(JobSubmission(
-                kind: .upload, url: "http://127.0.0.1:\(proxy.port)/files", source: source, uploadProtocol: .tus,
-                chunkBytes: 1 << 30))
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .upload,
+                    url: "http://127.0.0.1:\(proxy.port)/files",
+                    source: source,
+                    uploadProtocol: .tus,
+                    chunkBytes: 1 << 30
+                )
+            )
 
             func awaitSent(_ bytes: Int, after seq: Int64 = 0) async throws -> EventView {
-                try await awaitEvent(client: client, after: seq, timeout: .seconds(120), "upload past \(bytes >> 20) MiB") {
-                    $0.jobId == job.id && (($0.type == .progress && ($0.progress?.bytesDone ?? 0) >= Int64(bytes)) || $0.state.isTerminal)
+                try await awaitEvent(
+                    client: client,
+                    after: seq,
+                    timeout: .seconds(120),
+                    "upload past \(bytes >> 20) MiB"
+                ) {
+                    $0.jobId == job.id
+                        && (($0.type == .progress && ($0.progress?.bytesDone ?? 0) >= Int64(bytes))
+                            || $0.state.isTerminal)
                 }
             }
 
@@ -53,7 +71,9 @@ struct TusInteropTests {
             #expect(TestHTTPServer.sha256([UInt8](stored)) == TestHTTPServer.sha256(content))
             let events = try await client.events(after: 0).events.filter { $0.jobId == job.id }
             let attempts = events.filter { $0.type == .started }.count
-            print("tus upload of 256 MiB: \(attempts) attempts, \(events.filter { $0.type == .retrying }.count) retries, 1 daemon restart")
+            print(
+                "tus upload of 256 MiB: \(attempts) attempts, \(events.filter { $0.type == .retrying }.count) retries, 1 daemon restart"
+            )
             #expect(attempts >= 4)
         }
     }

@@ -28,13 +28,20 @@ import Testing
         // tus: the server's limits, create, a PATCH that fails, then on the next attempt HEAD and a
         // PATCH that lands.
         let size = String(content.count)
-        server.route("/files", .init(faults: [
-            .status(204, headers: [("Tus-Version", "1.0.0"), ("Tus-Resumable", "1.0.0")]),
-            .status(201, headers: [("Location", "/files/u1"), ("Tus-Resumable", "1.0.0")]),
-        ]))
-        server.route("/files/u1", .init(faults: [
-            .status(500), .status(200, headers: [("Upload-Offset", "0")]), .status(200, headers: [("Upload-Offset", size)]),
-        ]))
+        server.route(
+            "/files",
+            .init(faults: [
+                .status(204, headers: [("Tus-Version", "1.0.0"), ("Tus-Resumable", "1.0.0")]),
+                .status(201, headers: [("Location", "/files/u1"), ("Tus-Resumable", "1.0.0")]),
+            ])
+        )
+        server.route(
+            "/files/u1",
+            .init(faults: [
+                .status(500), .status(200, headers: [("Upload-Offset", "0")]),
+                .status(200, headers: [("Upload-Offset", size)]),
+            ])
+        )
         try await withDaemon(config: fastRetries) { daemon, client in
             let source = daemon.directory.appendingPathComponent("up.bin").path
             try Data(content).write(to: URL(fileURLWithPath: source))
@@ -43,7 +50,11 @@ import Testing
                 JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination),
                 // The same URL and file again: a conditional GET.
                 JobSubmission(kind: .fetch, url: server.url("/file"), destination: destination),
-                JobSubmission(kind: .fetch, url: server.url("/cut"), destination: daemon.directory.appendingPathComponent("cut.bin").path),
+                JobSubmission(
+                    kind: .fetch,
+                    url: server.url("/cut"),
+                    destination: daemon.directory.appendingPathComponent("cut.bin").path
+                ),
                 JobSubmission(kind: .push, url: server.url("/hook"), body: "x"),
                 JobSubmission(kind: .upload, url: server.url("/put"), source: source),
                 JobSubmission(kind: .upload, url: server.url("/form"), source: source, uploadProtocol: .multipart),
@@ -56,13 +67,22 @@ import Testing
             }
             let requests = server.requests
             let seen = Set(requests.map { "\($0.method) \($0.uri)" })
-            for expected in ["GET /file", "GET /cut", "POST /hook", "PUT /put", "POST /form", "OPTIONS /files", "POST /files", "PATCH /files/u1", "HEAD /files/u1"] {
+            for expected in [
+                "GET /file", "GET /cut", "POST /hook", "PUT /put", "POST /form", "OPTIONS /files", "POST /files",
+                "PATCH /files/u1", "HEAD /files/u1",
+            ] {
                 #expect(seen.contains(expected), "no \(expected) among \(seen.sorted())")
             }
-            #expect(requests.contains { $0.uri == "/file" && $0.header("if-none-match") != nil }, "a conditional GET was sent")
+            #expect(
+                requests.contains { $0.uri == "/file" && $0.header("if-none-match") != nil },
+                "a conditional GET was sent"
+            )
             #expect(requests.contains { $0.uri == "/cut" && $0.header("range") != nil }, "a ranged GET was sent")
             for request in requests {
-                #expect(Self.userAgents(request) == [Self.lull], "\(request.method) \(request.uri): \(Self.userAgents(request))")
+                #expect(
+                    Self.userAgents(request) == [Self.lull],
+                    "\(request.method) \(request.uri): \(Self.userAgents(request))"
+                )
             }
         }
     }
@@ -75,9 +95,17 @@ import Testing
         try await withDaemon(config: fastRetries) { daemon, client in
             let submissions = [
                 JobSubmission(
-                    kind: .fetch, url: server.url("/file"), destination: daemon.directory.appendingPathComponent("f").path,
-                    headers: ["user-agent": "mirror-bot/2"]),
-                JobSubmission(kind: .push, url: server.url("/hook"), headers: ["User-Agent": "hook-client/3"], body: "x"),
+                    kind: .fetch,
+                    url: server.url("/file"),
+                    destination: daemon.directory.appendingPathComponent("f").path,
+                    headers: ["user-agent": "mirror-bot/2"]
+                ),
+                JobSubmission(
+                    kind: .push,
+                    url: server.url("/hook"),
+                    headers: ["User-Agent": "hook-client/3"],
+                    body: "x"
+                ),
             ]
             for submission in submissions {
                 let job = try await client.submit(submission)

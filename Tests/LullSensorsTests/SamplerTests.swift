@@ -3,11 +3,17 @@ import LullCore
 import LullTestSupport
 import Synchronization
 import Testing
+
 @testable import LullSensors
 
 /// /proc files as a 2-core machine under some load prints them.
 enum ProcFixtures {
-    static func tree(cpuSomeAvg10: Double = 12.5, ioSomeAvg10: Double = 3.4, user: UInt64 = 10_000, idle: UInt64 = 50_000) -> [String: String] {
+    static func tree(
+        cpuSomeAvg10: Double = 12.5,
+        ioSomeAvg10: Double = 3.4,
+        user: UInt64 = 10_000,
+        idle: UInt64 = 50_000
+    ) -> [String: String] {
         [
             "pressure/cpu": """
             some avg10=\(String(format: "%.2f", cpuSomeAvg10)) avg60=8.01 avg300=2.50 total=168695444
@@ -46,7 +52,8 @@ enum ProcFixtures {
             """,
             "loadavg": "0.52 0.41 0.30 2/345 6789\n",
             "self/statm": "123456 2560 1024 100 0 20000 0\n",
-            "self/stat": "4242 (lulld (test)) S 1 4242 4242 0 -1 4194560 1500 0 0 0 250 50 0 0 20 0 8 0 12345 505540608 2560 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n",
+            "self/stat":
+                "4242 (lulld (test)) S 1 4242 4242 0 -1 4194560 1500 0 0 0 250 50 0 0 20 0 8 0 12345 505540608 2560 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n",
             "self/cgroup": "0::/system.slice/lulld.service\n",
         ]
     }
@@ -64,12 +71,19 @@ struct SamplerTests {
         await withTemporaryDirectory { root in
             writeTree(root + "/proc", ProcFixtures.tree())
             writeTree(root + "/cgroup", ProcFixtures.cgroup)
-            let sampler = Sampler(configuration: .init(procRoot: root + "/proc", cgroupRoot: root + "/cgroup"),
-                                  clock: FixedClock(Date(timeIntervalSince1970: 1_800_000_000)))
+            let sampler = Sampler(
+                configuration: .init(procRoot: root + "/proc", cgroupRoot: root + "/cgroup"),
+                clock: FixedClock(Date(timeIntervalSince1970: 1_800_000_000))
+            )
             let sample = await sampler.sampleNow()
             #expect(sample.time == Date(timeIntervalSince1970: 1_800_000_000))
-            #expect(sample.cpuPressure == PressureReading(some: .init(avg10: 12.5, avg60: 8.01, avg300: 2.5, totalMicroseconds: 168_695_444),
-                                                          full: .init(avg10: 0, avg60: 0, avg300: 0, totalMicroseconds: 0)))
+            #expect(
+                sample.cpuPressure
+                    == PressureReading(
+                        some: .init(avg10: 12.5, avg60: 8.01, avg300: 2.5, totalMicroseconds: 168_695_444),
+                        full: .init(avg10: 0, avg60: 0, avg300: 0, totalMicroseconds: 0)
+                    )
+            )
             #expect(sample.memoryPressure?.full?.avg10 == 0.11)
             #expect(sample.ioPressure?.some.avg10 == 3.4)
             #expect(sample.memory == MemoryInfo(totalBytes: 24_567_890 * 1024, availableBytes: 12_345_678 * 1024))
@@ -81,7 +95,10 @@ struct SamplerTests {
             #expect(sample.process.cpuSeconds == 300 / ticks, "utime 250 + stime 50, despite the ') ' in comm")
             #expect(sample.process.cgroupMemoryBytes == 31_457_280)
             #expect(sample.process.cgroupCPUSeconds == 4.5)
-            #expect(sample.pressureState == PressureState(cpu: 12.5, memory: 0.31, io: 3.4, source: "PSI /proc/pressure (avg10)"))
+            #expect(
+                sample.pressureState
+                    == PressureState(cpu: 12.5, memory: 0.31, io: 3.4, source: "PSI /proc/pressure (avg10)")
+            )
             #expect(sampler.pressure == sample.pressureState)
 
             // CPU utilisation is the busy share between two samples: +600 busy, +400 idle.
@@ -101,7 +118,12 @@ struct SamplerTests {
             #expect(sample.pressureState.source == "PSI unavailable")
         }
         #expect(PressureReading.parse("some avg10=1.00 avg60=2.00 avg300=3.00 total=4\n")?.full == nil)
-        #expect(CPUTimes.utilisation(from: CPUTimes(user: 5, nice: 0, system: 0, idle: 5), to: CPUTimes(user: 5, nice: 0, system: 0, idle: 5)) == nil)
+        #expect(
+            CPUTimes.utilisation(
+                from: CPUTimes(user: 5, nice: 0, system: 0, idle: 5),
+                to: CPUTimes(user: 5, nice: 0, system: 0, idle: 5)
+            ) == nil
+        )
     }
 
     @Test("the real /proc parses")
@@ -125,7 +147,8 @@ struct SamplerTests {
         var small = RingBuffer<String>(capacity: 2)
         small.append("a")
         #expect(small.elements == ["a"])
-        small.append("b"); small.append("c")
+        small.append("b")
+        small.append("c")
         #expect(small.elements == ["b", "c"])
         small.removeAll()
         #expect(small.isEmpty)
@@ -136,16 +159,23 @@ struct SamplerTests {
         try await withTemporaryDirectory { root in
             writeTree(root, ProcFixtures.tree())
             let sleeps = Mutex(0)
-            let sampler = Sampler(configuration: .init(procRoot: root, cgroupRoot: nil, busyInterval: .milliseconds(5),
-                                                       idleInterval: .milliseconds(5), historyCapacity: 8),
-                                  sleeper: ScriptedSleeper { duration in
-                                      // Counts timers armed by a live loop. A call that reaches
-                                      // here after `release` comes from the cancelled loop and
-                                      // ends at once; checking under the lock orders it against
-                                      // the snapshot below, so the count cannot race it.
-                                      sleeps.withLock { if !Task.isCancelled { $0 += 1 } }
-                                      try await Task.sleep(for: duration)
-                                  })
+            let sampler = Sampler(
+                configuration: .init(
+                    procRoot: root,
+                    cgroupRoot: nil,
+                    busyInterval: .milliseconds(5),
+                    idleInterval: .milliseconds(5),
+                    historyCapacity: 8
+                ),
+                sleeper: ScriptedSleeper { duration in
+                    // Counts timers armed by a live loop. A call that reaches
+                    // here after `release` comes from the cancelled loop and
+                    // ends at once; checking under the lock orders it against
+                    // the snapshot below, so the count cannot race it.
+                    sleeps.withLock { if !Task.isCancelled { $0 += 1 } }
+                    try await Task.sleep(for: duration)
+                }
+            )
             // Nobody needs it: nothing runs, however long we look.
             try await Task.sleep(for: .milliseconds(100))
             #expect(await sampler.tickCount == 0)
@@ -179,12 +209,18 @@ struct SamplerTests {
         try await withTemporaryDirectory { root in
             writeTree(root, ProcFixtures.tree(cpuSomeAvg10: 0, ioSomeAvg10: 0))
             let requested = Mutex<[Duration]>([])
-            let sampler = Sampler(configuration: .init(procRoot: root, cgroupRoot: nil, busyInterval: .milliseconds(1),
-                                                       idleInterval: .milliseconds(2)),
-                                  sleeper: ScriptedSleeper { duration in
-                                      requested.withLock { $0.append(duration) }
-                                      try await Task.sleep(for: .milliseconds(1))
-                                  })
+            let sampler = Sampler(
+                configuration: .init(
+                    procRoot: root,
+                    cgroupRoot: nil,
+                    busyInterval: .milliseconds(1),
+                    idleInterval: .milliseconds(2)
+                ),
+                sleeper: ScriptedSleeper { duration in
+                    requested.withLock { $0.append(duration) }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            )
             let stream = sampler.sampleStream()
             let demand = await sampler.acquire(.pressureWait)
             _ = try await firstValue(stream, "two samples") { _ in requested.withLock { $0.count } >= 2 }
@@ -201,4 +237,3 @@ struct SamplerTests {
         }
     }
 }
-

@@ -1,6 +1,7 @@
 import Foundation
 import LullCore
 import Testing
+
 @testable import LullSensors
 
 @Suite("shared sensor plumbing", .timeLimit(.minutes(1)))
@@ -42,7 +43,9 @@ struct SensorPlumbingTests {
 
     @Test("SysFiles.read trims, reads past one chunk, and refuses what is missing or not UTF-8")
     func sysFilesRead() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-sysfiles-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-sysfiles-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         func file(_ name: String, _ bytes: [UInt8]) throws -> String {

@@ -3,6 +3,7 @@ import LullCore
 import LullTestSupport
 import Synchronization
 import Testing
+
 @testable import LullSensors
 
 /// Fixture power_supply trees in the kernel's real format (one attribute per file).
@@ -13,11 +14,24 @@ enum PowerFixtures {
 
     /// A ThinkPad-like laptop: ACPI battery BAT0 and mains AC.
     static func laptop(acOnline: Bool, capacity: Int, status: String) -> [String: String] {
-        supply("AC", ["type": "Mains", "online": acOnline ? "1" : "0", "uevent": "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=\(acOnline ? 1 : 0)"])
-            .merging(supply("BAT0", ["type": "Battery", "status": status, "present": "1", "capacity": "\(capacity)",
-                                     "capacity_level": capacity <= 5 ? "Critical" : (capacity <= 15 ? "Low" : "Normal"),
-                                     "technology": "Li-ion", "energy_now": "\(capacity * 500_000)", "energy_full": "50000000",
-                                     "manufacturer": "SMP", "model_name": "5B10W13975"])) { $1 }
+        supply(
+            "AC",
+            [
+                "type": "Mains", "online": acOnline ? "1" : "0",
+                "uevent": "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=\(acOnline ? 1 : 0)",
+            ]
+        )
+        .merging(
+            supply(
+                "BAT0",
+                [
+                    "type": "Battery", "status": status, "present": "1", "capacity": "\(capacity)",
+                    "capacity_level": capacity <= 5 ? "Critical" : (capacity <= 15 ? "Low" : "Normal"),
+                    "technology": "Li-ion", "energy_now": "\(capacity * 500_000)", "energy_full": "50000000",
+                    "manufacturer": "SMP", "model_name": "5B10W13975",
+                ]
+            )
+        ) { $1 }
     }
 
     /// A desktop: an ACPI mains entry at most, no battery. (Many desktops have no entry at all.)
@@ -25,13 +39,23 @@ enum PowerFixtures {
 
     /// A machine on a USB-connected UPS (the kernel's hid-ups/upower-less case exposes type UPS).
     static func ups(status: String, capacity: Int, online: Bool) -> [String: String] {
-        supply("ups", ["type": "UPS", "status": status, "capacity": "\(capacity)", "online": online ? "1" : "0", "scope": "System"])
+        supply(
+            "ups",
+            [
+                "type": "UPS", "status": status, "capacity": "\(capacity)", "online": online ? "1" : "0",
+                "scope": "System",
+            ]
+        )
     }
 
     /// A Bluetooth mouse's battery, as hid-input exposes it.
-    static let bluetoothMouse = supply("hid-e4:17:d8:aa:bb:cc-battery",
-                                       ["type": "Battery", "scope": "Device", "status": "Discharging", "capacity": "35",
-                                        "present": "1", "model_name": "MX Master 3", "online": "1"])
+    static let bluetoothMouse = supply(
+        "hid-e4:17:d8:aa:bb:cc-battery",
+        [
+            "type": "Battery", "scope": "Device", "status": "Discharging", "capacity": "35",
+            "present": "1", "model_name": "MX Master 3", "online": "1",
+        ]
+    )
 }
 
 @Suite("sysfs power_supply", .timeLimit(.minutes(1)))
@@ -49,7 +73,10 @@ struct SysfsPowerTests {
     func laptopOnBattery() async {
         await withTemporaryDirectory { root in
             writeTree(root, PowerFixtures.laptop(acOnline: false, capacity: 42, status: "Discharging"))
-            #expect(SysfsPowerReader.state(root: root) == PowerState(onBattery: true, batteryPercent: 42, lowPower: false, source: "sysfs BAT0"))
+            #expect(
+                SysfsPowerReader.state(root: root)
+                    == PowerState(onBattery: true, batteryPercent: 42, lowPower: false, source: "sysfs BAT0")
+            )
             writeTree(root, PowerFixtures.laptop(acOnline: false, capacity: 12, status: "Discharging"))
             #expect(SysfsPowerReader.state(root: root).lowPower)
         }
@@ -81,17 +108,31 @@ struct SysfsPowerTests {
     func ups() async {
         await withTemporaryDirectory { root in
             writeTree(root, PowerFixtures.ups(status: "Full", capacity: 100, online: true))
-            #expect(SysfsPowerReader.state(root: root) == PowerState(onBattery: false, batteryPercent: 100, lowPower: false, source: "sysfs ups"))
+            #expect(
+                SysfsPowerReader.state(root: root)
+                    == PowerState(onBattery: false, batteryPercent: 100, lowPower: false, source: "sysfs ups")
+            )
             writeTree(root, PowerFixtures.ups(status: "Discharging", capacity: 64, online: false))
-            #expect(SysfsPowerReader.state(root: root) == PowerState(onBattery: true, batteryPercent: 64, lowPower: false, source: "sysfs ups"))
+            #expect(
+                SysfsPowerReader.state(root: root)
+                    == PowerState(onBattery: true, batteryPercent: 64, lowPower: false, source: "sysfs ups")
+            )
         }
     }
 
     @Test("a Bluetooth mouse battery (scope=Device) is ignored")
     func bluetoothMouse() async {
         await withTemporaryDirectory { root in
-            writeTree(root, PowerFixtures.laptop(acOnline: true, capacity: 90, status: "Charging").merging(PowerFixtures.bluetoothMouse) { $1 })
-            #expect(SysfsPowerReader.state(root: root) == PowerState(onBattery: false, batteryPercent: 90, lowPower: false, source: "sysfs BAT0"))
+            writeTree(
+                root,
+                PowerFixtures.laptop(acOnline: true, capacity: 90, status: "Charging").merging(
+                    PowerFixtures.bluetoothMouse
+                ) { $1 }
+            )
+            #expect(
+                SysfsPowerReader.state(root: root)
+                    == PowerState(onBattery: false, batteryPercent: 90, lowPower: false, source: "sysfs BAT0")
+            )
         }
         // A desktop whose only battery is the mouse's: on AC, no battery percentage.
         await withTemporaryDirectory { root in
@@ -106,10 +147,24 @@ struct SysfsPowerTests {
     func twoBatteries() {
         let entries = [
             PowerSupplyEntry(name: "AC", kind: .mains, online: false),
-            PowerSupplyEntry(name: "BAT0", kind: .battery, present: true, capacity: 100, status: "Discharging",
-                             energyNow: 20_000_000, energyFull: 20_000_000),
-            PowerSupplyEntry(name: "BAT1", kind: .battery, present: true, capacity: 0, status: "Discharging",
-                             energyNow: 0, energyFull: 60_000_000),
+            PowerSupplyEntry(
+                name: "BAT0",
+                kind: .battery,
+                present: true,
+                capacity: 100,
+                status: "Discharging",
+                energyNow: 20_000_000,
+                energyFull: 20_000_000
+            ),
+            PowerSupplyEntry(
+                name: "BAT1",
+                kind: .battery,
+                present: true,
+                capacity: 0,
+                status: "Discharging",
+                energyNow: 0,
+                energyFull: 60_000_000
+            ),
             PowerSupplyEntry(name: "BAT2", kind: .battery, present: false, capacity: 0),
         ]
         let state = SysfsPowerReader.state(from: entries)
@@ -121,7 +176,12 @@ struct SysfsPowerTests {
     @Test("USB-C charger online counts as mains")
     func usbCharger() {
         let entries = [
-            PowerSupplyEntry(name: "ucsi-source-psy-USBC000:001", kind: SysfsPowerReader.kind(of: "USB"), online: true, scope: "System"),
+            PowerSupplyEntry(
+                name: "ucsi-source-psy-USBC000:001",
+                kind: SysfsPowerReader.kind(of: "USB"),
+                online: true,
+                scope: "System"
+            ),
             PowerSupplyEntry(name: "BAT0", kind: .battery, capacity: 50, status: "Charging"),
         ]
         #expect(SysfsPowerReader.state(from: entries).onBattery == false)
@@ -147,7 +207,10 @@ struct SysfsPowerTests {
 
     @Test("uevent messages are parsed and filtered by subsystem")
     func ueventParsing() {
-        let message = Array("change@/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0C0A:00/power_supply/BAT0\0ACTION=change\0DEVPATH=/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0C0A:00/power_supply/BAT0\0SUBSYSTEM=power_supply\0POWER_SUPPLY_NAME=BAT0\0POWER_SUPPLY_STATUS=Discharging\0SEQNUM=4242\0".utf8)
+        let message = Array(
+            "change@/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0C0A:00/power_supply/BAT0\0ACTION=change\0DEVPATH=/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0C0A:00/power_supply/BAT0\0SUBSYSTEM=power_supply\0POWER_SUPPLY_NAME=BAT0\0POWER_SUPPLY_STATUS=Discharging\0SEQNUM=4242\0"
+                .utf8
+        )
         #expect(KernelUeventMonitor.uevent(message[...], concerns: "power_supply"))
         #expect(!KernelUeventMonitor.uevent(message[...], concerns: "net"))
         let udev = Array("libudev\0\u{fe}\u{ed}\u{ca}\u{fe}SUBSYSTEM=power_supply\0".utf8)

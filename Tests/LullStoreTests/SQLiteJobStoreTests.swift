@@ -19,14 +19,22 @@ import Testing
         NewJob(
             owner: OwnerID(owner),
             spec: JobSpec(kind: .fetch, url: "http://h/\(n)", destination: "/tmp/\(n)", label: "batch"),
-            createdAt: t0)
+            createdAt: t0
+        )
     }
 
     @Test func roundTripsEveryField() async throws {
         let store = try SQLiteJobStore(path: path)
         let spec = JobSpec(
-            kind: .push, url: "https://h/p", method: "PUT", headers: ["X-Trace_id": "a"], contentType: "application/json",
-            body: [0, 1, 2, 255], label: "l", jobClass: "utility")
+            kind: .push,
+            url: "https://h/p",
+            method: "PUT",
+            headers: ["X-Trace_id": "a"],
+            contentType: "application/json",
+            body: [0, 1, 2, 255],
+            label: "l",
+            jobClass: "utility"
+        )
         let inserted = try await store.insert([NewJob(owner: OwnerID(7), spec: spec, createdAt: t0)])
         let read = try #require(try await store.job(inserted[0].id))
         #expect(read == inserted[0])
@@ -45,14 +53,22 @@ import Testing
         let store = try SQLiteJobStore(path: path)
         let networks: [JobConstraints.Network] = [.any, .unmetered, .notCellular]
         let specs = (0..<7).map { n in
-            var spec = JobSpec(kind: [.fetch, .push, .upload][n % 3], url: "http://host\(n % 2).example:8\(n)/x", label: "paged")
+            var spec = JobSpec(
+                kind: [.fetch, .push, .upload][n % 3],
+                url: "http://host\(n % 2).example:8\(n)/x",
+                label: "paged"
+            )
             switch spec.kind {
             case .fetch: spec.destination = "/tmp/\(n)"
             case .push: spec.body = Array("b".utf8)
             case .upload: spec.source = "/tmp/s\(n)"
             }
             spec.jobClass = ["background", "default", "interactive"][n % 3]
-            spec.constraints = JobConstraints(network: networks[n % 3], requiresAC: n % 2 == 0, minBattery: n % 2 == 0 ? nil : Double(10 * n))
+            spec.constraints = JobConstraints(
+                network: networks[n % 3],
+                requiresAC: n % 2 == 0,
+                minBattery: n % 2 == 0 ? nil : Double(10 * n)
+            )
             spec.notBefore = n % 3 == 0 ? t0.addingTimeInterval(Double(n)) : nil
             spec.deadline = n % 2 == 1 ? t0.addingTimeInterval(3600 + Double(n)) : nil
             spec.onDeadline = n % 2 == 1 ? .expire : nil
@@ -74,7 +90,11 @@ import Testing
         #expect(pages.map(\.count) == [3, 3])
         #expect(pages.flatMap { $0 } == expected, "every field the scheduler needs survives the store, in id order")
         #expect(try await store.countsByOwner(in: [.paused]) == [OwnerID(2000): 1])
-        #expect(try await store.countsByOwner(in: [.queued, .paused]) == [OwnerID(2000): 3, OwnerID(2001): 2, OwnerID(2002): 2])
+        #expect(
+            try await store.countsByOwner(in: [.queued, .paused]) == [
+                OwnerID(2000): 3, OwnerID(2001): 2, OwnerID(2002): 2,
+            ]
+        )
     }
 
     /// An acknowledged submission must survive power loss, so the writer syncs every commit.
@@ -95,7 +115,10 @@ import Testing
         }
         #expect(Set(ids).count == 400)
         let commits = store.commitCount
-        #expect(commits < 400, "expected group commit to fold concurrent inserts, got \(commits) commits for 400 inserts")
+        #expect(
+            commits < 400,
+            "expected group commit to fold concurrent inserts, got \(commits) commits for 400 inserts"
+        )
         #expect(try await store.countsByState(owner: nil)[.queued] == 400)
     }
 
@@ -113,7 +136,10 @@ import Testing
             return
         }
         #expect(current.state == .running)
-        #expect(try await store.apply(JobUpdate(id: JobID(999), from: [.queued], to: .running, event: .started, time: t0)) == .notFound)
+        #expect(
+            try await store.apply(JobUpdate(id: JobID(999), from: [.queued], to: .running, event: .started, time: t0))
+                == .notFound
+        )
     }
 
     @Test func requeuesWhatWasRunning() async throws {

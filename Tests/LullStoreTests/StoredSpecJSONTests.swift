@@ -1,8 +1,9 @@
 import Foundation
 import LullCore
-@testable import LullStore
 import LullTestSupport
 import Testing
+
+@testable import LullStore
 
 /// The `spec` column is written by `JSONWriter` and read back by `JSONDecoder`: every spec must
 /// come back equal, and carry the keys `JSONEncoder` would have written.
@@ -20,42 +21,79 @@ import Testing
             func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
             func maybe<T>(_ value: T) -> T? { random.next() % 3 == 0 ? nil : value }
             return JobSpec(
-                kind: pick(JobKind.allCases), url: "https://h.example/" + pick(strings), destination: maybe(pick(strings)),
-                source: maybe(pick(strings)), method: maybe(pick(["POST", "PUT", "PATCH"])),
+                kind: pick(JobKind.allCases),
+                url: "https://h.example/" + pick(strings),
+                destination: maybe(pick(strings)),
+                source: maybe(pick(strings)),
+                method: maybe(pick(["POST", "PUT", "PATCH"])),
                 headers: maybe([pick(strings): pick(strings), "Idempotency-Key": pick(strings)]),
-                contentType: maybe(pick(strings)), body: maybe([0, 1, 127, 255]), label: maybe(pick(strings)),
-                jobClass: pick(strings), sha256: maybe(pick(strings)), expectedBytes: maybe(Int64(random.next() >> 2)),
-                maxBytes: maybe(Int64(random.next() % 1_000_000)), uploadProtocol: maybe(pick(UploadProtocol.allCases)),
-                formField: maybe(pick(strings)), idempotencyKey: maybe(pick(strings)),
-                retry: maybe(RetrySettings(maxAttempts: maybe(5), baseSeconds: maybe(pick(numbers)), capSeconds: maybe(600))),
+                contentType: maybe(pick(strings)),
+                body: maybe([0, 1, 127, 255]),
+                label: maybe(pick(strings)),
+                jobClass: pick(strings),
+                sha256: maybe(pick(strings)),
+                expectedBytes: maybe(Int64(random.next() >> 2)),
+                maxBytes: maybe(Int64(random.next() % 1_000_000)),
+                uploadProtocol: maybe(pick(UploadProtocol.allCases)),
+                formField: maybe(pick(strings)),
+                idempotencyKey: maybe(pick(strings)),
+                retry: maybe(
+                    RetrySettings(maxAttempts: maybe(5), baseSeconds: maybe(pick(numbers)), capSeconds: maybe(600))
+                ),
                 timeouts: maybe(TimeoutSettings(connectSeconds: maybe(2), idleSeconds: maybe(pick(numbers)))),
-                constraints: maybe(JobConstraints(
-                    network: pick(JobConstraints.Network.allCases), requiresAC: random.next() % 2 == 0,
-                    minBattery: maybe(pick(numbers)))),
+                constraints: maybe(
+                    JobConstraints(
+                        network: pick(JobConstraints.Network.allCases),
+                        requiresAC: random.next() % 2 == 0,
+                        minBattery: maybe(pick(numbers))
+                    )
+                ),
                 notBefore: maybe(Date(timeIntervalSinceReferenceDate: pick(numbers) * 1e3 + 0.25)),
                 deadline: maybe(Date(timeIntervalSince1970: 1_763_751_483.123_456)),
-                onDeadline: maybe(pick(DeadlineAction.allCases)), expectedBytesUp: maybe(Int64(random.next() % 1 << 40)),
+                onDeadline: maybe(pick(DeadlineAction.allCases)),
+                expectedBytesUp: maybe(Int64(random.next() % 1 << 40)),
                 periodic: maybe(PeriodicSchedule(every: 3600, flex: pick(numbers), jitter: 0, maxEvery: maybe(7200))),
-                periodInterval: maybe(pick(numbers)), onCompleteUnit: maybe(pick(strings)),
-                fileMode: maybe(FileMode(UInt32(random.next() % 0o1000))!), chunkBytes: maybe(Int64(random.next() % 1 << 30)),
-                caFile: maybe(pick(strings)))
+                periodInterval: maybe(pick(numbers)),
+                onCompleteUnit: maybe(pick(strings)),
+                fileMode: maybe(FileMode(UInt32(random.next() % 0o1000))!),
+                chunkBytes: maybe(Int64(random.next() % 1 << 30)),
+                caFile: maybe(pick(strings))
+            )
         }
     }
 
     /// A spec with every field set, so that a field the writer forgets cannot hide as nil.
     static let full = JobSpec(
-        kind: .upload, url: "https://h.example/u", destination: "/srv/d", source: "/srv/s", method: "PATCH",
-        headers: ["X-A": "1"], contentType: "application/offset+octet-stream", body: [1, 2], label: "l",
-        jobClass: "bulk", sha256: "ab", expectedBytes: 100, maxBytes: 1_000, uploadProtocol: .tus,
-        formField: "file", idempotencyKey: "k-1",
+        kind: .upload,
+        url: "https://h.example/u",
+        destination: "/srv/d",
+        source: "/srv/s",
+        method: "PATCH",
+        headers: ["X-A": "1"],
+        contentType: "application/offset+octet-stream",
+        body: [1, 2],
+        label: "l",
+        jobClass: "bulk",
+        sha256: "ab",
+        expectedBytes: 100,
+        maxBytes: 1_000,
+        uploadProtocol: .tus,
+        formField: "file",
+        idempotencyKey: "k-1",
         retry: RetrySettings(maxAttempts: 5, baseSeconds: 2.5, capSeconds: 600),
         timeouts: TimeoutSettings(connectSeconds: 2, idleSeconds: 30, totalSeconds: 3_600),
         constraints: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 20.5),
-        notBefore: Date(timeIntervalSince1970: 1_763_751_483.25), deadline: Date(timeIntervalSince1970: 1_763_851_483),
-        onDeadline: .expire, expectedBytesUp: 7,
+        notBefore: Date(timeIntervalSince1970: 1_763_751_483.25),
+        deadline: Date(timeIntervalSince1970: 1_763_851_483),
+        onDeadline: .expire,
+        expectedBytesUp: 7,
         periodic: PeriodicSchedule(every: 3_600, flex: 600, jitter: 5, maxEvery: 7_200),
-        periodInterval: 3_600, onCompleteUnit: "done.service", fileMode: FileMode(0o640), chunkBytes: 1 << 20,
-        caFile: "/etc/ssl/lab-ca.pem")
+        periodInterval: 3_600,
+        onCompleteUnit: "done.service",
+        fileMode: FileMode(0o640),
+        chunkBytes: 1 << 20,
+        caFile: "/etc/ssl/lab-ca.pem"
+    )
 
     @Test func aFullSpecMeansWhatJSONEncoderWrites() throws {
         #expect(unsetOptionals(in: Self.full).isEmpty, "set these in `full`: \(unsetOptionals(in: Self.full))")

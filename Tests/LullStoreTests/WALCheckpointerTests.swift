@@ -14,7 +14,8 @@ import Testing
         NewJob(
             owner: OwnerID(1000),
             spec: JobSpec(kind: .fetch, url: "http://h/\(n)", destination: "/tmp/\(n)", label: "wal"),
-            createdAt: t0)
+            createdAt: t0
+        )
     }
 
     /// The most frames the WAL ever held: SQLite reuses the file from the start after a

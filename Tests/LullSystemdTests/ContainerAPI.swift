@@ -11,7 +11,12 @@ struct ContainerAPI {
         var body: String
     }
 
-    func request(_ method: String, _ path: String, body: [String: Any]? = nil, as user: String? = nil) throws -> Response {
+    func request(
+        _ method: String,
+        _ path: String,
+        body: [String: Any]? = nil,
+        as user: String? = nil
+    ) throws -> Response {
         var arguments = ["curl", "-s", "--unix-socket", socket, "-X", method, "-w", "\n%{http_code}"]
         var input: Data?
         if let body {
@@ -23,12 +28,17 @@ struct ContainerAPI {
         let result = try machine.run(arguments, input: input)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let body = lines.dropLast().joined(separator: "\n")
-        return Response(status: Int(lines.last ?? "") ?? 0, body: result.status == 0 ? body : body + " (curl exited \(result.status): \(result.stderr))")
+        return Response(
+            status: Int(lines.last ?? "") ?? 0,
+            body: result.status == 0 ? body : body + " (curl exited \(result.status): \(result.stderr))"
+        )
     }
 
     func submit(_ body: [String: Any], as user: String? = nil) throws -> Int64 {
         let response = try request("POST", "/v1/jobs", body: body, as: user)
-        guard response.status == 201, let id = try json(response.body)["id"] as? Int64 ?? (json(response.body)["id"] as? Int).map(Int64.init) else {
+        guard response.status == 201,
+            let id = try json(response.body)["id"] as? Int64 ?? (json(response.body)["id"] as? Int).map(Int64.init)
+        else {
             throw NspawnError("submission refused (\(response.status)): \(response.body)")
         }
         return id
@@ -41,7 +51,12 @@ struct ContainerAPI {
     }
 
     /// Waits until the job is in `wanted` or another final state; returns that state.
-    func waitForState(_ id: Int64, _ wanted: String, as user: String? = nil, timeout: Duration = .seconds(30)) throws -> String {
+    func waitForState(
+        _ id: Int64,
+        _ wanted: String,
+        as user: String? = nil,
+        timeout: Duration = .seconds(30)
+    ) throws -> String {
         try machine.waitFor("job \(id) to become \(wanted)", timeout: timeout) { () -> String? in
             let state = try self.state(id, as: user)
             return [wanted, "succeeded", "failed", "cancelled", "expired"].contains(state ?? "") ? state : nil

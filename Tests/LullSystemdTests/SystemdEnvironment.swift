@@ -4,7 +4,8 @@ import LullTestSupport
 /// Booting and preparing the container, shared by the tests.
 enum SystemdEnvironment {
     static var repository: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// The Swift runtime the debug binaries link against, bind-mounted read-only at the same path.
@@ -15,10 +16,14 @@ enum SystemdEnvironment {
     static var shouldRun: Bool {
         if let reason = NspawnMachine.unavailableReason {
             let ci = ProcessInfo.processInfo.environment["CI"] == "true"
-            FileHandle.standardError.write(Data("""
-                \n*** SKIPPING the systemd-nspawn end-to-end tests: \(reason).\
-                \(ci ? " On CI this is a failure." : "") ***\n\n
-                """.utf8))
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    \n*** SKIPPING the systemd-nspawn end-to-end tests: \(reason).\
+                    \(ci ? " On CI this is a failure." : "") ***\n\n
+                    """.utf8
+                )
+            )
             return ci
         }
         return true
@@ -29,8 +34,11 @@ enum SystemdEnvironment {
         do {
             try body()
         } catch {
-            let journal = (try? machine.run(["journalctl", "--no-pager", "-n", "200", "-o", "short-monotonic"]).stdout) ?? "(no journal)"
-            let sockets = (try? machine.run(["sh", "-c", "ls -la /run/lull /run/user/*/lull; id alice; id bob"]).stdout) ?? ""
+            let journal =
+                (try? machine.run(["journalctl", "--no-pager", "-n", "200", "-o", "short-monotonic"]).stdout)
+                ?? "(no journal)"
+            let sockets =
+                (try? machine.run(["sh", "-c", "ls -la /run/lull /run/user/*/lull; id alice; id bob"]).stdout) ?? ""
             print("container journal:\n\(journal)\nsockets and users:\n\(sockets)")
             throw error
         }
@@ -38,15 +46,20 @@ enum SystemdEnvironment {
 
     static func boot() throws -> NspawnMachine {
         if let reason = NspawnMachine.unavailableReason { throw NspawnError("cannot boot a container: \(reason)") }
-        return try NspawnMachine(bindReadOnly: FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : [])
+        return try NspawnMachine(
+            bindReadOnly: FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : []
+        )
     }
 
     /// `make install-files` into the container's root, then what a package's scripts would do.
     static func install(into machine: NspawnMachine) throws {
-        let make = try CommandRunner.run("/usr/bin/make", [
-            "-C", repository, "--no-print-directory", "install-files", "DESTDIR=\(machine.root)", "PREFIX=/usr",
-            "INSTALL_FROM=\(DaemonProcess.productsDirectory.path)", "NO_SYSTEMD_SETUP=1",
-        ])
+        let make = try CommandRunner.run(
+            "/usr/bin/make",
+            [
+                "-C", repository, "--no-print-directory", "install-files", "DESTDIR=\(machine.root)", "PREFIX=/usr",
+                "INSTALL_FROM=\(DaemonProcess.productsDirectory.path)", "NO_SYSTEMD_SETUP=1",
+            ]
+        )
         guard make.status == 0 else { throw NspawnError("make install-files failed: \(make.stdout)\(make.stderr)") }
         // The example config is a laptop policy; the tests write their own.
         try machine.check(["systemd-sysusers"])
@@ -67,7 +80,8 @@ enum SystemdEnvironment {
             "--bind", "127.0.0.1", "--directory", "/srv/www", "\(port)",
         ])
         try machine.waitFor("the file server on port \(port)", timeout: .seconds(15)) {
-            try machine.run(["curl", "-sf", "-o", "/dev/null", "http://127.0.0.1:\(port)/a.bin"]).status == 0 ? true : nil
+            try machine.run(["curl", "-sf", "-o", "/dev/null", "http://127.0.0.1:\(port)/a.bin"]).status == 0
+                ? true : nil
         }
     }
 
@@ -84,7 +98,10 @@ extension SystemdEnvironment {
     /// What `make uninstall PREFIX=/usr` runs, run inside the container (which has no make): the
     /// recipe as `make -n` prints it.
     static func uninstall(from machine: NspawnMachine) throws -> CommandResult {
-        let recipe = try CommandRunner.run("/usr/bin/make", ["-C", repository, "-s", "-n", "--no-print-directory", "uninstall", "PREFIX=/usr"])
+        let recipe = try CommandRunner.run(
+            "/usr/bin/make",
+            ["-C", repository, "-s", "-n", "--no-print-directory", "uninstall", "PREFIX=/usr"]
+        )
         guard recipe.status == 0 else { throw NspawnError("make -n uninstall failed: \(recipe.stderr)") }
         return try machine.run(["sh", "-e"], input: Data(recipe.stdout.utf8))
     }

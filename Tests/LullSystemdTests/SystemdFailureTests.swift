@@ -28,14 +28,19 @@ extension SystemdServiceTests {
         #expect(
             status.stderr.contains("lulld.service failed (exit status 2: invalid configuration)")
                 && status.stderr.contains("journalctl -u lulld"),
-            "\(status.stderr)")
+            "\(status.stderr)"
+        )
         // No restart loop: exit status 2 is in RestartPreventExitStatus=.
         Thread.sleep(forTimeInterval: 5)
         #expect(Int(try machine.property("lulld.service", "NRestarts")) ?? 99 == 0)
         #expect(try machine.property("lulld.service", "ActiveState") == "failed")
         #expect(try machine.property("lulld.service", "ExecMainStatus") == "2")
         let again = try machine.run(["runuser", "-u", "carol", "--", "lullctl", "status"])
-        #expect(again.stderr.contains("exit status 2: invalid configuration") && again.stderr.contains("/run/lull/lull.sock"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("exit status 2: invalid configuration")
+                && again.stderr.contains("/run/lull/lull.sock"),
+            "\(again.stderr)"
+        )
 
         // Fixed, and brought back as the message says.
         try machine.write("[classes.nightly]\nmax_concurrent = 1\n", to: "/etc/lull/lull.toml")

@@ -6,7 +6,8 @@ public struct ByteCountArgument: Sendable, Hashable, CustomStringConvertible {
     public let bytes: Int64
 
     /// The accepted forms, for help texts and error messages.
-    public static let forms = "a number of bytes, or one with a unit K, M, G or T (powers of 1024), such as 4096, 512K or 10M"
+    public static let forms =
+        "a number of bytes, or one with a unit K, M, G or T (powers of 1024), such as 4096, 512K or 10M"
 
     static let units: [(suffixes: [String], shift: Int64)] = [
         (["K", "KIB"], 10), (["M", "MIB"], 20), (["G", "GIB"], 30), (["T", "TIB"], 40),

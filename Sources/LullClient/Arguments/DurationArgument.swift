@@ -20,7 +20,8 @@ public struct DurationArgument: Sendable, Hashable, CustomStringConvertible {
         guard !trimmed.isEmpty else { throw ArgumentValueError("no duration given; give \(Self.forms)") }
         if trimmed.allSatisfy(\.isASCIIDigit) {
             throw ArgumentValueError(
-                "\"\(text)\" has no unit; give \(Self.forms) (\(trimmed) minutes is \(trimmed)m, \(trimmed) seconds \(trimmed)s)")
+                "\"\(text)\" has no unit; give \(Self.forms) (\(trimmed) minutes is \(trimmed)m, \(trimmed) seconds \(trimmed)s)"
+            )
         }
         var total = 0
         var digits = ""
@@ -30,7 +31,8 @@ public struct DurationArgument: Sendable, Hashable, CustomStringConvertible {
                 digits.append(character)
                 continue
             }
-            guard !digits.isEmpty, let unit = Self.units[nextUnit...].firstIndex(where: { $0.symbol == character }) else {
+            guard !digits.isEmpty, let unit = Self.units[nextUnit...].firstIndex(where: { $0.symbol == character })
+            else {
                 throw ArgumentValueError("\"\(text)\" is not a duration; give \(Self.forms)")
             }
             guard let count = Int(digits) else { throw Self.tooLong(text) }
@@ -42,7 +44,9 @@ public struct DurationArgument: Sendable, Hashable, CustomStringConvertible {
             nextUnit = unit + 1
         }
         guard digits.isEmpty else { throw ArgumentValueError("\"\(text)\" ends without a unit; give \(Self.forms)") }
-        guard total > 0 else { throw ArgumentValueError("\"\(text)\" is no time at all; give a duration longer than zero, such as 30m") }
+        guard total > 0 else {
+            throw ArgumentValueError("\"\(text)\" is no time at all; give a duration longer than zero, such as 30m")
+        }
         seconds = total
     }
 

@@ -19,10 +19,17 @@ public struct SchedulingArguments: Sendable, Equatable {
     public var onCompleteUnit: String?
 
     public init(
-        network: JobConstraints.Network? = nil, requiresAC: Bool = false, minBattery: BatteryPercent? = nil,
-        notBefore: TimeArgument? = nil, deadline: TimeArgument? = nil, onDeadline: DeadlineAction? = nil,
-        every: DurationArgument? = nil, flex: DurationArgument? = nil, jitter: DurationArgument? = nil,
-        maxEvery: DurationArgument? = nil, onCompleteUnit: String? = nil
+        network: JobConstraints.Network? = nil,
+        requiresAC: Bool = false,
+        minBattery: BatteryPercent? = nil,
+        notBefore: TimeArgument? = nil,
+        deadline: TimeArgument? = nil,
+        onDeadline: DeadlineAction? = nil,
+        every: DurationArgument? = nil,
+        flex: DurationArgument? = nil,
+        jitter: DurationArgument? = nil,
+        maxEvery: DurationArgument? = nil,
+        onCompleteUnit: String? = nil
     ) {
         self.network = network
         self.requiresAC = requiresAC
@@ -58,11 +65,18 @@ public struct SchedulingArguments: Sendable, Equatable {
 
     /// The times placed at `now` and the periodic schedule, once the flags agree with each other.
     /// The rules between them are the daemon's own (`TimingRule`); only their wording is the flags'.
-    func resolved(now: Date) throws(ArgumentValueError) -> (notBefore: Date?, deadline: Date?, periodic: PeriodicSchedule?) {
+    func resolved(
+        now: Date
+    ) throws(ArgumentValueError) -> (notBefore: Date?, deadline: Date?, periodic: PeriodicSchedule?) {
         let notBefore = notBefore?.resolved(now: now)
         let deadline = deadline?.resolved(now: now)
         let periodic = try periodic()
-        if let broken = TimingRule.firstBroken(notBefore: notBefore, deadline: deadline, onDeadline: onDeadline, periodic: periodic) {
+        if let broken = TimingRule.firstBroken(
+            notBefore: notBefore,
+            deadline: deadline,
+            onDeadline: onDeadline,
+            periodic: periodic
+        ) {
             throw refusal(broken, notBefore: notBefore, deadline: deadline)
         }
         return (notBefore, deadline, periodic)
@@ -74,14 +88,19 @@ public struct SchedulingArguments: Sendable, Equatable {
             // On the wire these live inside `periodic`, so only the flags can give them alone.
             for (flag, value) in [("--flex", flex), ("--jitter", jitter), ("--max-every", maxEvery)] {
                 if let value {
-                    throw ArgumentValueError("\(flag) applies to periodic jobs only; give --every too, e.g. --every 1h \(flag) \(value)")
+                    throw ArgumentValueError(
+                        "\(flag) applies to periodic jobs only; give --every too, e.g. --every 1h \(flag) \(value)"
+                    )
                 }
             }
             return nil
         }
         var schedule = PeriodicSchedule(
-            every: every.timeInterval, flex: flex?.timeInterval ?? 0, jitter: jitter?.timeInterval ?? 0,
-            maxEvery: maxEvery?.timeInterval)
+            every: every.timeInterval,
+            flex: flex?.timeInterval ?? 0,
+            jitter: jitter?.timeInterval ?? 0,
+            maxEvery: maxEvery?.timeInterval
+        )
         // The initialiser raises a short period to the least allowed: the rules must see the one typed.
         schedule.every = every.timeInterval
         return schedule
@@ -98,18 +117,24 @@ public struct SchedulingArguments: Sendable, Equatable {
             ArgumentValueError("--on-deadline needs --deadline; give both, e.g. --deadline 2h --on-deadline expire")
         case .deadlineAfterNotBefore:
             ArgumentValueError(
-                "--deadline \(typed(deadline.map(Self.format))) is before --not-before \(typed(notBefore.map(Self.format))); give a deadline after the job may start")
+                "--deadline \(typed(deadline.map(Self.format))) is before --not-before \(typed(notBefore.map(Self.format))); give a deadline after the job may start"
+            )
         case .periodInRange:
             ArgumentValueError("--every \(typed(every)) is out of range; give a period from \(least) to \(most)")
         case .flexWithinPeriod:
             ArgumentValueError("--flex \(typed(flex)) is longer than --every \(typed(every)); give at most the period")
         case .jitterWithinPeriod:
-            ArgumentValueError("--jitter \(typed(jitter)) is longer than --every \(typed(every)); give at most the period")
+            ArgumentValueError(
+                "--jitter \(typed(jitter)) is longer than --every \(typed(every)); give at most the period"
+            )
         case .maxEveryInRange:
-            ArgumentValueError("--max-every \(typed(maxEvery)) is out of range; give from --every (\(typed(every))) to \(most)")
+            ArgumentValueError(
+                "--max-every \(typed(maxEvery)) is out of range; give from --every (\(typed(every))) to \(most)"
+            )
         case .periodicTakesNoDeadline:
             ArgumentValueError(
-                "a periodic job takes its deadline from each period (the end of its flex window); leave out --deadline and --on-deadline with --every")
+                "a periodic job takes its deadline from each period (the end of its flex window); leave out --deadline and --on-deadline with --every"
+            )
         }
     }
 

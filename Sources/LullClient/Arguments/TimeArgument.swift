@@ -22,10 +22,13 @@ public enum TimeArgument: Sendable, Hashable {
             // right after the flag means the time was left out.
             throw ArgumentValueError("a time is missing: \"\(text)\" is an option; give \(Self.forms)")
         } else if trimmed.hasPrefix("-"), (try? DurationArgument(parsing: String(trimmed.dropFirst()))) != nil {
-            throw ArgumentValueError("\"\(text)\" is in the past; give a duration from now such as 2h, or a time to come")
+            throw ArgumentValueError(
+                "\"\(text)\" is in the past; give a duration from now such as 2h, or a time to come"
+            )
         } else if Self.isoDateWithoutZone(trimmed) {
             throw ArgumentValueError(
-                "\"\(text)\" has no time zone; add Z for UTC or an offset such as +01:00 (\(Self.inUTC(trimmed))), or give a duration from now such as 2h")
+                "\"\(text)\" has no time zone; add Z for UTC or an offset such as +01:00 (\(Self.inUTC(trimmed))), or give a duration from now such as 2h"
+            )
         } else {
             throw ArgumentValueError("\"\(text)\" is not a time; give \(Self.forms)")
         }

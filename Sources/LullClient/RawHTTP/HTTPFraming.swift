@@ -4,7 +4,11 @@ package enum HTTPFraming {
     /// A request with `Host: lull`; the body gets its `Content-Length`. `close` asks the daemon to
     /// close the connection after answering (one call per connection), else it stays open.
     package static func request(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, close: Bool = false
+        _ method: String,
+        _ target: String,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil,
+        close: Bool = false
     ) -> [UInt8] {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: lull\r\n"
         if close { head += "Connection: close\r\n" }
@@ -54,7 +58,9 @@ package enum HTTPFraming {
     /// Where the blank line that ends the head starts.
     private static func headEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        return (0...(bytes.count - 4)).first { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 }
+        return (0...(bytes.count - 4)).first {
+            bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
+        }
     }
 
     private static func contentLength(_ line: Substring) -> Int? {

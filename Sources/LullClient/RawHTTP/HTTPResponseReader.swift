@@ -10,7 +10,9 @@ package struct HTTPResponseReader {
 
     /// The next response's status and body; nil when the peer closed before sending a byte of it
     /// (a keep-alive connection the daemon dropped while idle, which may simply be opened again).
-    package mutating func next(from stream: UnixSocketStream) throws(HTTPResponseReadError) -> (status: Int, body: [UInt8])? {
+    package mutating func next(
+        from stream: UnixSocketStream
+    ) throws(HTTPResponseReadError) -> (status: Int, body: [UInt8])? {
         while true {
             do throws(HTTPFramingError) {
                 if let response = try HTTPFraming.response(in: pending) {
@@ -24,7 +26,7 @@ package struct HTTPResponseReader {
             let count: Int
             do throws(UnixSocketError) {
                 count = try stream.receive(into: &buffer)
-            } catch where error.peerClosed {
+            } catch  where error.peerClosed {
                 count = 0  // a reset is the peer closing too
             } catch {
                 throw .socket(error)

@@ -18,12 +18,16 @@ package final class UnixSocketStream {
         guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
         if let timeout {
             var limit = timeval(
-                tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+                tv_sec: Int(timeout.components.seconds),
+                tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000)
+            )
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else {
             let code = errno
@@ -50,7 +54,9 @@ package final class UnixSocketStream {
     package func send(_ bytes: [UInt8]) throws(UnixSocketError) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { throw Self.failure("send") }
             offset += sent
@@ -73,7 +79,10 @@ package final class UnixSocketStream {
         while true {
             let left = deadline - ContinuousClock.now
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let milliseconds = max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = max(
+                0,
+                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            )
             let ready = poll(&poller, 1, Int32(clamping: milliseconds))
             if ready < 0 && errno == EINTR && left > .zero { continue }
             return ready > 0
@@ -105,7 +114,8 @@ package enum UnixSocketError: Error, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
-        case .pathTooLong(let path): "the socket path \(path) is longer than a Unix socket address allows; use a shorter one"
+        case .pathTooLong(let path):
+            "the socket path \(path) is longer than a Unix socket address allows; use a shorter one"
         case .timedOut: "no answer in time"
         }
     }

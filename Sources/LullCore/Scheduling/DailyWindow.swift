@@ -42,7 +42,8 @@ public struct DailyWindow: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(Self.clock(startMinute))–\(Self.clock(endMinute))" }
 
     static func clock(_ minute: Int) -> String {
-        let h = minute / 60, m = minute % 60
+        let h = minute / 60
+        let m = minute % 60
         return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
     }
 }

@@ -51,13 +51,19 @@ public struct JobClassPolicy: Sendable, Equatable {
     public var origins: [Setting: ConfigOrigin]
 
     public init(
-        name: String, maxConcurrent: Int, weight: Int,
-        requiresAC: Bool = false, minBattery: Double? = nil,
-        allowMetered: Bool = true, allowCellular: Bool = true,
-        maxCPUPressure: Double? = nil, maxMemoryPressure: Double? = nil,
+        name: String,
+        maxConcurrent: Int,
+        weight: Int,
+        requiresAC: Bool = false,
+        minBattery: Double? = nil,
+        allowMetered: Bool = true,
+        allowCellular: Bool = true,
+        maxCPUPressure: Double? = nil,
+        maxMemoryPressure: Double? = nil,
         window: DailyWindow? = nil,
         retry: RetryPolicy = RetryPolicy(maxAttempts: 5, backoffBase: 30, backoffCap: 5 * 3600),
-        maxMeteredJobBytes: Int64? = nil, meteredBytesPerDay: Int64? = nil,
+        maxMeteredJobBytes: Int64? = nil,
+        meteredBytesPerDay: Int64? = nil,
         coalesce: Bool = false,
         origins: [Setting: ConfigOrigin] = [:]
     ) {
@@ -84,30 +90,58 @@ public struct JobClassPolicy: Sendable, Equatable {
 extension JobClassPolicy {
     /// Latency-sensitive work a person waits for: any power, any link, the biggest share.
     public static let interactive = JobClassPolicy(
-        name: "interactive", maxConcurrent: 4, weight: 8,
-        retry: RetryPolicy(maxAttempts: 5, backoffBase: 1, backoffCap: 60))
+        name: "interactive",
+        maxConcurrent: 4,
+        weight: 8,
+        retry: RetryPolicy(maxAttempts: 5, backoffBase: 1, backoffCap: 60)
+    )
 
     /// Ordinary work: any power, any link.
     public static let `default` = JobClassPolicy(
-        name: "default", maxConcurrent: 4, weight: 4,
-        retry: RetryPolicy(maxAttempts: 5, backoffBase: 10, backoffCap: 3600))
+        name: "default",
+        maxConcurrent: 4,
+        weight: 4,
+        retry: RetryPolicy(maxAttempts: 5, backoffBase: 10, backoffCap: 3600)
+    )
 
     /// Useful but not urgent (the macOS utility floor): ≥ 10% battery or AC, moderate pressure.
     public static let utility = JobClassPolicy(
-        name: "utility", maxConcurrent: 2, weight: 2, minBattery: 10,
-        maxCPUPressure: 50, maxMemoryPressure: 30,
-        retry: RetryPolicy(maxAttempts: 8, backoffBase: 30, backoffCap: 5 * 3600), coalesce: true)
+        name: "utility",
+        maxConcurrent: 2,
+        weight: 2,
+        minBattery: 10,
+        maxCPUPressure: 50,
+        maxMemoryPressure: 30,
+        retry: RetryPolicy(maxAttempts: 8, backoffBase: 30, backoffCap: 5 * 3600),
+        coalesce: true
+    )
 
     /// Bulk and prefetch: unmetered links only, ≥ 30% battery or AC, low pressure.
     public static let background = JobClassPolicy(
-        name: "background", maxConcurrent: 2, weight: 1, minBattery: 30,
-        allowMetered: false, allowCellular: false, maxCPUPressure: 25, maxMemoryPressure: 15,
-        retry: RetryPolicy(maxAttempts: 10, backoffBase: 30, backoffCap: 5 * 3600), coalesce: true)
+        name: "background",
+        maxConcurrent: 2,
+        weight: 1,
+        minBattery: 30,
+        allowMetered: false,
+        allowCellular: false,
+        maxCPUPressure: 25,
+        maxMemoryPressure: 15,
+        retry: RetryPolicy(maxAttempts: 10, backoffBase: 30, backoffCap: 5 * 3600),
+        coalesce: true
+    )
 
     /// Housekeeping: AC, unmetered, nearly idle machine, 01:00–05:00 local.
     public static let maintenance = JobClassPolicy(
-        name: "maintenance", maxConcurrent: 1, weight: 1, requiresAC: true,
-        allowMetered: false, allowCellular: false, maxCPUPressure: 10, maxMemoryPressure: 10,
+        name: "maintenance",
+        maxConcurrent: 1,
+        weight: 1,
+        requiresAC: true,
+        allowMetered: false,
+        allowCellular: false,
+        maxCPUPressure: 10,
+        maxMemoryPressure: 10,
         window: DailyWindow(fromHour: 1, toHour: 5),
-        retry: RetryPolicy(maxAttempts: 10, backoffBase: 60, backoffCap: 5 * 3600), coalesce: true)
+        retry: RetryPolicy(maxAttempts: 10, backoffBase: 60, backoffCap: 5 * 3600),
+        coalesce: true
+    )
 }

@@ -15,8 +15,11 @@ extension JobScheduler {
         let secondOfDay = localTime.secondOfDay(now)
         for g in groups.indices {
             let rule = groupRules[g]
-            let used = rule.meteredBudget == nil ? 0 : meteredUsed(byClass: policy.classes[rule.classIndex].name, now: now)
-            failing.append(Self.conditions(rule, world: world, secondOfDay: secondOfDay, pausedAll: isPausedAll, classUsed: used))
+            let used =
+                rule.meteredBudget == nil ? 0 : meteredUsed(byClass: policy.classes[rule.classIndex].name, now: now)
+            failing.append(
+                Self.conditions(rule, world: world, secondOfDay: secondOfDay, pausedAll: isPausedAll, classUsed: used)
+            )
         }
         let statuses = failing.map(GroupStatus.init)
 
@@ -51,7 +54,12 @@ extension JobScheduler {
     /// nothing (it works on a copy: O(n) for the copy, which is fine for a command a person runs).
     /// With `owner`, only that owner's waiting jobs are explained and counted (the limit applies
     /// to them, not to everyone's lowest ids).
-    public func simulate(world: WorldSnapshot, now: Date, explainLimit: Int = 100, owner: OwnerID? = nil) -> SchedulingSimulation {
+    public func simulate(
+        world: WorldSnapshot,
+        now: Date,
+        explainLimit: Int = 100,
+        owner: OwnerID? = nil
+    ) -> SchedulingSimulation {
         var copy = self
         let decision = copy.decide(world: world, now: now)
         // The lowest `explainLimit` ids, O(n log k).
@@ -103,10 +111,22 @@ extension JobScheduler {
     func conditions(ofGroup g: Int, world: WorldSnapshot, now: Double) -> ConditionSet {
         let rule = groupRules[g]
         let used = rule.meteredBudget == nil ? 0 : meteredUsed(byClass: policy.classes[rule.classIndex].name, now: now)
-        return Self.conditions(rule, world: world, secondOfDay: localTime.secondOfDay(now), pausedAll: isPausedAll, classUsed: used)
+        return Self.conditions(
+            rule,
+            world: world,
+            secondOfDay: localTime.secondOfDay(now),
+            pausedAll: isPausedAll,
+            classUsed: used
+        )
     }
 
-    static func conditions(_ rule: GroupRule, world: WorldSnapshot, secondOfDay: Double, pausedAll: Bool, classUsed: Int64)
+    static func conditions(
+        _ rule: GroupRule,
+        world: WorldSnapshot,
+        secondOfDay: Double,
+        pausedAll: Bool,
+        classUsed: Int64
+    )
         -> ConditionSet
     {
         var failing: UInt16 = 0
@@ -122,7 +142,9 @@ extension JobScheduler {
         if world.network.metered && !rule.meteredOK { failing |= ConditionSet.metered.rawValue }
         if world.network.cellular && !rule.cellularOK { failing |= ConditionSet.cellular.rawValue }
         if let cpu = world.pressure.cpu, cpu > rule.maxCPU { failing |= ConditionSet.cpuPressure.rawValue }
-        if let memory = world.pressure.memory, memory > rule.maxMemory { failing |= ConditionSet.memoryPressure.rawValue }
+        if let memory = world.pressure.memory, memory > rule.maxMemory {
+            failing |= ConditionSet.memoryPressure.rawValue
+        }
         if let window = rule.window, !window.contains(secondOfDay: secondOfDay) {
             failing |= ConditionSet.outsideWindow.rawValue
         }
@@ -154,7 +176,13 @@ extension JobScheduler {
     mutating func next(statuses: [GroupStatus], ridersAllowed: Bool, metered: Bool) -> Pick? {
         var best: Pick?
         for c in classes.indices where classes[c].running < classes[c].maxConcurrent {
-            guard let (bucket, host, item) = candidate(inClass: c, statuses: statuses, ridersAllowed: ridersAllowed, metered: metered)
+            guard
+                let (bucket, host, item) = candidate(
+                    inClass: c,
+                    statuses: statuses,
+                    ridersAllowed: ridersAllowed,
+                    metered: metered
+                )
             else { continue }
             let pass = max(classes[c].pass, virtualTime)
             if best == nil || pass < best!.pass {
@@ -168,7 +196,12 @@ extension JobScheduler {
     /// owner with the fewest running jobs (fair share between owners), then, between jobs of the
     /// same tier not near a deadline, the owner served longest ago (owners take turns when there
     /// are more of them than slots), then priority order.
-    mutating func candidate(inClass c: Int, statuses: [GroupStatus], ridersAllowed: Bool, metered: Bool)
+    mutating func candidate(
+        inClass c: Int,
+        statuses: [GroupStatus],
+        ridersAllowed: Bool,
+        metered: Bool
+    )
         -> (bucket: Int, host: UInt32, item: PoolItem)?
     {
         var chosen: (bucket: Int, host: UInt32, item: PoolItem, urgent: Bool, load: Int, turn: UInt64)?
@@ -180,7 +213,9 @@ extension JobScheduler {
             let load = runningByOwner[owner, default: 0]
             if load >= ownerLimit { continue }
             if let limit = kindLimit[info.kind], runningByKind[info.kind, default: 0] >= limit { continue }
-            if metered, let budget = policy.perOwnerMeteredBytesPerDay?.value, usage.byOwner[owner, default: 0] >= budget {
+            if metered, let budget = policy.perOwnerMeteredBytesPerDay?.value,
+                usage.byOwner[owner, default: 0] >= budget
+            {
                 continue
             }
             guard let (item, host) = top(ofBucket: b), status.allows(tier: item.tier, ridersAllowed: ridersAllowed)
@@ -221,9 +256,16 @@ extension JobScheduler {
         let classIndex = bucketInfo[b].classIndex
         turns += 1
         ownerTurn[bucketInfo[b].ownerSlot] = turns
-        addRunning(entry.id, RunningJob(
-            className: policy.classes[classIndex].name, classIndex: classIndex, kind: entry.kind,
-            owner: entry.owner, host: entry.host))
+        addRunning(
+            entry.id,
+            RunningJob(
+                className: policy.classes[classIndex].name,
+                classIndex: classIndex,
+                kind: entry.kind,
+                owner: entry.owner,
+                host: entry.host
+            )
+        )
         return job
     }
 
@@ -237,7 +279,12 @@ extension JobScheduler {
     }
 
     /// The earliest future time something could start or expire with no other event.
-    mutating func nextWakeup(failing: [ConditionSet], statuses: [GroupStatus], world: WorldSnapshot, now: Double) -> Date? {
+    mutating func nextWakeup(
+        failing: [ConditionSet],
+        statuses: [GroupStatus],
+        world: WorldSnapshot,
+        now: Double
+    ) -> Date? {
         var wake = Double.infinity
         let slots = self.slots
         func live(_ timer: TimerItem) -> Bool { slots[Int(timer.slot)].gen == timer.gen }

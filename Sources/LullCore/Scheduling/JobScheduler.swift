@@ -121,18 +121,31 @@ public struct JobScheduler: Sendable {
         let classIndex = classIndexByName[job.className] ?? defaultClassIndex
         let cls = policy.classes[classIndex]
         let tooBig = cls.maxMeteredJobBytes.map { (job.expectedBytes ?? 0) > $0 } ?? false
-        let group = group(for: GroupKey(classIndex: classIndex, constraints: job.constraints.inWholePercent, tooBigForMetered: tooBig))
+        let group = group(
+            for: GroupKey(classIndex: classIndex, constraints: job.constraints.inWholePercent, tooBigForMetered: tooBig)
+        )
         let bucket = bucket(for: BucketKey(group: group, owner: job.owner, kind: job.kind))
         buckets[bucket].members += 1
         generation &+= 1
-        let slot = allocate(SchedulerEntry(
-            id: job.id, owner: job.owner, host: intern(job.host), bucket: UInt32(bucket), gen: generation, kind: job.kind,
-            onDeadline: job.onDeadline, pool: .detached, deferrableRequest: job.deferrable,
-            deferrable: (job.deferrable ?? cls.coalesce) && job.deadline != nil,
-            notBefore: job.notBefore?.timeIntervalSinceReferenceDate ?? .nan,
-            backoffUntil: job.backoffUntil?.timeIntervalSinceReferenceDate ?? .nan,
-            deadline: job.deadline?.timeIntervalSinceReferenceDate ?? .nan,
-            expectedDown: job.expectedBytesDown ?? -1, expectedUp: job.expectedBytesUp ?? -1))
+        let slot = allocate(
+            SchedulerEntry(
+                id: job.id,
+                owner: job.owner,
+                host: intern(job.host),
+                bucket: UInt32(bucket),
+                gen: generation,
+                kind: job.kind,
+                onDeadline: job.onDeadline,
+                pool: .detached,
+                deferrableRequest: job.deferrable,
+                deferrable: (job.deferrable ?? cls.coalesce) && job.deadline != nil,
+                notBefore: job.notBefore?.timeIntervalSinceReferenceDate ?? .nan,
+                backoffUntil: job.backoffUntil?.timeIntervalSinceReferenceDate ?? .nan,
+                deadline: job.deadline?.timeIntervalSinceReferenceDate ?? .nan,
+                expectedDown: job.expectedBytesDown ?? -1,
+                expectedUp: job.expectedBytesUp ?? -1
+            )
+        )
         slotOf[job.id] = UInt32(slot)
         attach(slot, now: t)
     }
@@ -178,9 +191,16 @@ public struct JobScheduler: Sendable {
         forgetExpiry(of: job.id)
         guard running[job.id] == nil else { return }
         let classIndex = classIndexByName[job.className] ?? defaultClassIndex
-        addRunning(job.id, RunningJob(
-            className: policy.classes[classIndex].name, classIndex: classIndex, kind: job.kind,
-            owner: job.owner, host: intern(job.host)))
+        addRunning(
+            job.id,
+            RunningJob(
+                className: policy.classes[classIndex].name,
+                classIndex: classIndex,
+                kind: job.kind,
+                owner: job.owner,
+                host: intern(job.host)
+            )
+        )
         lastLinkActivity = max(lastLinkActivity, time.timeIntervalSinceReferenceDate)
     }
 
@@ -205,7 +225,9 @@ public struct JobScheduler: Sendable {
 
     /// A new policy (reload): every structure is rebuilt, O(n log n); running jobs stay counted.
     public mutating func updatePolicy(_ newPolicy: SchedulingPolicy, now: Date) {
-        let queued = slotOf.values.map { (queuedJob(slots[Int($0)]), slots[Int($0)].pool == .paused) }.sorted { $0.0.id < $1.0.id }
+        let queued = slotOf.values.map { (queuedJob(slots[Int($0)]), slots[Int($0)].pool == .paused) }.sorted {
+            $0.0.id < $1.0.id
+        }
         let wasRunning = running
         let oldHosts = hostNames
         let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn)
@@ -255,8 +277,11 @@ public struct JobScheduler: Sendable {
         let effective = EffectiveConstraints(classPolicy: policy.classes[key.classIndex], job: key.constraints)
         let state = GroupState(key: key, effective: effective)
         let rule = GroupRule(
-            classIndex: key.classIndex, effective: effective, tooBigForMetered: key.tooBigForMetered,
-            meteredBudget: policy.classes[key.classIndex].meteredBytesPerDay)
+            classIndex: key.classIndex,
+            effective: effective,
+            tooBigForMetered: key.tooBigForMetered,
+            meteredBudget: policy.classes[key.classIndex].meteredBytesPerDay
+        )
         let index: Int
         if let free = freeGroups.popLast() {
             index = free
@@ -286,8 +311,14 @@ public struct JobScheduler: Sendable {
             ownerSlot[key.owner] = owner
         }
         let info = BucketInfo(
-            group: key.group, classIndex: classIndex, owner: key.owner, ownerSlot: owner, kind: key.kind,
-            groupPosition: groups[key.group].buckets.count, classPosition: classes[classIndex].buckets.count)
+            group: key.group,
+            classIndex: classIndex,
+            owner: key.owner,
+            ownerSlot: owner,
+            kind: key.kind,
+            groupPosition: groups[key.group].buckets.count,
+            classPosition: classes[classIndex].buckets.count
+        )
         let index: Int
         if let free = freeBuckets.popLast() {
             index = free
@@ -360,13 +391,20 @@ public struct JobScheduler: Sendable {
         let group = groups[bucketInfo[Int(e.bucket)].group]
         func date(_ t: Double) -> Date? { t.isNaN ? nil : Date(timeIntervalSinceReferenceDate: t) }
         return QueuedJob(
-            id: e.id, owner: e.owner, kind: e.kind, className: policy.classes[group.key.classIndex].name,
-            host: hostNames[Int(e.host)], constraints: group.key.constraints,
-            notBefore: date(e.notBefore), backoffUntil: date(e.backoffUntil),
-            deadline: date(e.deadline), onDeadline: e.onDeadline,
+            id: e.id,
+            owner: e.owner,
+            kind: e.kind,
+            className: policy.classes[group.key.classIndex].name,
+            host: hostNames[Int(e.host)],
+            constraints: group.key.constraints,
+            notBefore: date(e.notBefore),
+            backoffUntil: date(e.backoffUntil),
+            deadline: date(e.deadline),
+            onDeadline: e.onDeadline,
             expectedBytesDown: e.expectedDown >= 0 ? e.expectedDown : nil,
             expectedBytesUp: e.expectedUp >= 0 ? e.expectedUp : nil,
-            deferrable: e.deferrableRequest)
+            deferrable: e.deferrableRequest
+        )
     }
 
     mutating func allocate(_ entry: SchedulerEntry) -> Int {
@@ -430,7 +468,11 @@ public struct JobScheduler: Sendable {
             slots[slot] = e
             let timer = TimerItem(time: readyAt, slot: ref, gen: e.gen)
             // Past its deadline, its readiness is a deadline event: it may start however the world is.
-            if pastDeadline { addTimer(to: \.deadlineTimers, group: group, timer) } else { addTimer(to: \.loudTimers, group: group, timer) }
+            if pastDeadline {
+                addTimer(to: \.deadlineTimers, group: group, timer)
+            } else {
+                addTimer(to: \.loudTimers, group: group, timer)
+            }
             return
         }
         e.pool = .ready
@@ -440,13 +482,21 @@ public struct JobScheduler: Sendable {
             item = PoolItem(tier: PoolItem.overdue, gen: e.gen, time: deadline, id: id, slot: ref)
         } else if e.deferrable && deadline - policy.coalescingLead > now {
             item = PoolItem(tier: PoolItem.rider, gen: e.gen, time: deadline, id: id, slot: ref)
-            addTimer(to: \.loudTimers, group: group, TimerItem(time: deadline - policy.coalescingLead, slot: ref, gen: e.gen))
+            addTimer(
+                to: \.loudTimers,
+                group: group,
+                TimerItem(time: deadline - policy.coalescingLead, slot: ref, gen: e.gen)
+            )
         } else if e.hasDeadline && deadline - policy.urgencyHorizon <= now {
             item = PoolItem(tier: PoolItem.urgent, gen: e.gen, time: deadline, id: id, slot: ref)
         } else {
             item = PoolItem(tier: PoolItem.ordinary, gen: e.gen, time: 0, id: id, slot: ref)
             if e.hasDeadline {
-                addTimer(to: \.quietTimers, group: group, TimerItem(time: deadline - policy.urgencyHorizon, slot: ref, gen: e.gen))
+                addTimer(
+                    to: \.quietTimers,
+                    group: group,
+                    TimerItem(time: deadline - policy.urgencyHorizon, slot: ref, gen: e.gen)
+                )
             }
         }
         buckets[bucket].ready += 1
@@ -510,7 +560,9 @@ public struct JobScheduler: Sendable {
                 buckets[b].lanes[ref.host]!.parked = true
                 parkedLanes[ref.host, default: []].append(b)
             } else {
-                buckets[b].laneHeap.insert(LaneRef(top: top, host: ref.host, version: buckets[b].lanes[ref.host]!.version))
+                buckets[b].laneHeap.insert(
+                    LaneRef(top: top, host: ref.host, version: buckets[b].lanes[ref.host]!.version)
+                )
             }
         }
         return nil

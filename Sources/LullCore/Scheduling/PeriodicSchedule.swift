@@ -53,7 +53,8 @@ public struct PeriodicSchedule: Sendable, Hashable, Codable {
     /// The next occurrence after a run that ended at `lastRun`: the flex window opens at
     /// `opens` and the occurrence is due at `due`. `salt` (e.g. the job id) picks the jitter
     /// deterministically, in [0, jitter).
-    public func nextWindow(after lastRun: Date, interval: TimeInterval? = nil, salt: UInt64) -> (opens: Date, due: Date) {
+    public func nextWindow(after lastRun: Date, interval: TimeInterval? = nil, salt: UInt64) -> (opens: Date, due: Date)
+    {
         let period = interval ?? every
         let shift = jitter > 0 ? Double(Self.mix(salt) % 1_000_000) / 1_000_000 * jitter : 0
         let due = lastRun.addingTimeInterval(period + shift)

@@ -25,11 +25,18 @@ public struct QueuedJob: Sendable, Equatable {
     public var deferrable: Bool?
 
     public init(
-        id: JobID, owner: OwnerID, kind: JobKind = .fetch, className: String = JobClassName.default,
-        host: String, constraints: JobConstraints = .none,
-        notBefore: Date? = nil, backoffUntil: Date? = nil,
-        deadline: Date? = nil, onDeadline: DeadlineAction = .run,
-        expectedBytesDown: Int64? = nil, expectedBytesUp: Int64? = nil,
+        id: JobID,
+        owner: OwnerID,
+        kind: JobKind = .fetch,
+        className: String = JobClassName.default,
+        host: String,
+        constraints: JobConstraints = .none,
+        notBefore: Date? = nil,
+        backoffUntil: Date? = nil,
+        deadline: Date? = nil,
+        onDeadline: DeadlineAction = .run,
+        expectedBytesDown: Int64? = nil,
+        expectedBytesUp: Int64? = nil,
         deferrable: Bool? = nil
     ) {
         self.id = id

@@ -22,7 +22,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Delay before the next attempt after attempt number `attempt` failed:
     /// `unitRandom · min(cap, base · 2^(attempt−1))` (full jitter), but never less than `retryAfter`
     /// up to `longestRetryAfter`.
-    public func backoff(afterAttempt attempt: Int, unitRandom: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
+    public func backoff(afterAttempt attempt: Int, unitRandom: Double, retryAfter: TimeInterval? = nil) -> TimeInterval
+    {
         let exponent = Double(max(0, min(attempt - 1, 62)))
         let ceiling = min(backoffCap, backoffBase * pow(2, exponent))
         let jittered = max(0, min(1, unitRandom)) * ceiling

@@ -16,7 +16,13 @@ public struct SchedulingDecision: Sendable, Equatable {
     /// 1 when this decision starts the first transfer on a sleeping costly (metered/cellular) link.
     public var linkWakeups: Int
 
-    public init(start: [QueuedJob] = [], coalesced: [JobID] = [], expired: [JobID] = [], nextWakeup: Date? = nil, linkWakeups: Int = 0) {
+    public init(
+        start: [QueuedJob] = [],
+        coalesced: [JobID] = [],
+        expired: [JobID] = [],
+        nextWakeup: Date? = nil,
+        linkWakeups: Int = 0
+    ) {
         self.start = start
         self.coalesced = coalesced
         self.expired = expired

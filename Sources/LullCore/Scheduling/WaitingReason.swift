@@ -56,8 +56,14 @@ public struct WaitingReason: Sendable, Equatable, CustomStringConvertible {
     public var until: Date?
 
     public init(
-        code: Code, seen: String, limit: String? = nil, setting: String? = nil, className: String? = nil,
-        origin: ConfigOrigin? = nil, fromJob: Bool = false, until: Date? = nil
+        code: Code,
+        seen: String,
+        limit: String? = nil,
+        setting: String? = nil,
+        className: String? = nil,
+        origin: ConfigOrigin? = nil,
+        fromJob: Bool = false,
+        until: Date? = nil
     ) {
         self.code = code
         self.seen = seen

@@ -57,8 +57,12 @@ public struct NetworkState: Sendable, Equatable {
     public var source: String
 
     public init(
-        connectivity: Connectivity, metered: Bool = false, cellular: Bool = false, interface: String? = nil,
-        link: LinkType = .unknown, source: String
+        connectivity: Connectivity,
+        metered: Bool = false,
+        cellular: Bool = false,
+        interface: String? = nil,
+        link: LinkType = .unknown,
+        source: String
     ) {
         self.connectivity = connectivity
         self.metered = metered

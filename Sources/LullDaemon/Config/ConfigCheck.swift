@@ -1,8 +1,9 @@
+import Foundation
+import LullAPI
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import LullAPI
 
 /// `lulld --check-config`: checks the file the installed service reads, says which instance that
 /// is and which files it read. As root that is the system instance's `/etc/lull/lull.toml`, not
@@ -34,7 +35,8 @@ public struct ConfigCheck: Sendable {
             let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first.map(String.init)
             file = (directory.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/etc/lull") + "/lull.toml"
         case .user:
-            let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            let base =
+                environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 ?? ((environment["HOME"] ?? "/root") + "/.config")
             file = base + "/lull/lull.toml"
         }
@@ -76,7 +78,10 @@ public struct ConfigCheck: Sendable {
     public func run(exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> Report {
         let dropIns = ConfigLoader.dropIns(of: file)
         guard exists(file) else {
-            let ignored = dropIns.isEmpty ? "" : "\n(drop-ins apply only beside a lull.toml; these are not read: \(dropIns.joined(separator: ", ")))"
+            let ignored =
+                dropIns.isEmpty
+                ? ""
+                : "\n(drop-ins apply only beside a lull.toml; these are not read: \(dropIns.joined(separator: ", ")))"
             if instance == nil {
                 return Report(text: "lulld: \(file) does not exist\n", exitStatus: .invalidConfiguration)
             }
@@ -88,7 +93,10 @@ public struct ConfigCheck: Sendable {
         do {
             let config = try ConfigLoader.loadWithDropIns(file: file)
             return Report(
-                text: header + files.map { "\($0): ok\n" }.joined(), exitStatus: .success, warnings: warnings(for: config))
+                text: header + files.map { "\($0): ok\n" }.joined(),
+                exitStatus: .success,
+                warnings: warnings(for: config)
+            )
         } catch {
             let which = instance == nil ? "" : " of \(subject), read from \(files.joined(separator: ", "))"
             return Report(text: "lulld: invalid configuration\(which):\n\(error)\n", exitStatus: .invalidConfiguration)

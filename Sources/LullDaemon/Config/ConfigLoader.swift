@@ -33,33 +33,49 @@ public enum ConfigLoader {
         return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { directory + "/" + $0 }
     }
 
-    public static func load(file path: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+    public static func load(
+        file path: String,
+        over base: DaemonConfig = DaemonConfig()
+    ) throws(ConfigError) -> DaemonConfig {
         var retry = RetryDefaults()
         var config = try read(contentsOf: path, over: base, retry: &retry)
         retry.apply(to: &config.policy)
         return config
     }
 
-    public static func parse(_ text: String, file: String, over base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+    public static func parse(
+        _ text: String,
+        file: String,
+        over base: DaemonConfig = DaemonConfig()
+    ) throws(ConfigError) -> DaemonConfig {
         var retry = RetryDefaults()
         var config = try parse(text, file: file, over: base, retry: &retry)
         retry.apply(to: &config.policy)
         return config
     }
 
-    private static func read(contentsOf path: String, over base: DaemonConfig, retry: inout RetryDefaults) throws(ConfigError) -> DaemonConfig {
+    private static func read(
+        contentsOf path: String,
+        over base: DaemonConfig,
+        retry: inout RetryDefaults
+    ) throws(ConfigError) -> DaemonConfig {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigError(problems: [.init(file: path, message: "cannot read the file: \(error.localizedDescription)")])
+            throw ConfigError(problems: [
+                .init(file: path, message: "cannot read the file: \(error.localizedDescription)")
+            ])
         }
         return try parse(text, file: path, over: base, retry: &retry)
     }
 
     /// One file over `base`, its `[retry]` and class retry keys added to `retry` but not yet applied.
     private static func parse(
-        _ text: String, file: String, over base: DaemonConfig, retry: inout RetryDefaults
+        _ text: String,
+        file: String,
+        over base: DaemonConfig,
+        retry: inout RetryDefaults
     ) throws(ConfigError) -> DaemonConfig {
         retry.startFile()
         let unparsable = TOMLPreflight.problems(in: text, file: file)
@@ -88,7 +104,10 @@ public enum ConfigLoader {
             case "hooks": reader.readHooks(values)
             default:
                 reader.problem(
-                    section: nil, key: section, "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [hooks], [classes.NAME]")
+                    section: nil,
+                    key: section,
+                    "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [hooks], [classes.NAME]"
+                )
             }
         }
         retry = reader.retry
@@ -132,7 +151,9 @@ public enum ConfigLoader {
                     if let classFile = set[setting], classFile >= value.file { return nil }
                     return value.value
                 }
-                if let attempts = applies(attempts, over: .maxAttempts) { policy.classes[index].retry.maxAttempts = attempts }
+                if let attempts = applies(attempts, over: .maxAttempts) {
+                    policy.classes[index].retry.maxAttempts = attempts
+                }
                 if let base = applies(base, over: .backoffBase) { policy.classes[index].retry.backoffBase = base }
                 if let cap = applies(cap, over: .backoffCap) { policy.classes[index].retry.backoffCap = cap }
             }
@@ -152,7 +173,9 @@ public enum ConfigLoader {
 
         mutating func problem(section: String?, key: String, _ message: String) {
             let name = section.map { "\($0).\(key)" } ?? key
-            problems.append(.init(file: file, line: lines.line(section: section, key: key), key: name, message: message))
+            problems.append(
+                .init(file: file, line: lines.line(section: section, key: key), key: name, message: message)
+            )
         }
 
         mutating func readDaemon(_ table: TOMLTable) {
@@ -172,12 +195,20 @@ public enum ConfigLoader {
                     guard let text = value.string, !text.isEmpty, text.count <= 255, !text.contains(":"),
                         text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 })
                     else {
-                        problem(section: "daemon", key: key, "expected a FileDescriptorName= such as \"control\" (printable ASCII, no ':' or spaces, at most 255 characters)")
+                        problem(
+                            section: "daemon",
+                            key: key,
+                            "expected a FileDescriptorName= such as \"control\" (printable ASCII, no ':' or spaces, at most 255 characters)"
+                        )
                         continue
                     }
                     config.socketName = text
                 default:
-                    problem(section: "daemon", key: key, "unknown key; known: socket, socket_mode, socket_name, state_dir")
+                    problem(
+                        section: "daemon",
+                        key: key,
+                        "unknown key; known: socket, socket_mode, socket_name, state_dir"
+                    )
                 }
             }
         }
@@ -199,27 +230,38 @@ public enum ConfigLoader {
                         config.policy.perOwner = ConfiguredLimit(value, origin: origin("limits", key))
                     }
                 case "max_request_bytes":
-                    config.limits.maxRequestBytes = integer(value, "limits", key, 1024...(256 << 20)) ?? config.limits.maxRequestBytes
+                    config.limits.maxRequestBytes =
+                        integer(value, "limits", key, 1024...(256 << 20)) ?? config.limits.maxRequestBytes
                 case "max_push_body_bytes":
-                    config.limits.maxPushBodyBytes = integer(value, "limits", key, 0...(256 << 20)) ?? config.limits.maxPushBodyBytes
+                    config.limits.maxPushBodyBytes =
+                        integer(value, "limits", key, 0...(256 << 20)) ?? config.limits.maxPushBodyBytes
                 case "max_batch_jobs":
-                    config.limits.maxBatchJobs = integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
+                    config.limits.maxBatchJobs =
+                        integer(value, "limits", key, 1...100_000) ?? config.limits.maxBatchJobs
                 case "request_read_timeout":
-                    config.limits.requestReadTimeout = seconds(value, "limits", key, 1...3600) ?? config.limits.requestReadTimeout
+                    config.limits.requestReadTimeout =
+                        seconds(value, "limits", key, 1...3600) ?? config.limits.requestReadTimeout
                 case "max_connections_per_uid":
-                    config.maxConnectionsPerUid = integer(value, "limits", key, 1...65_536) ?? config.maxConnectionsPerUid
+                    config.maxConnectionsPerUid =
+                        integer(value, "limits", key, 1...65_536) ?? config.maxConnectionsPerUid
                 case "max_connections":
                     config.maxConnections = integer(value, "limits", key, 1...1_048_576) ?? config.maxConnections
                 case "max_queued_per_owner":
-                    config.limits.maxQueuedPerOwner = integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
+                    config.limits.maxQueuedPerOwner =
+                        integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
                 case "per_owner_metered_bytes_per_day":
                     if let value = integer(value, "limits", key, 0...Int.max) {
-                        config.policy.perOwnerMeteredBytesPerDay = ConfiguredLimit(Int64(value), origin: origin("limits", key))
+                        config.policy.perOwnerMeteredBytesPerDay = ConfiguredLimit(
+                            Int64(value),
+                            origin: origin("limits", key)
+                        )
                     }
                 default:
                     problem(
-                        section: "limits", key: key,
-                        "unknown key; known: max_batch_jobs, max_concurrent, max_connections, max_connections_per_uid, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout")
+                        section: "limits",
+                        key: key,
+                        "unknown key; known: max_batch_jobs, max_concurrent, max_connections, max_connections_per_uid, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout"
+                    )
                 }
             }
         }
@@ -229,20 +271,28 @@ public enum ConfigLoader {
                 let value = table[key]!
                 switch key {
                 case "connect_timeout":
-                    config.transfers.connectTimeout = seconds(value, "transfers", key, 0.1...3600) ?? config.transfers.connectTimeout
+                    config.transfers.connectTimeout =
+                        seconds(value, "transfers", key, 0.1...3600) ?? config.transfers.connectTimeout
                 case "idle_timeout":
-                    config.transfers.idleTimeout = seconds(value, "transfers", key, 1...86_400) ?? config.transfers.idleTimeout
+                    config.transfers.idleTimeout =
+                        seconds(value, "transfers", key, 1...86_400) ?? config.transfers.idleTimeout
                 case "total_timeout":
-                    config.transfers.totalTimeout = seconds(value, "transfers", key, 1...(30 * 86_400)) ?? config.transfers.totalTimeout
+                    config.transfers.totalTimeout =
+                        seconds(value, "transfers", key, 1...(30 * 86_400)) ?? config.transfers.totalTimeout
                 case "max_fetch_bytes":
-                    config.transfers.maxFetchBytes = Int64(integer(value, "transfers", key, 1...Int.max) ?? Int(config.transfers.maxFetchBytes))
+                    config.transfers.maxFetchBytes = Int64(
+                        integer(value, "transfers", key, 1...Int.max) ?? Int(config.transfers.maxFetchBytes)
+                    )
                 case "checkpoint_interval":
-                    config.transfers.checkpointInterval = seconds(value, "transfers", key, 0.1...60) ?? config.transfers.checkpointInterval
+                    config.transfers.checkpointInterval =
+                        seconds(value, "transfers", key, 0.1...60) ?? config.transfers.checkpointInterval
                 case "progress_interval":
-                    config.transfers.progressInterval = seconds(value, "transfers", key, 0.01...60) ?? config.transfers.progressInterval
+                    config.transfers.progressInterval =
+                        seconds(value, "transfers", key, 0.01...60) ?? config.transfers.progressInterval
                 case "tus_chunk_bytes":
                     let range = Int(JobSpec.chunkBytesRange.lowerBound)...Int(JobSpec.chunkBytesRange.upperBound)
-                    config.transfers.tusChunkBytes = integer(value, "transfers", key, range).map(Int64.init) ?? config.transfers.tusChunkBytes
+                    config.transfers.tusChunkBytes =
+                        integer(value, "transfers", key, range).map(Int64.init) ?? config.transfers.tusChunkBytes
                 case "allowed_directories":
                     guard let array = value.array else {
                         problem(section: "transfers", key: key, "expected an array of absolute paths")
@@ -259,8 +309,10 @@ public enum ConfigLoader {
                     config.allowedDirectories = paths
                 default:
                     problem(
-                        section: "transfers", key: key,
-                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, progress_interval, total_timeout, tus_chunk_bytes")
+                        section: "transfers",
+                        key: key,
+                        "unknown key; known: allowed_directories, checkpoint_interval, connect_timeout, idle_timeout, max_fetch_bytes, progress_interval, total_timeout, tus_chunk_bytes"
+                    )
                 }
             }
         }
@@ -272,7 +324,8 @@ public enum ConfigLoader {
                 case "max_attempts": if let v = integer(value, "retry", key, 1...100) { retry.setAttempts(v) }
                 case "base_seconds": if let v = seconds(value, "retry", key, 0.01...86_400) { retry.setBase(v) }
                 case "cap_seconds": if let v = seconds(value, "retry", key, 0.01...(7 * 86_400)) { retry.setCap(v) }
-                default: problem(section: "retry", key: key, "unknown key; known: base_seconds, cap_seconds, max_attempts")
+                default:
+                    problem(section: "retry", key: key, "unknown key; known: base_seconds, cap_seconds, max_attempts")
                 }
             }
         }
@@ -285,7 +338,8 @@ public enum ConfigLoader {
                     continue
                 }
                 let section = "classes.\(name)"
-                var policy = config.policy.classPolicy(named: name)
+                var policy =
+                    config.policy.classPolicy(named: name)
                     ?? JobClassPolicy(name: name, maxConcurrent: 2, weight: 2)
                 for key in settings.keys.sorted() {
                     let value = settings[key]!
@@ -293,7 +347,11 @@ public enum ConfigLoader {
                         // Read by the transfers, not the scheduler: checked here, kept with them.
                         if let path = absolutePath(value, section, key) {
                             if let trouble = CertificateAuthorities.problem(with: path) {
-                                problem(section: section, key: key, "\(trouble); give a PEM file of certificate authorities")
+                                problem(
+                                    section: section,
+                                    key: key,
+                                    "\(trouble); give a PEM file of certificate authorities"
+                                )
                             } else {
                                 config.transfers.classCAFiles[name] = path
                             }
@@ -302,41 +360,78 @@ public enum ConfigLoader {
                     }
                     guard let setting = JobClassPolicy.Setting(rawValue: key) else {
                         problem(
-                            section: section, key: key,
-                            "unknown key; known: \((JobClassPolicy.Setting.allCases.map(\.rawValue) + ["ca_file"]).sorted().joined(separator: ", "))")
+                            section: section,
+                            key: key,
+                            "unknown key; known: \((JobClassPolicy.Setting.allCases.map(\.rawValue) + ["ca_file"]).sorted().joined(separator: ", "))"
+                        )
                         continue
                     }
                     var ok = true
                     switch setting {
-                    case .maxConcurrent: if let v = integer(value, section, key, 0...4096) { policy.maxConcurrent = v } else { ok = false }
-                    case .weight: if let v = integer(value, section, key, 1...1000) { policy.weight = v } else { ok = false }
+                    case .maxConcurrent:
+                        if let v = integer(value, section, key, 0...4096) {
+                            policy.maxConcurrent = v
+                        } else {
+                            ok = false
+                        }
+                    case .weight:
+                        if let v = integer(value, section, key, 1...1000) { policy.weight = v } else { ok = false }
                     case .requiresAC: if let v = flag(value, section, key) { policy.requiresAC = v } else { ok = false }
-                    case .minBattery: if let v = percent(value, section, key) { policy.minBattery = v } else { ok = false }
-                    case .allowMetered: if let v = flag(value, section, key) { policy.allowMetered = v } else { ok = false }
-                    case .allowCellular: if let v = flag(value, section, key) { policy.allowCellular = v } else { ok = false }
-                    case .maxCPUPressure: if let v = percent(value, section, key) { policy.maxCPUPressure = v } else { ok = false }
-                    case .maxMemoryPressure: if let v = percent(value, section, key) { policy.maxMemoryPressure = v } else { ok = false }
+                    case .minBattery:
+                        if let v = percent(value, section, key) { policy.minBattery = v } else { ok = false }
+                    case .allowMetered:
+                        if let v = flag(value, section, key) { policy.allowMetered = v } else { ok = false }
+                    case .allowCellular:
+                        if let v = flag(value, section, key) { policy.allowCellular = v } else { ok = false }
+                    case .maxCPUPressure:
+                        if let v = percent(value, section, key) { policy.maxCPUPressure = v } else { ok = false }
+                    case .maxMemoryPressure:
+                        if let v = percent(value, section, key) { policy.maxMemoryPressure = v } else { ok = false }
                     case .coalesce: if let v = flag(value, section, key) { policy.coalesce = v } else { ok = false }
                     case .window:
                         if let text = value.string, let window = Self.window(text) {
                             policy.window = window
                         } else {
-                            problem(section: section, key: key, "expected \"HH:MM-HH:MM\" in local time (00:00 to 23:59), e.g. \"01:00-05:00\"")
+                            problem(
+                                section: section,
+                                key: key,
+                                "expected \"HH:MM-HH:MM\" in local time (00:00 to 23:59), e.g. \"01:00-05:00\""
+                            )
                             ok = false
                         }
                     case .maxAttempts:
-                        if let v = integer(value, section, key, 1...100) { policy.retry.maxAttempts = v } else { ok = false }
+                        if let v = integer(value, section, key, 1...100) {
+                            policy.retry.maxAttempts = v
+                        } else {
+                            ok = false
+                        }
                         retry.classSets(setting, of: name)
                     case .backoffBase:
-                        if let v = seconds(value, section, key, 0.01...86_400) { policy.retry.backoffBase = v } else { ok = false }
+                        if let v = seconds(value, section, key, 0.01...86_400) {
+                            policy.retry.backoffBase = v
+                        } else {
+                            ok = false
+                        }
                         retry.classSets(setting, of: name)
                     case .backoffCap:
-                        if let v = seconds(value, section, key, 0.01...(7 * 86_400)) { policy.retry.backoffCap = v } else { ok = false }
+                        if let v = seconds(value, section, key, 0.01...(7 * 86_400)) {
+                            policy.retry.backoffCap = v
+                        } else {
+                            ok = false
+                        }
                         retry.classSets(setting, of: name)
                     case .maxMeteredJobBytes:
-                        if let v = integer(value, section, key, 0...Int.max) { policy.maxMeteredJobBytes = Int64(v) } else { ok = false }
+                        if let v = integer(value, section, key, 0...Int.max) {
+                            policy.maxMeteredJobBytes = Int64(v)
+                        } else {
+                            ok = false
+                        }
                     case .meteredBytesPerDay:
-                        if let v = integer(value, section, key, 0...Int.max) { policy.meteredBytesPerDay = Int64(v) } else { ok = false }
+                        if let v = integer(value, section, key, 0...Int.max) {
+                            policy.meteredBytesPerDay = Int64(v)
+                        } else {
+                            ok = false
+                        }
                     }
                     if ok { policy.origins[setting] = origin(section, key) }
                 }
@@ -354,23 +449,40 @@ public enum ConfigLoader {
                 switch key {
                 case "bus":
                     guard let text = value.string, !text.isEmpty else {
-                        problem(section: "sensors", key: key, "expected \"system\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\"")
+                        problem(
+                            section: "sensors",
+                            key: key,
+                            "expected \"system\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
+                        )
                         continue
                     }
                     config.sensors.bus = text == "system" ? .system : .address(text)
                 case "power_supply_root":
-                    config.sensors.powerSupplyRoot = absolutePath(value, "sensors", key) ?? config.sensors.powerSupplyRoot
+                    config.sensors.powerSupplyRoot =
+                        absolutePath(value, "sensors", key) ?? config.sensors.powerSupplyRoot
                 case "proc_root":
                     config.sensors.procRoot = absolutePath(value, "sensors", key) ?? config.sensors.procRoot
                 case "metered_interfaces", "cellular_interfaces":
                     guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {
-                        problem(section: "sensors", key: key, "expected an array of interface-name patterns such as [\"wwan*\"]")
+                        problem(
+                            section: "sensors",
+                            key: key,
+                            "expected an array of interface-name patterns such as [\"wwan*\"]"
+                        )
                         continue
                     }
                     let patterns = array.compactMap(\.string)
-                    if key == "metered_interfaces" { config.sensors.meteredInterfaces = patterns } else { config.sensors.cellularInterfaces = patterns }
+                    if key == "metered_interfaces" {
+                        config.sensors.meteredInterfaces = patterns
+                    } else {
+                        config.sensors.cellularInterfaces = patterns
+                    }
                 default:
-                    problem(section: "sensors", key: key, "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root, proc_root")
+                    problem(
+                        section: "sensors",
+                        key: key,
+                        "unknown key; known: bus, cellular_interfaces, metered_interfaces, power_supply_root, proc_root"
+                    )
                 }
             }
         }
@@ -386,18 +498,28 @@ public enum ConfigLoader {
                     case "user": config.hooks.manager = .user
                     case let text? where text.hasPrefix("unix:"): config.hooks.manager = .address(text)
                     default:
-                        problem(section: "hooks", key: key, "expected \"auto\", \"system\", \"user\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\"")
+                        problem(
+                            section: "hooks",
+                            key: key,
+                            "expected \"auto\", \"system\", \"user\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
+                        )
                     }
                 case "allowed_units":
                     guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {
-                        problem(section: "hooks", key: key, "expected an array of unit names such as [\"sync-done.service\", \"backup@.service\"]")
+                        problem(
+                            section: "hooks",
+                            key: key,
+                            "expected an array of unit names such as [\"sync-done.service\", \"backup@.service\"]"
+                        )
                         continue
                     }
                     let names = array.compactMap(\.string)
                     if let bad = names.first(where: { UnitName($0) == nil }) {
                         problem(
-                            section: "hooks", key: key,
-                            "\"\(bad)\" is not a .service or .target unit name (A-Z a-z 0-9 : _ . - \\ and at most one @)")
+                            section: "hooks",
+                            key: key,
+                            "\"\(bad)\" is not a .service or .target unit name (A-Z a-z 0-9 : _ . - \\ and at most one @)"
+                        )
                         continue
                     }
                     config.hooks.allowedUnits = names
@@ -413,7 +535,8 @@ public enum ConfigLoader {
             guard parts.count == 2 else { return nil }
             func minutes(_ clock: String) -> Int? {
                 let pieces = clock.split(separator: ":")
-                guard pieces.count == 2, let h = Int(pieces[0]), let m = Int(pieces[1]), (0..<24).contains(h), (0..<60).contains(m)
+                guard pieces.count == 2, let h = Int(pieces[0]), let m = Int(pieces[1]), (0..<24).contains(h),
+                    (0..<60).contains(m)
                 else { return nil }
                 return h * 60 + m
             }
@@ -435,32 +558,53 @@ public enum ConfigLoader {
 
         /// A duration in seconds, integer or float.
         private mutating func seconds(
-            _ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Double>, unit: String = "seconds"
+            _ value: any TOMLValueConvertible,
+            _ section: String,
+            _ key: String,
+            _ range: ClosedRange<Double>,
+            unit: String = "seconds"
         ) -> Double? {
             guard let number = value.double ?? value.int.map(Double.init) else {
                 problem(section: section, key: key, "expected a number (\(unit))")
                 return nil
             }
             guard range.contains(number) else {
-                problem(section: section, key: key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound) \(unit)")
+                problem(
+                    section: section,
+                    key: key,
+                    "\(number) is out of range \(range.lowerBound)...\(range.upperBound) \(unit)"
+                )
                 return nil
             }
             return number
         }
 
-        private mutating func integer(_ value: any TOMLValueConvertible, _ section: String, _ key: String, _ range: ClosedRange<Int>) -> Int? {
+        private mutating func integer(
+            _ value: any TOMLValueConvertible,
+            _ section: String,
+            _ key: String,
+            _ range: ClosedRange<Int>
+        ) -> Int? {
             guard let number = value.int else {
                 problem(section: section, key: key, "expected an integer")
                 return nil
             }
             guard range.contains(number) else {
-                problem(section: section, key: key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound)")
+                problem(
+                    section: section,
+                    key: key,
+                    "\(number) is out of range \(range.lowerBound)...\(range.upperBound)"
+                )
                 return nil
             }
             return number
         }
 
-        private mutating func absolutePath(_ value: any TOMLValueConvertible, _ section: String, _ key: String) -> String? {
+        private mutating func absolutePath(
+            _ value: any TOMLValueConvertible,
+            _ section: String,
+            _ key: String
+        ) -> String? {
             guard let path = value.string, path.hasPrefix("/") else {
                 problem(section: section, key: key, "expected an absolute path string")
                 return nil

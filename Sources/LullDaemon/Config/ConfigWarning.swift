@@ -22,7 +22,10 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
     /// What a daemon warns about as it starts: keys its flags or socket activation override,
     /// and hook units the polkit rule will refuse.
     static func atStart(_ settings: DaemonSettings, socketActivated: Bool) -> [ConfigWarning] {
-        IneffectiveSettings.warnings(for: settings.config, in: .running(settings.options, socketActivated: socketActivated))
+        IneffectiveSettings.warnings(
+            for: settings.config,
+            in: .running(settings.options, socketActivated: socketActivated)
+        )
             + HookPolkitFence.warnings(for: settings.config, manager: HookManager(settings.config.hooks.manager))
     }
 
@@ -34,7 +37,8 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
                 metadata: [
                     "config": "\(warning.origin.file)", "key": "\(warning.origin.key)",
                     "line": "\(warning.origin.line.map(String.init) ?? "")",
-                ])
+                ]
+            )
         }
     }
 }

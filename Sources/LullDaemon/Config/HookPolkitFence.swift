@@ -1,7 +1,8 @@
+import LullSensors
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LullSensors
 
 /// The shipped polkit rule (units/lull-hooks.polkit.rules) lets the system instance's `lull`
 /// user start only units named `lull-hook-*`. A unit in `[hooks] allowed_units` outside that
@@ -26,7 +27,9 @@ public enum HookPolkitFence {
             let renamed = prefix + unit
             return ConfigWarning(
                 origin: origin,
-                message: "\"\(unit)\" will be refused when a job's hook starts it: the system instance runs as user lull, and the installed polkit rule (50-lull-hooks.rules) lets lull start only units named \(prefix)*; rename the unit (e.g. \(renamed)) or extend the rule (a rules file of your own in /etc/polkit-1/rules.d)")
+                message:
+                    "\"\(unit)\" will be refused when a job's hook starts it: the system instance runs as user lull, and the installed polkit rule (50-lull-hooks.rules) lets lull start only units named \(prefix)*; rename the unit (e.g. \(renamed)) or extend the rule (a rules file of your own in /etc/polkit-1/rules.d)"
+            )
         }
     }
 

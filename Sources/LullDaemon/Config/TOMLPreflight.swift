@@ -20,11 +20,17 @@ enum TOMLPreflight {
             if rest.first == "[" && !leadingSpace {
                 rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
             }
-            if let first = rest.first, first == "]" || first == "\"" || first == "'" || isBareKeyCharacter(first) { continue }
+            if let first = rest.first, first == "]" || first == "\"" || first == "'" || isBareKeyCharacter(first) {
+                continue
+            }
             let found = rest.first.map { "\"\($0.escaped(asASCII: true))\"" } ?? "the end of the line"
-            problems.append(.init(
-                file: file, line: index + 1,
-                message: "a table header must start with a name, as in [classes.bulk]; found \(found)"))
+            problems.append(
+                .init(
+                    file: file,
+                    line: index + 1,
+                    message: "a table header must start with a name, as in [classes.bulk]; found \(found)"
+                )
+            )
         }
         return problems
     }

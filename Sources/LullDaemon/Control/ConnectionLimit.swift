@@ -16,7 +16,10 @@ final class ConnectionLimit: Sendable {
     /// Why a connection was refused, and whether it is the first refusal since its uid (or
     /// everyone, for the total) was last under the cap: only that one is worth a log line.
     struct Refusal: Sendable {
-        enum Cap: Sendable { case perUid(Int), nonRoot(Int) }
+        enum Cap: Sendable {
+            case perUid(Int)
+            case nonRoot(Int)
+        }
         var cap: Cap
         var first: Bool
     }

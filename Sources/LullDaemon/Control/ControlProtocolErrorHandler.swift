@@ -50,7 +50,10 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
         headers.add(name: "content-type", value: "application/json")
         headers.add(name: "content-length", value: String(data.count))
         headers.add(name: "connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
@@ -86,13 +89,21 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
 
     static func answer(to error: HTTPParserError) -> (HTTPResponseStatus, APIErrorBody) {
         if case .headerOverflow = error {
-            return (.requestHeaderFieldsTooLarge, APIErrorBody(
-                code: "headers_too_large",
-                message: "the request line and headers exceed 80 KiB; send fewer or shorter headers",
-                field: "headers"))
+            return (
+                .requestHeaderFieldsTooLarge,
+                APIErrorBody(
+                    code: "headers_too_large",
+                    message: "the request line and headers exceed 80 KiB; send fewer or shorter headers",
+                    field: "headers"
+                )
+            )
         }
-        return (.badRequest, APIErrorBody(
-            code: "malformed_request",
-            message: "not a valid HTTP/1.1 request: \(error.debugDescription); see docs/api.md for the protocol"))
+        return (
+            .badRequest,
+            APIErrorBody(
+                code: "malformed_request",
+                message: "not a valid HTTP/1.1 request: \(error.debugDescription); see docs/api.md for the protocol"
+            )
+        )
     }
 }

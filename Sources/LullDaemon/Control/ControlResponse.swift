@@ -9,20 +9,32 @@ enum ControlResponse: Sendable {
     case complete(HTTPResponseStatus, contentType: String, Data, headers: [(String, String)] = [])
     case stream(contentType: String, producer: @Sendable (StreamWriter) async throws -> Void)
 
-    static func encode<T: Encodable>(_ status: HTTPResponseStatus, _ value: T, headers: [(String, String)] = []) -> ControlResponse {
+    static func encode<T: Encodable>(
+        _ status: HTTPResponseStatus,
+        _ value: T,
+        headers: [(String, String)] = []
+    ) -> ControlResponse {
         do {
             return .json(status, try WireJSON.encoder().encode(value), headers: headers)
         } catch {
-            return .error(APIError(.internalServerError, code: "internal_error", "could not encode the response: \(error)"))
+            return .error(
+                APIError(.internalServerError, code: "internal_error", "could not encode the response: \(error)")
+            )
         }
     }
 
     /// The job views: written by `JSONWriter`, which costs a fraction of JSONEncoder's time.
-    static func encode<T: JSONWritable>(_ status: HTTPResponseStatus, _ value: T, headers: [(String, String)] = []) -> ControlResponse {
+    static func encode<T: JSONWritable>(
+        _ status: HTTPResponseStatus,
+        _ value: T,
+        headers: [(String, String)] = []
+    ) -> ControlResponse {
         do {
             return .json(status, Data(try value.jsonBytes()), headers: headers)
         } catch {
-            return .error(APIError(.internalServerError, code: "internal_error", "could not encode the response: \(error)"))
+            return .error(
+                APIError(.internalServerError, code: "internal_error", "could not encode the response: \(error)")
+            )
         }
     }
 
@@ -32,7 +44,8 @@ enum ControlResponse: Sendable {
 
     static func error(_ error: APIError) -> ControlResponse {
         let body = APIErrorBody(code: error.code, message: error.message, field: error.field)
-        let data = (try? WireJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":"?"}}"#.utf8)
+        let data =
+            (try? WireJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":"?"}}"#.utf8)
         return .json(error.status, data, headers: error.headers)
     }
 }
@@ -50,7 +63,13 @@ struct APIError: Error, Sendable {
     var field: String?
     var headers: [(String, String)] = []
 
-    init(_ status: HTTPResponseStatus, code: String, _ message: String, field: String? = nil, headers: [(String, String)] = []) {
+    init(
+        _ status: HTTPResponseStatus,
+        code: String,
+        _ message: String,
+        field: String? = nil,
+        headers: [(String, String)] = []
+    ) {
         self.status = status
         self.code = code
         self.message = message

@@ -33,18 +33,31 @@ struct ControlRouter: Sendable {
         } catch let error as APIError {
             return .error(error)
         } catch let error as ValidationError {
-            return .error(APIError(
-                error.code == .tooLarge ? .payloadTooLarge : .badRequest, code: error.code.rawValue,
-                error.message, field: error.field))
+            return .error(
+                APIError(
+                    error.code == .tooLarge ? .payloadTooLarge : .badRequest,
+                    code: error.code.rawValue,
+                    error.message,
+                    field: error.field
+                )
+            )
         } catch let error as StoreFullError {
             let directory = URL(fileURLWithPath: error.path).deletingLastPathComponent().path
-            return .error(APIError(
-                .insufficientStorage, code: "no_space",
-                "no space left to store this: \(error); free space there (df \(directory)) and try again"))
+            return .error(
+                APIError(
+                    .insufficientStorage,
+                    code: "no_space",
+                    "no space left to store this: \(error); free space there (df \(directory)) and try again"
+                )
+            )
         } catch {
-            return .error(APIError(
-                .serviceUnavailable, code: "store_unavailable",
-                "the job store failed: \(error); see the daemon's log (journalctl -u lulld)"))
+            return .error(
+                APIError(
+                    .serviceUnavailable,
+                    code: "store_unavailable",
+                    "the job store failed: \(error); see the daemon's log (journalctl -u lulld)"
+                )
+            )
         }
     }
 
@@ -95,17 +108,27 @@ struct ControlRouter: Sendable {
         for state in JobState.allCases { jobs[state.rawValue] = counts[state] ?? 0 }
         let usage = ProcessUsage.current()
         let view = StatusView(
-            version: info.version, pid: info.pid, startedAt: info.startedAt,
-            uptimeSeconds: clock.now().timeIntervalSince(info.startedAt), socket: info.socketPath,
-            stateDir: info.stateDirectory, jobs: jobs,
+            version: info.version,
+            pid: info.pid,
+            startedAt: info.startedAt,
+            uptimeSeconds: clock.now().timeIntervalSince(info.startedAt),
+            socket: info.socketPath,
+            stateDir: info.stateDirectory,
+            jobs: jobs,
             running: request.peer.isAdmin ? await dispatcher.runningCount : jobs[JobState.running.rawValue] ?? 0,
             limits: LimitsView(
-                maxConcurrent: await dispatcher.currentPolicy.maxConcurrent.value, maxRequestBytes: validator.limits.maxRequestBytes,
-                maxPushBodyBytes: validator.limits.maxPushBodyBytes, maxBatchJobs: validator.limits.maxBatchJobs,
-                maxQueuedPerOwner: validator.limits.maxQueuedPerOwner),
+                maxConcurrent: await dispatcher.currentPolicy.maxConcurrent.value,
+                maxRequestBytes: validator.limits.maxRequestBytes,
+                maxPushBodyBytes: validator.limits.maxPushBodyBytes,
+                maxBatchJobs: validator.limits.maxBatchJobs,
+                maxQueuedPerOwner: validator.limits.maxQueuedPerOwner
+            ),
             process: ProcessView(rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds),
-            world: WorldView(await dispatcher.currentWorld), sample: SampleView(await samples.latest()),
-            lastEventSeq: hub.latest, stateDirMode: StateDirectory.mode(of: info.stateDirectory))
+            world: WorldView(await dispatcher.currentWorld),
+            sample: SampleView(await samples.latest()),
+            lastEventSeq: hub.latest,
+            stateDirMode: StateDirectory.mode(of: info.stateDirectory)
+        )
         return .encode(.ok, view)
     }
 
@@ -114,7 +137,10 @@ struct ControlRouter: Sendable {
     private func samplesHistory(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let history = await samples.samples()
-        return .encode(.ok, SamplesView(intervalSeconds: await samples.interval.timeInterval, samples: history.map(SampleView.init)))
+        return .encode(
+            .ok,
+            SamplesView(intervalSeconds: await samples.interval.timeInterval, samples: history.map(SampleView.init))
+        )
     }
 
     /// Prometheus text format; aggregate numbers only, so any client of the socket may read them.
@@ -133,9 +159,14 @@ struct ControlRouter: Sendable {
         for (key, count) in counts { jobs[key] = count }
         let sampler = await samples.activity()
         let snapshot = MetricsSnapshot(
-            jobs: jobs, running: await dispatcher.runningCount, world: await dispatcher.currentWorld,
-            scheduling: await dispatcher.schedulingStatistics, samplerRunning: sampler.running,
-            samplerTicks: sampler.ticks, process: .current())
+            jobs: jobs,
+            running: await dispatcher.runningCount,
+            world: await dispatcher.currentWorld,
+            scheduling: await dispatcher.schedulingStatistics,
+            samplerRunning: sampler.running,
+            samplerTicks: sampler.ticks,
+            process: .current()
+        )
         return .complete(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", Data(metrics.render(snapshot)))
     }
 
@@ -145,9 +176,16 @@ struct ControlRouter: Sendable {
         let spec = Self.prepared(try submission.spec())
         try validator.validate(spec)
         try await files.checkPaths(of: spec, owner: request.peer.owner)
-        let jobs = try await storeWithinQuota([NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())], request)
+        let jobs = try await storeWithinQuota(
+            [NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())],
+            request
+        )
         let reasons = await dispatcher.enqueue(jobs)
-        return .encode(.created, JobView(jobs[0], waitingFor: reasons[0]), headers: [("location", "/v1/jobs/\(jobs[0].id)")])
+        return .encode(
+            .created,
+            JobView(jobs[0], waitingFor: reasons[0]),
+            headers: [("location", "/v1/jobs/\(jobs[0].id)")]
+        )
     }
 
     private func submitBatch(_ request: ControlRequest) async throws -> ControlResponse {
@@ -158,8 +196,10 @@ struct ControlRouter: Sendable {
         }
         guard batch.jobs.count <= validator.limits.maxBatchJobs else {
             throw ValidationError(
-                .tooLarge, field: "jobs",
-                "batch has \(batch.jobs.count) jobs; the limit is \(validator.limits.maxBatchJobs) (limits.max_batch_jobs)")
+                .tooLarge,
+                field: "jobs",
+                "batch has \(batch.jobs.count) jobs; the limit is \(validator.limits.maxBatchJobs) (limits.max_batch_jobs)"
+            )
         }
         let now = clock.now()
         var newJobs: [NewJob] = []
@@ -171,8 +211,10 @@ struct ControlRouter: Sendable {
                 newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
             } catch {
                 throw ValidationError(
-                    error.code, field: "jobs[\(index)]" + (error.field.map { "." + $0 } ?? ""),
-                    "jobs[\(index)]: \(error.message)")
+                    error.code,
+                    field: "jobs[\(index)]" + (error.field.map { "." + $0 } ?? ""),
+                    "jobs[\(index)]: \(error.message)"
+                )
             }
         }
         let jobs = try await storeWithinQuota(newJobs, request)
@@ -186,16 +228,23 @@ struct ControlRouter: Sendable {
         if let raw = request.query["state"] {
             guard let parsed = JobState(rawValue: raw) else {
                 throw ValidationError(
-                    .invalidValue, field: "state",
-                    "state \"\(raw)\" is not one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
+                    .invalidValue,
+                    field: "state",
+                    "state \"\(raw)\" is not one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             state = parsed
         }
         let limit = try integer(request.query["limit"], field: "limit", range: 1...Int64(JobFilter.maxLimit)) ?? 100
         let after = try integer(request.query["after"], field: "after", range: 0...Int64.max).map { JobID($0) }
         let filter = JobFilter(
-            owner: try Self.listedOwner(request.query["owner"], peer: request.peer), state: state, label: request.query["label"],
-            jobClass: request.query["class"], after: after, limit: Int(limit))
+            owner: try Self.listedOwner(request.query["owner"], peer: request.peer),
+            state: state,
+            label: request.query["label"],
+            jobClass: request.query["class"],
+            after: after,
+            limit: Int(limit)
+        )
         let jobs = try await store.list(filter)
         let next = jobs.count == filter.limit ? jobs.last?.id.rawValue : nil
         var views: [JobView] = []
@@ -203,7 +252,11 @@ struct ControlRouter: Sendable {
         return .encode(.ok, JobListView(jobs: views, nextAfter: next))
     }
 
-    private func command(_ command: JobCommand, _ rawID: String, _ request: ControlRequest) async throws -> ControlResponse {
+    private func command(
+        _ command: JobCommand,
+        _ rawID: String,
+        _ request: ControlRequest
+    ) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let job = try await ownedJob(rawID, request)
         switch try await dispatcher.apply(command, to: job) {
@@ -227,8 +280,10 @@ struct ControlRouter: Sendable {
         let slot = try owner.map { owner in
             guard let granted = streams.reserve(for: owner) else {
                 throw APIError(
-                    .tooManyRequests, code: "too_many_streams",
-                    "uid \(owner.rawValue) already has \(streams.perOwner) event streams open, the limit; close one, or read pages with GET /v1/events?after=SEQ (no text/event-stream)")
+                    .tooManyRequests,
+                    code: "too_many_streams",
+                    "uid \(owner.rawValue) already has \(streams.perOwner) event streams open, the limit; close one, or read pages with GET /v1/events?after=SEQ (no text/event-stream)"
+                )
             }
             return granted
         }
@@ -267,11 +322,17 @@ struct ControlRouter: Sendable {
         case .paused: summary = "job \(job.id) is paused; lullctl resume \(job.id) puts it back in the queue"
         case .running: summary = "job \(job.id) is running (attempt \(job.attempts))"
         case .cancelled: summary = "job \(job.id) was cancelled"
-        default: summary = "job \(job.id) \(job.state.rawValue)" + (job.failure.map { ": \($0.code): \($0.message)" } ?? "")
+        default:
+            summary = "job \(job.id) \(job.state.rawValue)" + (job.failure.map { ": \($0.code): \($0.message)" } ?? "")
         }
         let view = ExplainView(
-            jobId: job.id.rawValue, state: job.state, summary: summary, reasons: reasons.map(WaitingReasonView.init),
-            nextCheck: job.state == .queued ? await dispatcher.nextCheck : nil, world: WorldView(await dispatcher.currentWorld))
+            jobId: job.id.rawValue,
+            state: job.state,
+            summary: summary,
+            reasons: reasons.map(WaitingReasonView.init),
+            nextCheck: job.state == .queued ? await dispatcher.nextCheck : nil,
+            world: WorldView(await dispatcher.currentWorld)
+        )
         return .encode(.ok, view)
     }
 
@@ -291,8 +352,15 @@ struct ControlRouter: Sendable {
         let waiting = simulation.waiting.map {
             SimulationView.Waiting(jobId: $0.id.rawValue, reasons: $0.reasons.map(WaitingReasonView.init))
         }
-        return .encode(.ok, SimulationView(
-            world: WorldView(world), wouldStart: wouldStart, waiting: waiting, waitingCount: simulation.waitingCount))
+        return .encode(
+            .ok,
+            SimulationView(
+                world: WorldView(world),
+                wouldStart: wouldStart,
+                waiting: waiting,
+                waitingCount: simulation.waitingCount
+            )
+        )
     }
 
     // MARK: Helpers
@@ -301,7 +369,11 @@ struct ControlRouter: Sendable {
     /// Stores new jobs if their owner's quota has room for them all (a batch is all or nothing).
     private func storeWithinQuota(_ jobs: [NewJob], _ request: ControlRequest) async throws -> [Job] {
         let owner = request.peer.owner
-        if case .failure(let exceeded) = await dispatcher.reserve(jobs.count, for: owner, limit: validator.limits.maxQueuedPerOwner) {
+        if case .failure(let exceeded) = await dispatcher.reserve(
+            jobs.count,
+            for: owner,
+            limit: validator.limits.maxQueuedPerOwner
+        ) {
             throw APIError(.tooManyRequests, code: "quota_exceeded", exceeded.message)
         }
         do {
@@ -314,7 +386,9 @@ struct ControlRouter: Sendable {
 
     private func view(_ job: Job) async -> JobView {
         var job = job
-        if job.state == .running, let reported = await dispatcher.reportedProgress(of: job.id) { job.progress = reported }
+        if job.state == .running, let reported = await dispatcher.reportedProgress(of: job.id) {
+            job.progress = reported
+        }
         return JobView(job, waitingFor: await reasons(for: job))
     }
 
@@ -349,10 +423,22 @@ struct ControlRouter: Sendable {
     private func ownedJob(_ rawID: String, _ request: ControlRequest) async throws -> Job {
         guard let value = Int64(rawID), value > 0 else {
             // All digits but past Int64: no such job could exist, and "not a positive integer" would be wrong.
-            if !rawID.isEmpty, rawID.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), rawID.contains(where: { $0 != "0" }) {
-                throw APIError(.notFound, code: "not_found", "no job \(rawID): job ids go up to \(Int64.max)", field: "id")
+            if !rawID.isEmpty, rawID.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                rawID.contains(where: { $0 != "0" })
+            {
+                throw APIError(
+                    .notFound,
+                    code: "not_found",
+                    "no job \(rawID): job ids go up to \(Int64.max)",
+                    field: "id"
+                )
             }
-            throw APIError(.badRequest, code: "invalid_value", "job id \"\(UntrustedText.escaped(rawID))\" is not a positive integer", field: "id")
+            throw APIError(
+                .badRequest,
+                code: "invalid_value",
+                "job id \"\(UntrustedText.escaped(rawID))\" is not a positive integer",
+                field: "id"
+            )
         }
         guard let job = try await store.job(JobID(value)), request.peer.isAdmin || job.owner == request.peer.owner
         else {
@@ -363,7 +449,9 @@ struct ControlRouter: Sendable {
 
     private func checkQuery(_ request: ControlRequest, allowed: Set<String>) throws {
         for name in request.query.keys.sorted() where !allowed.contains(name) {
-            let known = allowed.isEmpty ? "this route takes no query parameters" : "known: \(allowed.sorted().joined(separator: ", "))"
+            let known =
+                allowed.isEmpty
+                ? "this route takes no query parameters" : "known: \(allowed.sorted().joined(separator: ", "))"
             throw ValidationError(.unknownField, field: name, "unknown query parameter \"\(name)\"; \(known)")
         }
     }
@@ -372,8 +460,10 @@ struct ControlRouter: Sendable {
         guard let raw else { return nil }
         guard let value = Int64(raw), range.contains(value) else {
             throw ValidationError(
-                .invalidValue, field: field,
-                "\(field) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(raw)\"")
+                .invalidValue,
+                field: field,
+                "\(field) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(raw)\""
+            )
         }
         return value
     }
@@ -393,13 +483,17 @@ struct ControlRouter: Sendable {
         }.map(\.0.rawValue)
         if !allowed.isEmpty {
             return APIError(
-                .methodNotAllowed, code: "method_not_allowed",
+                .methodNotAllowed,
+                code: "method_not_allowed",
                 "\(method.rawValue) is not allowed on /\(segments.joined(separator: "/")); use \(allowed.joined(separator: " or "))",
-                headers: [("allow", allowed.joined(separator: ", "))])
+                headers: [("allow", allowed.joined(separator: ", "))]
+            )
         }
         return APIError(
-            .notFound, code: "no_such_route",
-            "no route /\(segments.joined(separator: "/")); the API is described in docs/api.md")
+            .notFound,
+            code: "no_such_route",
+            "no route /\(segments.joined(separator: "/")); the API is described in docs/api.md"
+        )
     }
 }
 

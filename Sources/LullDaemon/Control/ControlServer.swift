@@ -22,7 +22,9 @@ struct ControlServer: Sendable {
 
     /// Binds `path` (or adopts an already-listening socket) and returns the listening channel.
     static func bind(
-        path: String, admission: Admission, on group: any EventLoopGroup
+        path: String,
+        admission: Admission,
+        on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -33,14 +35,19 @@ struct ControlServer: Sendable {
 
     /// Serves connections from an already-bound listening socket file descriptor (socket activation).
     static func adopt(
-        descriptor: CInt, admission: Admission, on group: any EventLoopGroup
+        descriptor: CInt,
+        admission: Admission,
+        on group: any EventLoopGroup
     ) async throws -> NIOAsyncChannel<(Connection, PeerCredentials)?, Never> {
         try await ServerBootstrap(group: group).bind(NIOBSDSocket.Handle(descriptor)) { channel in
             Self.initialize(channel, admission)
         }
     }
 
-    private static func initialize(_ channel: any Channel, _ admission: Admission) -> EventLoopFuture<(Connection, PeerCredentials)?> {
+    private static func initialize(
+        _ channel: any Channel,
+        _ admission: Admission
+    ) -> EventLoopFuture<(Connection, PeerCredentials)?> {
         PeerCredentials.of(channel).flatMapThrowing { peer in
             let connections = admission.connections
             let refusal = connections.opened(by: peer.uid)
@@ -49,7 +56,10 @@ struct ControlServer: Sendable {
                 try refuse(channel, peer: peer, refusal, logger: admission.logger)
                 return nil
             }
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withPipeliningAssistance: false,
+                withErrorHandling: false
+            )
             try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
             try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: admission.readTimeout))
             return (try Connection(wrappingChannelSynchronously: channel), peer)
@@ -60,11 +70,20 @@ struct ControlServer: Sendable {
     }
 
     /// Answers `429 too_many_connections` as soon as the connection is active, and closes it.
-    private static func refuse(_ channel: any Channel, peer: PeerCredentials, _ refusal: ConnectionLimit.Refusal, logger: Logger) throws {
+    private static func refuse(
+        _ channel: any Channel,
+        peer: PeerCredentials,
+        _ refusal: ConnectionLimit.Refusal,
+        logger: Logger
+    ) throws {
         if refusal.first {
             logger.notice(
                 "refusing control connections: too many open; uid \(peer.uid) (pid \(peer.pid)) was told: \(refusal.body(uid: peer.uid).error.message)",
-                metadata: ["peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)", "error": "\(refusal.body(uid: peer.uid).error.message)"])
+                metadata: [
+                    "peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)",
+                    "error": "\(refusal.body(uid: peer.uid).error.message)",
+                ]
+            )
         }
         try channel.syncOptions?.setOption(.autoRead, value: false)
         try channel.pipeline.syncOperations.addHandler(RefusedConnection(refusal, uid: peer.uid))
@@ -94,7 +113,12 @@ struct ControlServer: Sendable {
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { continue }
                     let keepAlive = try await respond(
-                        to: head, parts: &parts, outbound: outbound, peer: peer, channel: connection.channel)
+                        to: head,
+                        parts: &parts,
+                        outbound: outbound,
+                        peer: peer,
+                        channel: connection.channel
+                    )
                     if !keepAlive { return }
                 }
             }
@@ -105,8 +129,10 @@ struct ControlServer: Sendable {
 
     /// Reads one request's body and answers it. Returns whether the connection may carry another request.
     private func respond(
-        to head: HTTPRequestHead, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, peer: PeerCredentials,
+        to head: HTTPRequestHead,
+        parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        peer: PeerCredentials,
         channel: any Channel
     ) async throws -> Bool {
         // Read per request: a reload may change it.
@@ -114,7 +140,12 @@ struct ControlServer: Sendable {
         let declared = head.headers.first(name: "content-length").flatMap(Int.init)
         if let declared, declared > maxRequestBytes {
             // Answer before reading: a well-behaved client (curl with Expect: 100-continue) stops sending.
-            try await write(.error(tooLarge(declared, limit: maxRequestBytes)), head: head, keepAlive: false, outbound: outbound)
+            try await write(
+                .error(tooLarge(declared, limit: maxRequestBytes)),
+                head: head,
+                keepAlive: false,
+                outbound: outbound
+            )
             return false
         }
         if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
@@ -137,13 +168,24 @@ struct ControlServer: Sendable {
             }
         }
         if overflow {
-            try await write(.error(tooLarge(nil, limit: maxRequestBytes)), head: head, keepAlive: false, outbound: outbound)
+            try await write(
+                .error(tooLarge(nil, limit: maxRequestBytes)),
+                head: head,
+                keepAlive: false,
+                outbound: outbound
+            )
             return false
         }
         let request = ControlRequest(head: head, body: body, peer: peer)
         let response = await router.handle(request)
         if case .stream(let contentType, let producer) = response {
-            try await stream(contentType: contentType, head: head, producer: producer, channel: channel, outbound: outbound)
+            try await stream(
+                contentType: contentType,
+                head: head,
+                producer: producer,
+                channel: channel,
+                outbound: outbound
+            )
             return false
         }
         try await write(response, head: head, keepAlive: head.isKeepAlive, outbound: outbound)
@@ -153,13 +195,17 @@ struct ControlServer: Sendable {
     private func tooLarge(_ declared: Int?, limit: Int) -> APIError {
         let size = declared.map { "is \($0) bytes" } ?? "is too large"
         return APIError(
-            .payloadTooLarge, code: "too_large",
+            .payloadTooLarge,
+            code: "too_large",
             "request body \(size); the limit is \(limit) bytes (limits.max_request_bytes)",
-            field: "body")
+            field: "body"
+        )
     }
 
     private func write(
-        _ response: ControlResponse, head: HTTPRequestHead, keepAlive: Bool,
+        _ response: ControlResponse,
+        head: HTTPRequestHead,
+        keepAlive: Bool,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
         guard case .complete(let status, let contentType, let data, let extra) = response else { return }
@@ -179,8 +225,11 @@ struct ControlServer: Sendable {
     /// Streams until the producer ends, the client hangs up or the server stops (the task is
     /// cancelled), whichever comes first.
     private func stream(
-        contentType: String, head: HTTPRequestHead, producer: @escaping @Sendable (StreamWriter) async throws -> Void,
-        channel: any Channel, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        contentType: String,
+        head: HTTPRequestHead,
+        producer: @escaping @Sendable (StreamWriter) async throws -> Void,
+        channel: any Channel,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: contentType)

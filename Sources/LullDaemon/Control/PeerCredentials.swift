@@ -1,8 +1,9 @@
+import LullCore
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LullCore
-import NIOCore
 
 /// Who is on the other end of a control connection, as the kernel vouches (`SO_PEERCRED`).
 struct PeerCredentials: Sendable, Equatable {
@@ -20,7 +21,9 @@ struct PeerCredentials: Sendable, Equatable {
             return channel.eventLoop.makeFailedFuture(PeerCredentialsUnavailable())
         }
         let future: EventLoopFuture<KernelCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SO_PEERCRED)
+        )
         return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
     }
 }

@@ -37,16 +37,17 @@ final class RefusedConnection: ChannelInboundHandler, RemovableChannelHandler {
 extension ConnectionLimit.Refusal {
     /// What the refused client is told, in words that name the cap, its key and what to do.
     func body(uid: UInt32) -> APIErrorBody {
-        let message = switch cap {
-        case .perUid(let limit):
-            "uid \(uid) already has \(limit) connections open to lulld, the most one user may hold "
-                + "(limits.max_connections_per_uid); close idle ones (a script that opens a connection per call "
-                + "and never closes it?) and try again, or ask an admin to raise the limit"
-        case .nonRoot(let limit):
-            "lulld already serves \(limit) connections of non-root users, the most it takes at once "
-                + "(limits.max_connections, at most half its open-file limit); try again shortly, or ask an admin "
-                + "to find the program holding them (ss -xp) or to raise the limit"
-        }
+        let message =
+            switch cap {
+            case .perUid(let limit):
+                "uid \(uid) already has \(limit) connections open to lulld, the most one user may hold "
+                    + "(limits.max_connections_per_uid); close idle ones (a script that opens a connection per call "
+                    + "and never closes it?) and try again, or ask an admin to raise the limit"
+            case .nonRoot(let limit):
+                "lulld already serves \(limit) connections of non-root users, the most it takes at once "
+                    + "(limits.max_connections, at most half its open-file limit); try again shortly, or ask an admin "
+                    + "to find the program holding them (ss -xp) or to raise the limit"
+            }
         return APIErrorBody(code: "too_many_connections", message: message)
     }
 
@@ -56,7 +57,8 @@ extension ConnectionLimit.Refusal {
         var buffer = ByteBuffer()
         buffer.writeString(
             "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n"
-                + "content-length: \(data.count)\r\nconnection: close\r\n\r\n")
+                + "content-length: \(data.count)\r\nconnection: close\r\n\r\n"
+        )
         buffer.writeBytes(data)
         return buffer
     }

@@ -1,7 +1,7 @@
 import Foundation
+import Logging
 import LullAPI
 import LullCore
-import Logging
 
 /// Reads the config file again and swaps what can change without a restart: the policy, the
 /// submission rules and the connection caps. Settings that need a restart (socket, state
@@ -30,8 +30,13 @@ actor ConfigReloader {
     private let logger: Logger
 
     init(
-        settings: DaemonSettings, manager: HookManager, dispatcher: Dispatcher, validators: ValidatorHolder,
-        connections: Connections, notifier: SystemdNotifier, logger: Logger
+        settings: DaemonSettings,
+        manager: HookManager,
+        dispatcher: Dispatcher,
+        validators: ValidatorHolder,
+        connections: Connections,
+        notifier: SystemdNotifier,
+        logger: Logger
     ) {
         self.settings = settings
         self.manager = manager
@@ -54,45 +59,73 @@ actor ConfigReloader {
     private func swap() async -> Outcome {
         guard let file = settings.configFileForReload(exists: { FileManager.default.fileExists(atPath: $0) }) else {
             let looked = settings.options.map(ConfigSources.searched) ?? []
-            let message = "reload requested, but there is no config file; the embedded defaults stay"
-                + (looked.isEmpty ? " (see lulld --help for where it looks)" : " (looked for \(looked.joined(separator: ", ")))")
+            let message =
+                "reload requested, but there is no config file; the embedded defaults stay"
+                + (looked.isEmpty
+                    ? " (see lulld --help for where it looks)" : " (looked for \(looked.joined(separator: ", ")))")
             logger.notice("\(message)")
-            return .noFile(ReloadView(
-                config: nil, files: [], classes: await dispatcher.currentPolicy.classes.count, message: message))
+            return .noFile(
+                ReloadView(
+                    config: nil,
+                    files: [],
+                    classes: await dispatcher.currentPolicy.classes.count,
+                    message: message
+                )
+            )
         }
         let files = ConfigSources.files(of: file)
         do {
             let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
             validators.replace(
-                Self.validator(for: config, manager: manager, privateDirectories: validators.current.privateDirectories))
+                Self.validator(for: config, manager: manager, privateDirectories: validators.current.privateDirectories)
+            )
             connections.limit.update(Self.connectionCaps(config, descriptorLimit: connections.descriptorLimit))
             logger.notice(
                 "policy reloaded from \(files.joined(separator: ", ")): \(config.policy.classes.count) classes",
-                metadata: ["config": "\(file)", "files": "\(files.joined(separator: " "))", "classes": "\(config.policy.classes.count)"])
+                metadata: [
+                    "config": "\(file)", "files": "\(files.joined(separator: " "))",
+                    "classes": "\(config.policy.classes.count)",
+                ]
+            )
             ConfigWarning.log(HookPolkitFence.warnings(for: config, manager: manager), to: logger)
-            return .reloaded(ReloadView(
-                config: file, files: files, classes: config.policy.classes.count,
-                message: "reloaded \(files.joined(separator: ", ")): \(config.policy.classes.count) classes"))
+            return .reloaded(
+                ReloadView(
+                    config: file,
+                    files: files,
+                    classes: config.policy.classes.count,
+                    message: "reloaded \(files.joined(separator: ", ")): \(config.policy.classes.count) classes"
+                )
+            )
         } catch {
             // Each problem with its file:line in the message: the journal's fields do not show in
             // `journalctl -u lulld` or `systemctl status`.
             logger.error(
                 "reload refused: \(error.problems.map(\.description).joined(separator: "; ")); keeping the old policy",
-                metadata: ["config": "\(file)", "error": "\(error)"])
+                metadata: ["config": "\(file)", "error": "\(error)"]
+            )
             return .refused(file: file, error)
         }
     }
 
     static func validator(
-        for config: DaemonConfig, manager: HookManager, privateDirectories: PrivateDirectories
+        for config: DaemonConfig,
+        manager: HookManager,
+        privateDirectories: PrivateDirectories
     ) -> JobSpecValidator {
         JobSpecValidator(
-            limits: config.limits, knownClasses: Set(config.policy.classes.map(\.name)),
-            allowedUnits: manager.allowedUnits(config.hooks.allowedUnits), privateDirectories: privateDirectories)
+            limits: config.limits,
+            knownClasses: Set(config.policy.classes.map(\.name)),
+            allowedUnits: manager.allowedUnits(config.hooks.allowedUnits),
+            privateDirectories: privateDirectories
+        )
     }
 
     static func connectionCaps(_ config: DaemonConfig, descriptorLimit: Int) -> ConnectionLimit.Caps {
-        ConnectionLimit.caps(perUid: config.maxConnectionsPerUid, nonRoot: config.maxConnections, descriptorLimit: descriptorLimit)
+        ConnectionLimit.caps(
+            perUid: config.maxConnectionsPerUid,
+            nonRoot: config.maxConnections,
+            descriptorLimit: descriptorLimit
+        )
     }
 }

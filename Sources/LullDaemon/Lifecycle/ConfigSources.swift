@@ -7,7 +7,8 @@ enum ConfigSources {
     static func describe(_ settings: DaemonSettings) -> String {
         if let file = settings.configFile { return "config " + files(of: file).joined(separator: ", ") }
         let looked = settings.options.map(searched) ?? []
-        return "no config file; embedded defaults" + (looked.isEmpty ? "" : " (looked for \(looked.joined(separator: ", ")))")
+        return "no config file; embedded defaults"
+            + (looked.isEmpty ? "" : " (looked for \(looked.joined(separator: ", ")))")
     }
 
     /// The main file and its drop-ins, in the order they apply.
@@ -19,7 +20,10 @@ enum ConfigSources {
     /// the list cannot drift from the search itself.
     static func searched(_ options: DaemonOptions) -> [String] {
         var paths: [String] = []
-        _ = options.configFile(exists: { paths.append($0); return false })
+        _ = options.configFile(exists: {
+            paths.append($0)
+            return false
+        })
         return paths
     }
 }

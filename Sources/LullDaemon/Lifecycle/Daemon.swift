@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AsyncHTTPClient
 import Dispatch
 import Foundation
@@ -12,6 +9,10 @@ import LullStore
 import LullTransfer
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Wires the adapters around the core and runs until SIGTERM or SIGINT.
 /// Start-up does only what is needed to be usable before READY: open the store, requeue
@@ -40,17 +41,28 @@ public enum Daemon {
         let activated = SystemdNotifier.listenDescriptor(named: settings.config.socketName)
         ConfigWarning.log(ConfigWarning.atStart(settings, socketActivated: activated != nil), to: logger)
         let trimmer = HeapTrimmer { logger.debug("gave free heap memory back after many connections closed") }
-        let connections = ConnectionLimit(ConfigReloader.connectionCaps(settings.config, descriptorLimit: descriptorLimit)) { trimmer.trim() }
+        let connections = ConnectionLimit(
+            ConfigReloader.connectionCaps(settings.config, descriptorLimit: descriptorLimit)
+        ) { trimmer.trim() }
         let claimed = try await listen(settings, activated: activated, connections: connections, logger: logger)
         let transfers = settings.config.transfers
         let clients = HTTPClients(
-            eventLoopGroup: group, environment: ProcessInfo.processInfo.environment,
+            eventLoopGroup: group,
+            environment: ProcessInfo.processInfo.environment,
             connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
-            idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000)))
+            idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000))
+        )
         do {
             try await serve(
-                settings, listener: claimed, activated: activated != nil, store: store, hub: hub, clients: clients,
-                connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit), logger: logger)
+                settings,
+                listener: claimed,
+                activated: activated != nil,
+                store: store,
+                hub: hub,
+                clients: clients,
+                connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit),
+                logger: logger
+            )
         } catch {
             await clients.shutdown()
             throw error
@@ -65,12 +77,17 @@ public enum Daemon {
     /// Takes the socket handed over by systemd, or binds our own after making sure no live
     /// daemon owns the path.
     private static func listen(
-        _ settings: DaemonSettings, activated: CInt?, connections: ConnectionLimit, logger: Logger
+        _ settings: DaemonSettings,
+        activated: CInt?,
+        connections: ConnectionLimit,
+        logger: Logger
     ) async throws -> Listener {
         let group = MultiThreadedEventLoopGroup.singleton
         let admission = ControlServer.Admission(
-            readTimeout: .milliseconds(Int64(settings.config.limits.requestReadTimeout * 1000)), connections: connections,
-            logger: logger)
+            readTimeout: .milliseconds(Int64(settings.config.limits.requestReadTimeout * 1000)),
+            connections: connections,
+            logger: logger
+        )
         if let descriptor = activated {
             return try await ControlServer.adopt(descriptor: descriptor, admission: admission, on: group)
         }
@@ -85,8 +102,14 @@ public enum Daemon {
     }
 
     private static func serve(
-        _ settings: DaemonSettings, listener: Listener, activated: Bool, store: SQLiteJobStore, hub: EventHub,
-        clients: HTTPClients, connections: ConfigReloader.Connections, logger: Logger
+        _ settings: DaemonSettings,
+        listener: Listener,
+        activated: Bool,
+        store: SQLiteJobStore,
+        hub: EventHub,
+        clients: HTTPClients,
+        connections: ConfigReloader.Connections,
+        logger: Logger
     ) async throws {
         // Taken over before the restore, which can take seconds with a large queue: a stop or
         // reload meanwhile then waits for it instead of killing the daemon with the default action.
@@ -109,9 +132,18 @@ public enum Daemon {
         let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
         let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, sleeper: sleeper, logger: logger)
         let dispatcher = Dispatcher(
-            store: store, engines: engines, policy: config.policy, world: sensors.current, pressure: pressure,
-            metrics: metrics, progressInterval: config.transfers.progressInterval, clock: clock, sleeper: sleeper, logger: logger,
-            hooks: hooks)
+            store: store,
+            engines: engines,
+            policy: config.policy,
+            world: sensors.current,
+            pressure: pressure,
+            metrics: metrics,
+            progressInterval: config.transfers.progressInterval,
+            clock: clock,
+            sleeper: sleeper,
+            logger: logger,
+            hooks: hooks
+        )
         sensors.follow(dispatcher)
         defer {
             Task {
@@ -121,17 +153,26 @@ public enum Daemon {
             }
         }
         do {
-            try await notifier.extendingTimeout(progress: { await dispatcher.progressTicks }) { try await dispatcher.restore() }
+            try await notifier.extendingTimeout(progress: { await dispatcher.progressTicks }) {
+                try await dispatcher.restore()
+            }
         } catch {
             try? await listener.channel.close()
             throw error
         }
         let sleep = await SleepInhibitor.start(
-            on: config.sensors.bus, logger: logger,
-            sleeping: { await dispatcher.checkpointForSleep() }, woke: { await dispatcher.resumeAfterSleep() })
+            on: config.sensors.bus,
+            logger: logger,
+            sleeping: { await dispatcher.checkpointForSleep() },
+            woke: { await dispatcher.resumeAfterSleep() }
+        )
         let info = DaemonInfo(
-            version: LullDefaults.version, pid: getpid(), startedAt: clock.now(), socketPath: settings.socketPath,
-            stateDirectory: settings.stateDirectory)
+            version: LullDefaults.version,
+            pid: getpid(),
+            startedAt: clock.now(),
+            socketPath: settings.socketPath,
+            stateDirectory: settings.stateDirectory
+        )
         // Read to the end: String(contentsOfFile:) stops after the first 4 KiB of a /proc file,
         // before the private mounts, which come last.
         let mountInfo = FileHandle(forReadingAtPath: "/proc/self/mountinfo")?.readDataToEndOfFile() ?? Data()
@@ -139,28 +180,51 @@ public enum Daemon {
         if !privateDirectories.paths.isEmpty {
             logger.notice(
                 "these directories are private to lulld and refused as job paths: \(privateDirectories.paths.joined(separator: " "))",
-                metadata: ["private_directories": "\(privateDirectories.paths.joined(separator: " "))"])
+                metadata: ["private_directories": "\(privateDirectories.paths.joined(separator: " "))"]
+            )
         }
         let validators = ValidatorHolder(
-            ConfigReloader.validator(for: config, manager: manager, privateDirectories: privateDirectories))
+            ConfigReloader.validator(for: config, manager: manager, privateDirectories: privateDirectories)
+        )
         let reloader = ConfigReloader(
-            settings: settings, manager: manager, dispatcher: dispatcher, validators: validators, connections: connections,
-            notifier: notifier, logger: logger)
+            settings: settings,
+            manager: manager,
+            dispatcher: dispatcher,
+            validators: validators,
+            connections: connections,
+            notifier: notifier,
+            logger: logger
+        )
         let router = ControlRouter(
-            store: store, dispatcher: dispatcher, hub: hub, validators: validators, info: info, clock: clock,
-            samples: samples, metrics: metrics, files: files, reloader: reloader)
+            store: store,
+            dispatcher: dispatcher,
+            hub: hub,
+            validators: validators,
+            info: info,
+            clock: clock,
+            samples: samples,
+            metrics: metrics,
+            files: files,
+            reloader: reloader
+        )
         let server = ControlServer(router: router, logger: logger)
 
         let queued = await dispatcher.queuedCount
         logger.notice(
             "lulld ready: \(ConfigSources.describe(settings)); socket \(settings.socketPath); \(queued) jobs queued",
             metadata: [
-                "max_connections": "\(connections.limit.caps.nonRoot)", "open_file_limit": "\(connections.descriptorLimit)",
+                "max_connections": "\(connections.limit.caps.nonRoot)",
+                "open_file_limit": "\(connections.descriptorLimit)",
                 "socket": "\(settings.socketPath)", "state_dir": "\(settings.stateDirectory)",
                 "queued": "\(queued)", "socket_activated": "\(activated)", "hooks": "\(manager)",
-            ])
+            ]
+        )
         notifier.ready(status: await dispatcher.statusLine())
-        let status = ServiceStatus(sleeper: sleeper, line: { await dispatcher.statusLine() }, send: { notifier.status($0) })
+        let status = ServiceStatus(
+            sleeper: sleeper,
+            line: { await dispatcher.statusLine() },
+            send: { notifier.status($0) }
+        )
         await dispatcher.observeStatus { status.changed() }
         if let interval = SystemdNotifier.watchdogInterval() {
             await dispatcher.startHeartbeat(every: interval) { notifier.watchdog() }
@@ -195,9 +259,14 @@ public enum Daemon {
         }
         do {
             try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(mode)])
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: Int(mode)]
+            )
         } catch {
-            throw StartupError("cannot create \(path): \(error.localizedDescription); pick another with --state-dir or --socket")
+            throw StartupError(
+                "cannot create \(path): \(error.localizedDescription); pick another with --state-dir or --socket"
+            )
         }
     }
 }

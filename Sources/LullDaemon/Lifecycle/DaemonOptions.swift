@@ -19,7 +19,8 @@ public struct DaemonOptions: Sendable {
     /// present, else the user's `$XDG_CONFIG_HOME/lull/lull.toml` if present.
     public func configFile(exists: (String) -> Bool) -> String? {
         if let configPath { return configPath }
-        if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first, directory.hasPrefix("/") {
+        if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first, directory.hasPrefix("/")
+        {
             let candidate = String(directory) + "/lull.toml"
             if exists(candidate) { return candidate }
         }
@@ -34,8 +35,12 @@ public struct DaemonOptions: Sendable {
         let state = stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment)
         let defaultSocket = LullDefaults.socketPath(environment: environment, stateDirectory: state)
         return DaemonSettings(
-            stateDirectory: state, socketPath: socketPath ?? config.socketPath ?? defaultSocket, config: config,
-            configFile: configFile, options: self)
+            stateDirectory: state,
+            socketPath: socketPath ?? config.socketPath ?? defaultSocket,
+            config: config,
+            configFile: configFile,
+            options: self
+        )
     }
 }
 

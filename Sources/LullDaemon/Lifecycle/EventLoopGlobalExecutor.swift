@@ -20,7 +20,9 @@ public enum EventLoopGlobalExecutor {
             guard let job else { return }
             // `any()` prefers the loop the caller runs on, so a task resumed from a loop stays
             // there; the loop is its own executor and queues the job without a closure.
-            MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+            MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(
+                ExecutorJob(unsafeBitCast(job, to: UnownedJob.self))
+            )
         } == 1 && installDelayed()
     }
 

@@ -1,8 +1,9 @@
+import Foundation
+import LullAPI
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import LullAPI
 
 /// Makes sure only one daemon uses a state directory and a socket.
 /// The lock file is held with flock for the life of the process, so a crash releases it.
@@ -18,7 +19,8 @@ final class InstanceLock {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
             throw StartupError(
-                "another lulld is already running with state directory \(stateDirectory); stop it first (lullctl status shows it)")
+                "another lulld is already running with state directory \(stateDirectory); stop it first (lullctl status shows it)"
+            )
         }
         descriptor = fd
         let pid = "\(getpid())\n"

@@ -1,7 +1,8 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 
 /// Process signals as an async sequence, delivered through dispatch sources (never inside a
 /// signal handler), in arrival order.

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// The directory that holds the store. The store carries every owner's secrets (push
 /// `Authorization` headers, tokens), so the directory is the daemon's alone: created 0700
@@ -16,30 +17,41 @@ enum StateDirectory {
                 try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             } catch {
                 throw StartupError(
-                    "cannot create \(parent): \(error.localizedDescription); pick another with --state-dir or [daemon] state_dir")
+                    "cannot create \(parent): \(error.localizedDescription); pick another with --state-dir or [daemon] state_dir"
+                )
             }
             // Created 0700 at once (the umask can only take bits away), never wider for a moment.
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-                throw StartupError("cannot create \(path): \(String(cString: strerror(errno))); pick another with --state-dir or [daemon] state_dir")
+                throw StartupError(
+                    "cannot create \(path): \(String(cString: strerror(errno))); pick another with --state-dir or [daemon] state_dir"
+                )
             }
             chmod(path, 0o700)
-            guard lstat(path, &info) == 0 else { throw StartupError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            guard lstat(path, &info) == 0 else {
+                throw StartupError("cannot read \(path): \(String(cString: strerror(errno)))")
+            }
         }
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw StartupError(
-                "state directory \(path) is a symbolic link; give the directory it points to, so nobody can swap it", exitStatus: .refused)
+                "state directory \(path) is a symbolic link; give the directory it points to, so nobody can swap it",
+                exitStatus: .refused
+            )
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw StartupError("\(path) exists and is not a directory", exitStatus: .refused) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw StartupError("\(path) exists and is not a directory", exitStatus: .refused)
+        }
         // Whoever owns the directory can swap the store's files under the daemon.
         guard info.st_uid == geteuid() else {
             throw StartupError(
                 "state directory \(path) belongs to uid \(info.st_uid), not to lulld's uid \(geteuid()); its owner could replace the store's files. Run chown \(geteuid()) \(path), or pick another with --state-dir",
-                exitStatus: .refused)
+                exitStatus: .refused
+            )
         }
         if let problem = exposure(mode: info.st_mode) {
             throw StartupError(
                 "state directory \(path) is mode \(octal(info.st_mode)): \(problem), and the store there holds every job's headers and tokens. Run chmod 700 \(path) (lulld creates it 0700), then start lulld again",
-                exitStatus: .refused)
+                exitStatus: .refused
+            )
         }
     }
 

@@ -24,7 +24,8 @@ final class DaemonMetrics: Sendable {
             for link in LinkType.allCases {
                 bytes[direction, default: [:]][link] = registry.makeCounter(
                     descriptor: MetricFamily.transferBytes.descriptor,
-                    labels: [("direction", direction.rawValue), ("link", link.rawValue)])
+                    labels: [("direction", direction.rawValue), ("link", link.rawValue)]
+                )
             }
         }
         self.bytes = bytes
@@ -79,7 +80,9 @@ final class DaemonMetrics: Sendable {
         }
         gauge(.networkMetered).set(to: world.network.metered ? 1 : 0)
         gauge(.networkCellular).set(to: world.network.cellular ? 1 : 0)
-        for (resource, value) in [("cpu", world.pressure.cpu), ("memory", world.pressure.memory), ("io", world.pressure.io)] {
+        for (resource, value) in [
+            ("cpu", world.pressure.cpu), ("memory", world.pressure.memory), ("io", world.pressure.io),
+        ] {
             if let value { gauge(.pressure, [("resource", resource)]).set(to: value / 100) }
         }
 

@@ -6,12 +6,14 @@ enum FailureCodeLabel {
     static let other = "other"
 
     static let known: Set<String> = [
-        "connect_timeout", "connect_failed", "dns_failed", "tls_failed", "tls_untrusted", "tls_expired", "tls_name_mismatch",
+        "connect_timeout", "connect_failed", "dns_failed", "tls_failed", "tls_untrusted", "tls_expired",
+        "tls_name_mismatch",
         "ca_file_invalid", "connection_reset", "idle_timeout",
         "total_timeout", "connection_closed", "network_error", "http_client_error", "too_many_redirects",
         "proxy_auth_failed", "invalid_url", "truncated", "too_large", "size_mismatch", "checksum_mismatch",
         "no_space", "destination_not_allowed", "permission_denied", "symlink_refused", "no_such_file", "file_error",
-        "source_changed", "tus_upload_gone", "tus_offset_conflict", "tus_incomplete", "tus_protocol", "tus_error", "tus_too_large",
+        "source_changed", "tus_upload_gone", "tus_offset_conflict", "tus_incomplete", "tus_protocol", "tus_error",
+        "tus_too_large",
         "invalid_job", "unsupported_kind", "internal_error",
     ]
 

@@ -20,52 +20,83 @@ struct MetricFamily: Sendable {
 
     // Counters that move as things happen.
     static let jobsStarted = MetricFamily(
-        "lull_jobs_started_total", "Job attempts started, a retry or a resume included.")
+        "lull_jobs_started_total",
+        "Job attempts started, a retry or a resume included."
+    )
     static let jobsFinished = MetricFamily(
         "lull_jobs_finished_total",
-        "Job attempts that ended, and jobs cancelled or expired, by outcome and reason (failure code, not_modified, deadline or none).")
+        "Job attempts that ended, and jobs cancelled or expired, by outcome and reason (failure code, not_modified, deadline or none)."
+    )
     static let jobsFailed = MetricFamily(
-        "lull_jobs_failed_total", "Jobs that failed for good (no retry left or not retryable), by failure code.")
+        "lull_jobs_failed_total",
+        "Jobs that failed for good (no retry left or not retryable), by failure code."
+    )
     static let transferBytes = MetricFamily(
-        "lull_transfer_bytes_total", "Bytes jobs moved, by direction (down, up) and link type.")
+        "lull_transfer_bytes_total",
+        "Bytes jobs moved, by direction (down, up) and link type."
+    )
 
     // Counters the daemon keeps elsewhere, read when /metrics is.
     static let schedulerDecisions = MetricFamily(
-        "lull_scheduler_decisions_total", "Scheduling decisions since the daemon started.")
+        "lull_scheduler_decisions_total",
+        "Scheduling decisions since the daemon started."
+    )
     static let schedulerCoalescedStarts = MetricFamily(
         "lull_scheduler_coalesced_starts_total",
-        "Deferrable jobs started because a metered or cellular link was already awake.")
+        "Deferrable jobs started because a metered or cellular link was already awake."
+    )
     static let schedulerLinkWakeups = MetricFamily(
-        "lull_scheduler_link_wakeups_total", "Job starts that woke a sleeping metered or cellular link.")
+        "lull_scheduler_link_wakeups_total",
+        "Job starts that woke a sleeping metered or cellular link."
+    )
     static let samplerSamples = MetricFamily(
-        "lull_sampler_samples_total", "Timed samples the sampler's loop has taken since the daemon started.")
+        "lull_sampler_samples_total",
+        "Timed samples the sampler's loop has taken since the daemon started."
+    )
     static let processCPU = MetricFamily(
-        "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.")
+        "process_cpu_seconds_total",
+        "Total user and system CPU time spent in seconds."
+    )
 
     // Gauges set when /metrics is read.
     static let jobs = MetricFamily("lull_jobs", "Jobs in the store over every owner, by class and state.")
     static let runningJobs = MetricFamily("lull_running_jobs", "Jobs the daemon is running now.")
     static let onBattery = MetricFamily("lull_on_battery", "1 while the machine runs on battery, else 0.")
     static let batteryCharge = MetricFamily(
-        "lull_battery_charge_ratio", "Battery charge from 0 to 1; absent until a charge is known.")
+        "lull_battery_charge_ratio",
+        "Battery charge from 0 to 1; absent until a charge is known."
+    )
     static let lowPower = MetricFamily(
-        "lull_low_power", "1 in a power-saver profile or at a low-battery warning, else 0.")
+        "lull_low_power",
+        "1 in a power-saver profile or at a low-battery warning, else 0."
+    )
     static let networkConnectivity = MetricFamily(
-        "lull_network_connectivity", "1 for the current connectivity state, 0 for the others.")
+        "lull_network_connectivity",
+        "1 for the current connectivity state, 0 for the others."
+    )
     static let networkMetered = MetricFamily("lull_network_metered", "1 on a metered link, else 0.")
     static let networkCellular = MetricFamily("lull_network_cellular", "1 on a cellular link, else 0.")
     static let pressure = MetricFamily(
         "lull_pressure_some_avg10_ratio",
-        "Share of the last 10 seconds in which some task stalled on the resource (PSI some avg10), from 0 to 1.")
+        "Share of the last 10 seconds in which some task stalled on the resource (PSI some avg10), from 0 to 1."
+    )
     static let samplerRunning = MetricFamily(
-        "lull_sampler_running", "1 while the sampler's loop runs (a watcher, or jobs held by pressure), else 0.")
+        "lull_sampler_running",
+        "1 while the sampler's loop runs (a watcher, or jobs held by pressure), else 0."
+    )
     static let buildInfo = MetricFamily("lull_build_info", "Always 1; the version label names the running lulld.")
     static let processResidentMemory = MetricFamily(
-        "process_resident_memory_bytes", "Resident memory size in bytes.")
+        "process_resident_memory_bytes",
+        "Resident memory size in bytes."
+    )
     static let processVirtualMemory = MetricFamily(
-        "process_virtual_memory_bytes", "Virtual memory size in bytes.")
+        "process_virtual_memory_bytes",
+        "Virtual memory size in bytes."
+    )
     static let processStartTime = MetricFamily(
-        "process_start_time_seconds", "Start time of the process since unix epoch in seconds.")
+        "process_start_time_seconds",
+        "Start time of the process since unix epoch in seconds."
+    )
     static let processOpenFDs = MetricFamily("process_open_fds", "Number of open file descriptors.")
     static let processMaxFDs = MetricFamily("process_max_fds", "Maximum number of open file descriptors.")
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,17 +17,25 @@ struct ProcessStatistics: Sendable, Equatable {
 
     static func current() -> ProcessStatistics {
         var limit = rlimit()
-        let maxFDs = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 0
+        let maxFDs =
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 0
         let openFDs = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
         let stat = Stat(read("/proc/self/stat") ?? "")
         return ProcessStatistics(
-            cpuSeconds: (stat?.cpuTicks ?? 0) / ticksPerSecond, residentBytes: (stat?.residentPages ?? 0) * pageSize,
-            virtualBytes: stat?.virtualBytes ?? 0, startTime: startTime, openFDs: openFDs, maxFDs: maxFDs)
+            cpuSeconds: (stat?.cpuTicks ?? 0) / ticksPerSecond,
+            residentBytes: (stat?.residentPages ?? 0) * pageSize,
+            virtualBytes: stat?.virtualBytes ?? 0,
+            startTime: startTime,
+            openFDs: openFDs,
+            maxFDs: maxFDs
+        )
     }
 
     /// When this process started, in seconds since the epoch; read once, as it never changes.
     static let startTime: Double = {
-        guard let boot = bootTime(read("/proc/stat") ?? ""), let stat = Stat(read("/proc/self/stat") ?? "") else { return 0 }
+        guard let boot = bootTime(read("/proc/stat") ?? ""), let stat = Stat(read("/proc/self/stat") ?? "") else {
+            return 0
+        }
         return boot + stat.startTicks / ticksPerSecond
     }()
 

@@ -24,13 +24,17 @@ struct CompletionHooks: Sendable {
         while true {
             do {
                 let systemdJob = try await starter.start(unit: instance)
-                logger.notice("completion hook started \(instance)", metadata: metadata.merging(["systemd_job": "\(systemdJob)"]) { $1 })
+                logger.notice(
+                    "completion hook started \(instance)",
+                    metadata: metadata.merging(["systemd_job": "\(systemdJob)"]) { $1 }
+                )
                 break
             } catch {
                 let next = delays.popFirst()
                 logger.error(
                     "completion hook \(instance) could not be started: \(error); \(next.map { "trying again in \($0.components.seconds) s" } ?? "giving up")",
-                    metadata: metadata.merging(["error_code": "hook_failed", "error": "\(error)"]) { $1 })
+                    metadata: metadata.merging(["error_code": "hook_failed", "error": "\(error)"]) { $1 }
+                )
                 guard let next else { break }
                 // A stop meanwhile leaves the hook unrecorded: the next start runs it.
                 do { try await sleeper.sleep(for: next) } catch { return }
@@ -39,7 +43,10 @@ struct CompletionHooks: Sendable {
         do {
             try await store.completionHookRan(job.id, at: clock.now())
         } catch {
-            logger.error("could not record that the completion hook \(instance) ran (it runs again at the next start): \(error)", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            logger.error(
+                "could not record that the completion hook \(instance) ran (it runs again at the next start): \(error)",
+                metadata: metadata.merging(["error": "\(error)"]) { $1 }
+            )
         }
     }
 
@@ -48,7 +55,10 @@ struct CompletionHooks: Sendable {
         do {
             return try await store.pendingCompletionHooks()
         } catch {
-            logger.error("could not read the pending completion hooks; they run at a later start: \(error)", metadata: ["error": "\(error)"])
+            logger.error(
+                "could not read the pending completion hooks; they run at a later start: \(error)",
+                metadata: ["error": "\(error)"]
+            )
             return []
         }
     }

@@ -60,11 +60,19 @@ actor Dispatcher {
     private let sleeper: any Sleeper
 
     init(
-        store: any JobStore, engines: [JobKind: any TransferEngine], policy: SchedulingPolicy,
-        world: WorldSnapshot = .assumed, pressure: any PressureGauge, metrics: DaemonMetrics,
-        progressInterval: TimeInterval = 1, clock: any LullClock,
-        monotonic: any MonotonicClock = SystemMonotonicClock(), sleeper: any Sleeper, logger: Logger,
-        hooks: CompletionHooks? = nil, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        store: any JobStore,
+        engines: [JobKind: any TransferEngine],
+        policy: SchedulingPolicy,
+        world: WorldSnapshot = .assumed,
+        pressure: any PressureGauge,
+        metrics: DaemonMetrics,
+        progressInterval: TimeInterval = 1,
+        clock: any LullClock,
+        monotonic: any MonotonicClock = SystemMonotonicClock(),
+        sleeper: any Sleeper,
+        logger: Logger,
+        hooks: CompletionHooks? = nil,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.hooks = hooks
         self.store = store
@@ -103,7 +111,10 @@ actor Dispatcher {
         let requeued = try await store.requeueInterrupted(at: clock.now())
         progressTicks += 1
         if !requeued.isEmpty {
-            logger.notice("requeued \(requeued.count) jobs interrupted by the previous stop", metadata: ["count": "\(requeued.count)"])
+            logger.notice(
+                "requeued \(requeued.count) jobs interrupted by the previous stop",
+                metadata: ["count": "\(requeued.count)"]
+            )
         }
         // Read before anything starts, so a job that ends from now on is not in this list.
         let pendingHooks = await hooks?.pending() ?? []
@@ -117,7 +128,9 @@ actor Dispatcher {
             // Detached, so it does not wait for this actor; and the loop is yielded now and then,
             // because NIO runs a task started from one of its threads on that same thread: the
             // read only gets going (on a store reader thread) once this loop lets it start.
-            let next = page.count < pageSize ? nil : Task.detached { try await store.queuedJobs(after: last.id, limit: pageSize) }
+            let next =
+                page.count < pageSize
+                ? nil : Task.detached { try await store.queuedJobs(after: last.id, limit: pageSize) }
             let now = timeline.now()
             for (index, job) in timeline.place(page).enumerated() {
                 if index % 10_000 == 0 {
@@ -174,7 +187,8 @@ actor Dispatcher {
         let counts = scheduler.heldByCondition(world: world, now: timeline.now())
         let held = counts.values.reduce(0, +)
         guard held > 0 else { return line }
-        let top = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }.prefix(2)
+        let top = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }
+            .prefix(2)
         line += "; holding \(held): " + top.map { "\(Self.words($0.key)) (\($0.value))" }.joined(separator: ", ")
         return line
     }
@@ -284,7 +298,12 @@ actor Dispatcher {
             case .failure(let refusal): return .failure(refusal)
             }
             let update = JobUpdate(
-                id: current.id, from: [current.state], to: target, event: command.eventType, time: clock.now())
+                id: current.id,
+                from: [current.state],
+                to: target,
+                event: command.eventType,
+                time: clock.now()
+            )
             switch try await store.apply(update) {
             case .applied(let updated):
                 if updated.state.isTerminal { release(1, for: updated.owner) }
@@ -303,7 +322,9 @@ actor Dispatcher {
                     logger.info("\(JobLogLine.name(updated)) cancelled", metadata: Self.metadata(updated))
                     ended(updated)
                 }
-                if updated.state == .queued { scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now()) }
+                if updated.state == .queued {
+                    scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now())
+                }
                 pump()
                 return .success(updated)
             case .conflict(let latest):
@@ -329,14 +350,20 @@ actor Dispatcher {
         mode = .sleeping
         await interruptRunning()
         statusObserver?()
-        logger.notice("transfers checkpointed for sleep; \(scheduler.queuedCount) jobs queued", metadata: ["queued": "\(scheduler.queuedCount)"])
+        logger.notice(
+            "transfers checkpointed for sleep; \(scheduler.queuedCount) jobs queued",
+            metadata: ["queued": "\(scheduler.queuedCount)"]
+        )
     }
 
     /// The machine woke up: the world and the clock may have changed, so decide again.
     func resumeAfterSleep() {
         guard mode == .sleeping else { return }
         mode = .accepting
-        logger.notice("resumed after sleep; \(scheduler.queuedCount) jobs queued", metadata: ["queued": "\(scheduler.queuedCount)"])
+        logger.notice(
+            "resumed after sleep; \(scheduler.queuedCount) jobs queued",
+            metadata: ["queued": "\(scheduler.queuedCount)"]
+        )
         pump()
     }
 
@@ -407,14 +434,22 @@ actor Dispatcher {
 
     private func expire(_ id: JobID) async {
         let update = JobUpdate(
-            id: id, from: [.queued], to: .expired, event: .expired, time: clock.now(),
-            message: "the deadline passed before the job could start (on_deadline = expire)")
+            id: id,
+            from: [.queued],
+            to: .expired,
+            event: .expired,
+            time: clock.now(),
+            message: "the deadline passed before the job could start (on_deadline = expire)"
+        )
         // The scheduler has let the job go already: an expiry lost to a full disk would leave it
         // queued in the store and nowhere in memory until the next start.
         guard case .applied(let job) = await durably(update)?.outcome else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
-        logger.notice("\(JobLogLine.name(job)) expired: its deadline passed before it could start", metadata: Self.metadata(job))
+        logger.notice(
+            "\(JobLogLine.name(job)) expired: its deadline passed before it could start",
+            metadata: Self.metadata(job)
+        )
         ended(job)
     }
 
@@ -444,21 +479,37 @@ actor Dispatcher {
             pump()
         }
         let start = JobUpdate(
-            id: id, from: [.queued], to: .running, event: .started, time: clock.now(), countsAsAttempt: true)
+            id: id,
+            from: [.queued],
+            to: .running,
+            event: .started,
+            time: clock.now(),
+            countsAsAttempt: true
+        )
         // Holding the slot while the store cannot write keeps the job from being forgotten.
         guard case .applied(let job) = await durably(start)?.outcome else { return }
         guard let engine = engines[job.spec.kind] else {
-            await finish(job, failure: JobFailure(
-                code: "unsupported_kind", message: "this daemon cannot run \(job.spec.kind.rawValue) jobs",
-                retryable: false))
+            await finish(
+                job,
+                failure: JobFailure(
+                    code: "unsupported_kind",
+                    message: "this daemon cannot run \(job.spec.kind.rawValue) jobs",
+                    retryable: false
+                )
+            )
             return
         }
         let meter = AttemptMeter(
-            job: job, accountant: accountants[id] ?? JobAccountant(), network: world.network, metrics: metrics)
+            job: job,
+            accountant: accountants[id] ?? JobAccountant(),
+            network: world.network,
+            metrics: metrics
+        )
         meters[id] = meter
         metrics.jobStarted(kind: job.spec.kind, jobClass: job.spec.jobClass)
         logger.info("\(JobLogLine.started(job))", metadata: Self.metadata(job, ["url": "\(job.spec.url)"]))
-        let reporter = ProgressReporter(interval: progressInterval, clock: clock, sleeper: sleeper) { [weak self] progress in
+        let reporter = ProgressReporter(interval: progressInterval, clock: clock, sleeper: sleeper) {
+            [weak self] progress in
             await self?.record(progress, of: id)
         }
         var validators: FetchValidators?
@@ -471,7 +522,8 @@ actor Dispatcher {
                 reporter.report(progress)
             },
             checkpoint: { [weak self] resume in await self?.checkpoint(resume, of: id) },
-            validators: validators)
+            validators: validators
+        )
         do {
             let result = try await engine.run(job, context: context)
             await finish(job, result: result)
@@ -480,12 +532,22 @@ actor Dispatcher {
                 await interrupted(job)
                 return
             }
-            let failure = error as? JobFailure ?? JobFailure(
-                code: "internal_error", message: "unexpected error: \(error)", retryable: false)
+            let failure =
+                error as? JobFailure
+                ?? JobFailure(
+                    code: "internal_error",
+                    message: "unexpected error: \(error)",
+                    retryable: false
+                )
             // A class a reload removed: the job runs as `default`, so it retries as `default` too.
-            let classRetry = (policy.classPolicy(named: job.spec.jobClass) ?? policy.classPolicy(named: JobClassName.default))?.retry
+            let classRetry =
+                (policy.classPolicy(named: job.spec.jobClass) ?? policy.classPolicy(named: JobClassName.default))?.retry
                 ?? .standard
-            if let delay = classRetry.overridden(by: job.spec.retry).delay(afterAttempt: job.attempts, failure: failure, unitRandom: random()) {
+            if let delay = classRetry.overridden(by: job.spec.retry).delay(
+                afterAttempt: job.attempts,
+                failure: failure,
+                unitRandom: random()
+            ) {
                 await retry(job, after: failure, in: delay)
             } else {
                 await finish(job, failure: failure)
@@ -499,11 +561,20 @@ actor Dispatcher {
     /// resume right behind it). A cancelled job's is refused: its partial file goes.
     private func checkpoint(_ resume: ResumeState, of id: JobID) async {
         var update = JobUpdate(
-            id: id, from: [.running], to: .running, event: .progress, time: clock.now(),
-            message: resume.offset == 0 ? "resumable: the server allows resuming; nothing received yet" : "resumable from byte \(resume.offset)",
-            resume: resume)
+            id: id,
+            from: [.running],
+            to: .running,
+            event: .progress,
+            time: clock.now(),
+            message: resume.offset == 0
+                ? "resumable: the server allows resuming; nothing received yet"
+                : "resumable from byte \(resume.offset)",
+            resume: resume
+        )
         for _ in 0..<3 {
-            guard case .conflict(let latest)? = try? await store.apply(update), [.paused, .queued].contains(latest.state) else { return }
+            guard case .conflict(let latest)? = try? await store.apply(update),
+                [.paused, .queued].contains(latest.state)
+            else { return }
             (update.from, update.state) = ([latest.state], latest.state)
         }
     }
@@ -511,14 +582,24 @@ actor Dispatcher {
     private func retry(_ job: Job, after failure: JobFailure, in delay: TimeInterval) async {
         let retryAt = clock.now().addingTimeInterval(delay)
         let update = JobUpdate(
-            id: job.id, from: [.running], to: .queued, event: .retrying, time: clock.now(), failure: failure,
+            id: job.id,
+            from: [.running],
+            to: .queued,
+            event: .retrying,
+            time: clock.now(),
+            failure: failure,
             message: "attempt \(job.attempts) failed (\(failure.code)); retrying in \(String(format: "%.1f", delay)) s",
-            retryAt: retryAt)
+            retryAt: retryAt
+        )
         guard case .applied(let updated) = await durably(update)?.outcome else { return }
         metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
         logger.notice(
             "\(JobLogLine.retrying(job, failure, in: delay))",
-            metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)", "delay_s": "\(delay)"]))
+            metadata: Self.metadata(
+                job,
+                ["error_code": "\(failure.code)", "error": "\(failure.message)", "delay_s": "\(delay)"]
+            )
+        )
         scheduler.jobFinished(job.id, at: timeline.now())
         scheduler.enqueue(timeline.place(QueuedJob(updated)), now: timeline.now())
     }
@@ -558,7 +639,13 @@ actor Dispatcher {
         if running[id] != nil { reportedProgress[id] = (progress, clock.now()) }
         chargeMeteredBytes(of: id)
         let update = JobUpdate(
-            id: id, from: [.running], to: .running, event: .progress, time: clock.now(), progress: progress)
+            id: id,
+            from: [.running],
+            to: .running,
+            event: .progress,
+            time: clock.now(),
+            progress: progress
+        )
         _ = try? await store.apply(update)
     }
 
@@ -567,15 +654,28 @@ actor Dispatcher {
         result.accounting = closeAccounting(of: job)
         let next = nextOccurrence(of: job, unchanged: result.notModified == true)
         let update = JobUpdate(
-            id: job.id, from: [.running], to: .succeeded, event: .succeeded, time: clock.now(),
-            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) }, result: result,
-            message: next?.announcement)
+            id: job.id,
+            from: [.running],
+            to: .succeeded,
+            event: .succeeded,
+            time: clock.now(),
+            progress: result.bytes.map { TransferProgress(bytesDone: $0, bytesTotal: $0) },
+            result: result,
+            message: next?.announcement
+        )
         // Nil when a command got there first (the job is cancelled or paused): that command
         // settled the quota and the log, and the outcome was not recorded.
         guard let ended = await store(update, for: job, successor: next?.job) else { return }
         release(1, for: job.owner)
-        metrics.jobFinished(kind: job.spec.kind, outcome: "succeeded", reason: result.notModified == true ? "not_modified" : nil)
-        logger.info("\(JobLogLine.succeeded(job, bytes: result.bytes))", metadata: Self.metadata(job, ["bytes": "\(result.bytes ?? 0)"]))
+        metrics.jobFinished(
+            kind: job.spec.kind,
+            outcome: "succeeded",
+            reason: result.notModified == true ? "not_modified" : nil
+        )
+        logger.info(
+            "\(JobLogLine.succeeded(job, bytes: result.bytes))",
+            metadata: Self.metadata(job, ["bytes": "\(result.bytes ?? 0)"])
+        )
         self.ended(ended)
     }
 
@@ -583,15 +683,24 @@ actor Dispatcher {
         let accounting = closeAccounting(of: job)
         let next = nextOccurrence(of: job, unchanged: false)
         let update = JobUpdate(
-            id: job.id, from: [.running], to: .failed, event: .failed, time: clock.now(),
-            result: JobResult(accounting: accounting), failure: failure, message: next?.announcement)
+            id: job.id,
+            from: [.running],
+            to: .failed,
+            event: .failed,
+            time: clock.now(),
+            result: JobResult(accounting: accounting),
+            failure: failure,
+            message: next?.announcement
+        )
         // As for success: a paused job keeps its resume data and its place in the quota.
         guard let ended = await store(update, for: job, successor: next?.job) else { return }
         release(1, for: job.owner)
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
         await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.warning(
-            "\(JobLogLine.failed(job, failure))", metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"]))
+            "\(JobLogLine.failed(job, failure))",
+            metadata: Self.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"])
+        )
         self.ended(ended)
     }
 
@@ -605,9 +714,19 @@ actor Dispatcher {
         case .stopping: message = "the daemon is stopping; the job resumes when it starts again"
         }
         let update = JobUpdate(
-            id: job.id, from: [.running], to: .queued, event: .requeued, time: clock.now(), message: message, interruptsAttempt: true)
+            id: job.id,
+            from: [.running],
+            to: .queued,
+            event: .requeued,
+            time: clock.now(),
+            message: message,
+            interruptsAttempt: true
+        )
         guard let requeued = await store(update, for: job) else { return }
-        logger.info("\(JobLogLine.requeued(job, because: message))", metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"]))
+        logger.info(
+            "\(JobLogLine.requeued(job, because: message))",
+            metadata: Self.metadata(job, ["reason": "\(mode == .sleeping ? "sleep" : "stop")"])
+        )
         if mode == .sleeping {
             scheduler.jobFinished(job.id, at: timeline.now())
             scheduler.enqueue(timeline.place(QueuedJob(requeued)), now: timeline.now())
@@ -624,7 +743,11 @@ actor Dispatcher {
             scheduler.enqueue(timeline.place(QueuedJob(created)), now: timeline.now())
             logger.info(
                 "next occurrence queued",
-                metadata: ["job_id": "\(created.id)", "previous_job_id": "\(job.id)", "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")"])
+                metadata: [
+                    "job_id": "\(created.id)", "previous_job_id": "\(job.id)",
+                    "not_before": "\(created.spec.notBefore.map { "\($0)" } ?? "-")",
+                ]
+            )
         }
         if case .applied(let stored) = outcome { return stored }
         return nil
@@ -635,14 +758,20 @@ actor Dispatcher {
     /// tried again, with a pause growing to 5 s, until it is written; nil only when the task is
     /// cancelled first (a stop or a command; a job left `running` is requeued at the next
     /// start, as after a crash).
-    private func durably(_ update: JobUpdate, creating successor: NewJob? = nil) async -> (outcome: JobUpdateOutcome, successor: Job?)? {
+    private func durably(
+        _ update: JobUpdate,
+        creating successor: NewJob? = nil
+    ) async -> (outcome: JobUpdateOutcome, successor: Job?)? {
         var pause = Duration.milliseconds(100)
         var failures = 0
         while true {
             do {
                 let (outcome, created) = try await store.apply(update, creating: successor)
                 if failures > 0 {
-                    logger.notice("recorded job \(update.id)'s \(update.event.rawValue) after the store recovered (\(failures + 1) tries)", metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"])
+                    logger.notice(
+                        "recorded job \(update.id)'s \(update.event.rawValue) after the store recovered (\(failures + 1) tries)",
+                        metadata: ["job_id": "\(update.id)", "tries": "\(failures + 1)"]
+                    )
                 }
                 return (outcome, created)
             } catch let error as EncodingError {
@@ -651,13 +780,15 @@ actor Dispatcher {
                 // next start, as after a crash.
                 logger.critical(
                     "cannot record job \(update.id)'s \(update.event.rawValue): \(error); the job stays as it is until lulld restarts",
-                    metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
+                    metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"]
+                )
                 return nil
             } catch {
                 if failures == 0 {
                     logger.error(
                         "could not record job \(update.id)'s \(update.event.rawValue): \(error); trying again until the store can write",
-                        metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"])
+                        metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"]
+                    )
                 }
                 failures += 1
                 do { try await sleeper.sleep(for: pause) } catch { return nil }
@@ -673,9 +804,8 @@ actor Dispatcher {
         guard let periodic = job.spec.periodic else { return nil }
         let now = clock.now()
         let interval = periodic.nextInterval(current: job.spec.periodInterval ?? periodic.every, unchanged: unchanged)
-        // From this occurrence's due time when it ended earlier, in its flex window: measured
-        // from the end alone, a window as wide as the period opened the moment a run ended, and
-        // the series ran back to back for ever.
+        // Measured from this occurrence's due time when it ended earlier, so that a flex window
+        // as wide as the period cannot open the moment a run ends.
         let base = max(now, job.spec.deadline ?? now)
         let window = periodic.nextWindow(after: base, interval: interval, salt: UInt64(job.id.rawValue))
         var spec = job.spec

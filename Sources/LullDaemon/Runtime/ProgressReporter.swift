@@ -22,7 +22,12 @@ final class ProgressReporter: Sendable {
     private let sink: @Sendable (TransferProgress) async -> Void
     private let state = Mutex(State())
 
-    init(interval: TimeInterval, clock: any LullClock, sleeper: any Sleeper, sink: @escaping @Sendable (TransferProgress) async -> Void) {
+    init(
+        interval: TimeInterval,
+        clock: any LullClock,
+        sleeper: any Sleeper,
+        sink: @escaping @Sendable (TransferProgress) async -> Void
+    ) {
         self.interval = interval
         self.clock = clock
         self.sleeper = sleeper

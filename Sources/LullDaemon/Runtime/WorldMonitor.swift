@@ -23,18 +23,28 @@ final class WorldMonitor: Sendable {
     /// - Parameter sleeper: how the sampler waits between samples.
     static func start(config: SensorSettings, sleeper: any Sleeper, logger: Logger) async -> WorldMonitor {
         let power = await PowerSourceDiscovery.start(
-            bus: config.bus, sysfsRoot: config.powerSupplyRoot, logger: logger)
+            bus: config.bus,
+            sysfsRoot: config.powerSupplyRoot,
+            logger: logger
+        )
         let network = await NetworkSourceDiscovery.start(
             bus: config.bus,
             overrides: NetworkOverrides(
                 meteredInterfaces: InterfacePatterns(config.meteredInterfaces),
-                cellularInterfaces: InterfacePatterns(config.cellularInterfaces)),
-            logger: logger)
+                cellularInterfaces: InterfacePatterns(config.cellularInterfaces)
+            ),
+            logger: logger
+        )
         // The daemon's own cgroup numbers need cgroup v2; on v1 there is nothing to read, and
         // looking for it every second would cost more than the sample.
         let cgroupV2 = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/cgroup.controllers")
-        let sampler = Sampler(configuration: Sampler.Configuration(procRoot: config.procRoot, cgroupRoot: cgroupV2 ? "/sys/fs/cgroup" : nil),
-            sleeper: sleeper)
+        let sampler = Sampler(
+            configuration: Sampler.Configuration(
+                procRoot: config.procRoot,
+                cgroupRoot: cgroupV2 ? "/sys/fs/cgroup" : nil
+            ),
+            sleeper: sleeper
+        )
         return WorldMonitor(power: power, network: network, sampler: sampler, logger: logger)
     }
 
@@ -51,27 +61,44 @@ final class WorldMonitor: Sendable {
         let network = self.network
         let sampler = self.sampler
         let logger = self.logger
-        task.set(Task {
-            await withDiscardingTaskGroup { group in
-                group.addTask {
-                    for await state in power.values() {
-                        logger.info("power changed", metadata: ["on_battery": "\(state.onBattery)", "battery": "\(state.batteryPercent.map { "\($0)" } ?? "-")", "source": "\(state.source)"])
-                        await dispatcher.update(power: state)
+        task.set(
+            Task {
+                await withDiscardingTaskGroup { group in
+                    group.addTask {
+                        for await state in power.values() {
+                            logger.info(
+                                "power changed",
+                                metadata: [
+                                    "on_battery": "\(state.onBattery)",
+                                    "battery": "\(state.batteryPercent.map { "\($0)" } ?? "-")",
+                                    "source": "\(state.source)",
+                                ]
+                            )
+                            await dispatcher.update(power: state)
+                        }
                     }
-                }
-                group.addTask {
-                    for await reading in network.values() {
-                        logger.info("network changed", metadata: ["connectivity": "\(reading.state.connectivity.rawValue)", "metered": "\(reading.state.metered)", "interface": "\(reading.state.interface ?? "-")", "source": "\(reading.state.source)"])
-                        await dispatcher.update(network: reading.state)
+                    group.addTask {
+                        for await reading in network.values() {
+                            logger.info(
+                                "network changed",
+                                metadata: [
+                                    "connectivity": "\(reading.state.connectivity.rawValue)",
+                                    "metered": "\(reading.state.metered)",
+                                    "interface": "\(reading.state.interface ?? "-")",
+                                    "source": "\(reading.state.source)",
+                                ]
+                            )
+                            await dispatcher.update(network: reading.state)
+                        }
                     }
-                }
-                group.addTask {
-                    for await pressure in sampler.pressureChanges() {
-                        await dispatcher.update(pressure: pressure)
+                    group.addTask {
+                        for await pressure in sampler.pressureChanges() {
+                            await dispatcher.update(pressure: pressure)
+                        }
                     }
                 }
             }
-        })
+        )
     }
 
     func stop() async {

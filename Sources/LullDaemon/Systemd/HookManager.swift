@@ -1,8 +1,9 @@
+import CSystemd
+import LullSensors
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSystemd
-import LullSensors
 
 /// The service manager completion hooks start units in, as resolved at start-up from
 /// `[hooks] manager`: a daemon running in a user unit talks to its user's manager and may

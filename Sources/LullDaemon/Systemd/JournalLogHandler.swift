@@ -1,8 +1,9 @@
+import CSystemd
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSystemd
-import Logging
 
 /// A swift-log handler that writes structured records to the journal through `sd_journal_sendv`
 /// (the variadic `sd_journal_send` cannot be called from Swift). Besides `MESSAGE`, `PRIORITY`,

@@ -18,7 +18,12 @@ final class ServiceStatus: Sendable {
     private let send: @Sendable (String) -> Void
     private let state = Mutex(State())
 
-    init(interval: Duration = .seconds(1), sleeper: any Sleeper, line: @escaping @Sendable () async -> String, send: @escaping @Sendable (String) -> Void) {
+    init(
+        interval: Duration = .seconds(1),
+        sleeper: any Sleeper,
+        line: @escaping @Sendable () async -> String,
+        send: @escaping @Sendable (String) -> Void
+    ) {
         self.interval = interval
         self.sleeper = sleeper
         self.line = line

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import LullSensors
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Holds a logind "delay" inhibitor for sleep, so the daemon gets a moment to checkpoint its
 /// transfers when the machine suspends: on `PrepareForSleep(true)` it checkpoints (through
@@ -26,8 +27,10 @@ final class SleepInhibitor: Sendable {
     /// the inhibitor (polkit), the signals are still followed: the checkpoint then races the
     /// suspend, and the queue is still looked at again on waking.
     static func start(
-        on endpoint: BusEndpoint, logger: Logger,
-        sleeping: @escaping @Sendable () async -> Void, woke: @escaping @Sendable () async -> Void
+        on endpoint: BusEndpoint,
+        logger: Logger,
+        sleeping: @escaping @Sendable () async -> Void,
+        woke: @escaping @Sendable () async -> Void
     ) async -> SleepInhibitor? {
         let (signals, continuation) = AsyncStream.makeStream(of: Bool.self)
         let inhibitor: SleepInhibitor
@@ -43,15 +46,18 @@ final class SleepInhibitor: Sendable {
             }
             bus.setDisconnectHandler { continuation.finish() }
         } catch {
-            logger.notice("no sleep inhibitor: logind is not reachable on \(endpoint) (\(error)); transfers are not checkpointed before suspend",
-                          metadata: ["bus": "\(endpoint)", "error": "\(error)"])
+            logger.notice(
+                "no sleep inhibitor: logind is not reachable on \(endpoint) (\(error)); transfers are not checkpointed before suspend",
+                metadata: ["bus": "\(endpoint)", "error": "\(error)"]
+            )
             continuation.finish()
             return nil
         }
         do { try await inhibitor.take() } catch {
             logger.notice(
                 "no sleep inhibitor: logind refused it (\(error)); transfers are checkpointed on PrepareForSleep without a delay",
-                metadata: ["bus": "\(endpoint)", "error": "\(error)"])
+                metadata: ["bus": "\(endpoint)", "error": "\(error)"]
+            )
         }
         let task = Task {
             for await going in signals {
@@ -60,7 +66,10 @@ final class SleepInhibitor: Sendable {
                     inhibitor.release()
                 } else {
                     do { try await inhibitor.take() } catch {
-                        logger.warning("could not take the sleep inhibitor again after a wake-up: \(error); the next suspend does not wait for checkpoints", metadata: ["error": "\(error)"])
+                        logger.warning(
+                            "could not take the sleep inhibitor again after a wake-up: \(error); the next suspend does not wait for checkpoints",
+                            metadata: ["error": "\(error)"]
+                        )
                     }
                     await woke()
                 }
@@ -83,9 +92,13 @@ final class SleepInhibitor: Sendable {
         guard !isHeld else { return }
         let fd = try await bus.perform { context in
             try context.call(
-                destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
-                interface: "org.freedesktop.login1.Manager", member: "Inhibit",
-                arguments: [.string("sleep"), .string("lulld"), .string("checkpointing background transfers"), .string("delay")]
+                destination: "org.freedesktop.login1",
+                path: "/org/freedesktop/login1",
+                interface: "org.freedesktop.login1.Manager",
+                member: "Inhibit",
+                arguments: [
+                    .string("sleep"), .string("lulld"), .string("checkpointing background transfers"), .string("delay"),
+                ]
             ).readFileDescriptor()
         }
         let previous = lock.withLock { current -> CInt? in
@@ -97,10 +110,12 @@ final class SleepInhibitor: Sendable {
     }
 
     private func release() {
-        guard let fd = lock.withLock({ current -> CInt? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let fd = lock.withLock({ current -> CInt? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         close(fd)
         logger.info("sleep inhibitor released")
     }

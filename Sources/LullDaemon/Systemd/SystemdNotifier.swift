@@ -1,8 +1,9 @@
+import CSystemd
+import LullCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSystemd
-import LullCore
 
 /// Talks the sd_notify protocol to the service manager. A no-op when not run by systemd
 /// (no `NOTIFY_SOCKET`), so the daemon behaves the same from a shell.
@@ -40,10 +41,14 @@ struct SystemdNotifier: Sendable {
     /// every `period` in which `progress` moved: a restore or drain that makes progress is never
     /// killed by `TimeoutStartSec=`/`TimeoutStopSec=`, while one that hangs still is.
     func extendingTimeout<T: Sendable>(
-        every period: Duration = .seconds(5), progress: @escaping @Sendable () async -> Int, _ body: () async throws -> T
+        every period: Duration = .seconds(5),
+        progress: @escaping @Sendable () async -> Int,
+        _ body: () async throws -> T
     ) async rethrows -> T {
         let extender = Task { [sleeper] in
-            await Self.extendWhileProgressing(every: period, progress: progress, sleeper: sleeper) { extendTimeout(by: $0) }
+            await Self.extendWhileProgressing(every: period, progress: progress, sleeper: sleeper) {
+                extendTimeout(by: $0)
+            }
         }
         defer { extender.cancel() }
         return try await body()
@@ -52,7 +57,10 @@ struct SystemdNotifier: Sendable {
     /// The extension loop of `extendingTimeout`, until cancelled. Extending on a timer alone
     /// would keep a wedged stop alive for ever.
     static func extendWhileProgressing(
-        every period: Duration, progress: @Sendable () async -> Int, sleeper: any Sleeper, extend: (Duration) -> Void
+        every period: Duration,
+        progress: @Sendable () async -> Int,
+        sleeper: any Sleeper,
+        extend: (Duration) -> Void
     ) async {
         var seen: Int?
         while !Task.isCancelled {

@@ -20,9 +20,12 @@ final class SystemdUnitStarter: UnitStarting {
     func start(unit: String) async throws -> String {
         try await connected().perform { context in
             let reply = try context.call(
-                destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-                interface: "org.freedesktop.systemd1.Manager", member: "StartUnit",
-                arguments: [.string(unit), .string("replace")])
+                destination: "org.freedesktop.systemd1",
+                path: "/org/freedesktop/systemd1",
+                interface: "org.freedesktop.systemd1.Manager",
+                member: "StartUnit",
+                arguments: [.string(unit), .string("replace")]
+            )
             return try reply.read().string ?? ""
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LullCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

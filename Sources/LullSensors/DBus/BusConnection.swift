@@ -1,6 +1,7 @@
 import CSystemd
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -123,8 +124,12 @@ package final class BusConnection: @unchecked Sendable {
         self.context = context
         // Make sure the connection works (the Hello reply) before reporting success.
         do {
-            _ = try context.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                 interface: "org.freedesktop.DBus", member: "GetId")
+            _ = try context.call(
+                destination: "org.freedesktop.DBus",
+                path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus",
+                member: "GetId"
+            )
             connected.resume()
         } catch {
             context.tearDown()
@@ -233,52 +238,90 @@ package final class BusContext {
 
     /// Calls a method and returns the reply.
     @discardableResult
-    package func call(destination: String, path: String, interface: String, member: String,
-              arguments: [DBusValue] = [], variantArguments: Set<Int> = []) throws -> BusMessage {
+    package func call(
+        destination: String,
+        path: String,
+        interface: String,
+        member: String,
+        arguments: [DBusValue] = [],
+        variantArguments: Set<Int> = []
+    ) throws -> BusMessage {
         var raw: OpaquePointer? = nil
         var r = sd_bus_message_new_method_call(bus, &raw, destination, path, interface, member)
         guard r >= 0, let raw else { throw BusError(operation: "\(interface).\(member)", errno: -r) }
         let message = BusMessage(adopting: raw)
         for (index, argument) in arguments.enumerated() {
-            if variantArguments.contains(index) { try message.appendVariant(argument) } else { try message.append(argument) }
+            if variantArguments.contains(index) {
+                try message.appendVariant(argument)
+            } else {
+                try message.append(argument)
+            }
         }
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer? = nil
         r = sd_bus_call(bus, message.raw, callTimeoutUsec, &error, &reply)
         guard r >= 0, let reply else {
-            throw BusError(operation: "\(destination) \(path) \(interface).\(member)", errno: -r,
-                           name: error.name.map { String(cString: $0) },
-                           message: error.message.map { String(cString: $0) })
+            throw BusError(
+                operation: "\(destination) \(path) \(interface).\(member)",
+                errno: -r,
+                name: error.name.map { String(cString: $0) },
+                message: error.message.map { String(cString: $0) }
+            )
         }
         return BusMessage(adopting: reply)
     }
 
     func getAll(destination: String, path: String, interface: String) throws -> [String: DBusValue] {
-        let reply = try call(destination: destination, path: path, interface: "org.freedesktop.DBus.Properties",
-                             member: "GetAll", arguments: [.string(interface)])
+        let reply = try call(
+            destination: destination,
+            path: path,
+            interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll",
+            arguments: [.string(interface)]
+        )
         return try reply.read().stringDictionary ?? [:]
     }
 
     func get(destination: String, path: String, interface: String, property: String) throws -> DBusValue {
-        let reply = try call(destination: destination, path: path, interface: "org.freedesktop.DBus.Properties",
-                             member: "Get", arguments: [.string(interface), .string(property)])
+        let reply = try call(
+            destination: destination,
+            path: path,
+            interface: "org.freedesktop.DBus.Properties",
+            member: "Get",
+            arguments: [.string(interface), .string(property)]
+        )
         return try reply.read().unwrapped
     }
 
     func set(destination: String, path: String, interface: String, property: String, value: DBusValue) throws {
-        try call(destination: destination, path: path, interface: "org.freedesktop.DBus.Properties",
-                 member: "Set", arguments: [.string(interface), .string(property), value], variantArguments: [2])
+        try call(
+            destination: destination,
+            path: path,
+            interface: "org.freedesktop.DBus.Properties",
+            member: "Set",
+            arguments: [.string(interface), .string(property), value],
+            variantArguments: [2]
+        )
     }
 
     /// Whether `name` has an owner now, or can be started by bus activation.
     func nameIsAvailable(_ name: String) throws -> Bool {
-        let owned = try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                             interface: "org.freedesktop.DBus", member: "NameHasOwner",
-                             arguments: [.string(name)]).read().bool ?? false
+        let owned =
+            try call(
+                destination: "org.freedesktop.DBus",
+                path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus",
+                member: "NameHasOwner",
+                arguments: [.string(name)]
+            ).read().bool ?? false
         if owned { return true }
-        let activatable = try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                   interface: "org.freedesktop.DBus", member: "ListActivatableNames").read()
+        let activatable = try call(
+            destination: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus",
+            member: "ListActivatableNames"
+        ).read()
         return activatable.array?.contains { $0.string == name } ?? false
     }
 
@@ -287,12 +330,18 @@ package final class BusContext {
     package func addMatch(_ match: String, handler: @escaping (BusMessage) -> Void) throws {
         let box = Unmanaged.passRetained(SignalHandler(handler))
         var slot: OpaquePointer? = nil
-        let r = sd_bus_add_match(bus, &slot, match, { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            let handler = Unmanaged<BusContext.SignalHandler>.fromOpaque(userdata).takeUnretainedValue()
-            handler.body(BusMessage(retaining: message))
-            return 0
-        }, box.toOpaque())
+        let r = sd_bus_add_match(
+            bus,
+            &slot,
+            match,
+            { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                let handler = Unmanaged<BusContext.SignalHandler>.fromOpaque(userdata).takeUnretainedValue()
+                handler.body(BusMessage(retaining: message))
+                return 0
+            },
+            box.toOpaque()
+        )
         guard r >= 0, let slot else {
             box.release()
             throw BusError(operation: "add match \(match)", errno: -r)
@@ -303,9 +352,13 @@ package final class BusContext {
 
     /// `PropertiesChanged` from `sender` on `path`: the handler gets the interface, the changed
     /// values and the names of invalidated properties.
-    func onPropertiesChanged(sender: String, path: String,
-                             handler: @escaping (_ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]) -> Void) throws {
-        let rule = "type='signal',sender='\(sender)',path='\(path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
+    func onPropertiesChanged(
+        sender: String,
+        path: String,
+        handler: @escaping (_ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]) -> Void
+    ) throws {
+        let rule =
+            "type='signal',sender='\(sender)',path='\(path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
         try addMatch(rule) { message in
             guard let args = try? message.readAll(), args.count >= 2, let interface = args[0].string else { return }
             let changed = args[1].stringDictionary ?? [:]
@@ -316,7 +369,8 @@ package final class BusContext {
 
     /// Tells when `name` gets a new owner (`true`) or loses its owner (`false`).
     func onNameOwnerChanged(_ name: String, handler: @escaping (_ hasOwner: Bool) -> Void) throws {
-        let rule = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+        let rule =
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
         try addMatch(rule) { message in
             guard let args = try? message.readAll(), args.count == 3, let newOwner = args[2].string else { return }
             handler(!newOwner.isEmpty)

@@ -1,7 +1,8 @@
+import CSystemd
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSystemd
 
 /// One sd-bus message, referenced for the lifetime of this object. Only used on the thread
 /// of the connection it belongs to.
@@ -102,7 +103,12 @@ package final class BusMessage {
         func basic<T>(_ initial: T) throws -> T {
             var value = initial
             let r = withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(raw, t, $0) }
-            guard r > 0 else { throw BusError(operation: "read message (basic \(Character(UnicodeScalar(type))))", errno: r == 0 ? 61 : -r) }
+            guard r > 0 else {
+                throw BusError(
+                    operation: "read message (basic \(Character(UnicodeScalar(type))))",
+                    errno: r == 0 ? 61 : -r
+                )
+            }
             return value
         }
         switch type {
@@ -115,7 +121,9 @@ package final class BusMessage {
         case UInt8(ascii: "x"): return .int64(try basic(Int64(0)))
         case UInt8(ascii: "t"): return .uint64(try basic(UInt64(0)))
         case UInt8(ascii: "d"): return .double(try basic(Double(0)))
-        case UInt8(ascii: "h"): _ = try basic(Int32(0)); return .unsupported("h")
+        case UInt8(ascii: "h"):
+            _ = try basic(Int32(0))
+            return .unsupported("h")
         case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
             let pointer = try basic(UnsafePointer<CChar>?.none)
             let text = pointer.map { String(cString: $0) } ?? ""
@@ -156,7 +164,10 @@ package final class BusMessage {
         case .uint64(let v): try appendBasic("t", v)
         case .double(let v): try appendBasic("d", v)
         case .string(let v), .objectPath(let v), .signature(let v):
-            let type: UInt8 = if case .string = value { UInt8(ascii: "s") } else if case .objectPath = value { UInt8(ascii: "o") } else { UInt8(ascii: "g") }
+            let type: UInt8 =
+                if case .string = value { UInt8(ascii: "s") } else if case .objectPath = value {
+                    UInt8(ascii: "o")
+                } else { UInt8(ascii: "g") }
             let r = v.withCString { sd_bus_message_append_basic(raw, CChar(bitPattern: type), $0) }
             guard r >= 0 else { throw BusError(operation: "append", errno: -r) }
         case .variant(let box):
@@ -169,7 +180,11 @@ package final class BusMessage {
     /// Appends `value` wrapped in a variant (`v`), as Properties.Set expects.
     func appendVariant(_ value: DBusValue) throws {
         guard let signature = value.basicSignature else {
-            throw BusError(operation: "append variant", errno: 22, message: "only basic values can be written as variants")
+            throw BusError(
+                operation: "append variant",
+                errno: 22,
+                message: "only basic values can be written as variants"
+            )
         }
         var r = sd_bus_message_open_container(raw, CChar(UInt8(ascii: "v")), signature)
         guard r >= 0 else { throw BusError(operation: "append variant (open)", errno: -r) }

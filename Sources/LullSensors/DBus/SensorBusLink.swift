@@ -9,7 +9,10 @@ final class SensorBusLink: Sendable {
     /// Connects to `bus`, warns through `logger` if the connection is ever lost (`what` names
     /// the state that stops following), and runs `setUp` (subscribe, then read) on the bus thread.
     func open(
-        _ bus: BusEndpoint, name: String, following what: String, logger: Logger,
+        _ bus: BusEndpoint,
+        name: String,
+        following what: String,
+        logger: Logger,
         setUp: @escaping @Sendable (BusContext) throws -> Void
     ) async throws {
         let connection = try await BusConnection.connect(bus, name: name)

@@ -1,6 +1,7 @@
-import LullCore
 import Logging
+import LullCore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,8 +22,12 @@ public final class NetlinkNetworkSource: NetworkSource {
     private let thread = Mutex<PollThread?>(nil)
     private let eventCount = Atomic<Int>(0)
 
-    public init(overrides: NetworkOverrides = .init(), sysClassNet: String = "/sys/class/net",
-                namespacePath: String? = nil, logger: Logger = Logger(label: "lull.sensors.network")) {
+    public init(
+        overrides: NetworkOverrides = .init(),
+        sysClassNet: String = "/sys/class/net",
+        namespacePath: String? = nil,
+        logger: Logger = Logger(label: "lull.sensors.network")
+    ) {
         self.overrides = overrides
         self.sysClassNet = sysClassNet
         self.namespacePath = namespacePath
@@ -45,7 +50,8 @@ public final class NetlinkNetworkSource: NetworkSource {
             setUp: { [self] in
                 // The thread is ours for good, so it can live in another namespace.
                 if let namespacePath { try enterNetworkNamespace(namespacePath) }
-                let groups = NetlinkConstants.groupLink | NetlinkConstants.groupIPv4Address | NetlinkConstants.groupIPv4Route
+                let groups =
+                    NetlinkConstants.groupLink | NetlinkConstants.groupIPv4Address | NetlinkConstants.groupIPv4Route
                     | NetlinkConstants.groupIPv6Address | NetlinkConstants.groupIPv6Route
                 let events = try NetlinkSocket(protocol: NetlinkConstants.routeProtocol, groups: groups)
                 let requests: NetlinkSocket
@@ -74,7 +80,8 @@ public final class NetlinkNetworkSource: NetworkSource {
                     pair?.requests.close()
                     pair = nil
                 }
-            })
+            }
+        )
         thread.withLock { $0 = started }
     }
 
@@ -89,15 +96,21 @@ public final class NetlinkNetworkSource: NetworkSource {
 
     private func refresh(_ requests: NetlinkSocket) {
         guard let links = RtnetlinkDump.links(requests),
-              let v4 = RtnetlinkDump.defaultRoutes(requests, family: UInt8(AF_INET)),
-              let v6 = RtnetlinkDump.defaultRoutes(requests, family: UInt8(AF_INET6)) else {
+            let v4 = RtnetlinkDump.defaultRoutes(requests, family: UInt8(AF_INET)),
+            let v6 = RtnetlinkDump.defaultRoutes(requests, family: UInt8(AF_INET6))
+        else {
             logger.warning("rtnetlink dump failed; keeping the last network state")
             return
         }
         let reading = overrides.apply(to: Self.reading(links: links, defaultRoutes: v4 + v6, sysClassNet: sysClassNet))
         if broadcaster.update(reading) {
-            logger.debug("network changed", metadata: ["connectivity": "\(reading.state.connectivity)",
-                                                       "source": "\(reading.state.source)"])
+            logger.debug(
+                "network changed",
+                metadata: [
+                    "connectivity": "\(reading.state.connectivity)",
+                    "source": "\(reading.state.source)",
+                ]
+            )
         }
     }
 
@@ -144,13 +157,20 @@ public final class NetlinkNetworkSource: NetworkSource {
         guard let route = usable, let link = links[route.outputInterface] else {
             let downLink = ordered.lazy.compactMap { links[$0.outputInterface] }.first
             let source = downLink.map { "rtnetlink \($0.name) (link down)" } ?? "rtnetlink (no default route)"
-            return NetworkReading(state: NetworkState(connectivity: .offline, interface: downLink?.name, source: source),
-                                  link: .unknown)
+            return NetworkReading(
+                state: NetworkState(connectivity: .offline, interface: downLink?.name, source: source),
+                link: .unknown
+            )
         }
         let type = classify(link, sysClassNet: sysClassNet)
         let cellular = type == .cellular
-        let state = NetworkState(connectivity: .online, metered: cellular, cellular: cellular,
-                                 interface: link.name, source: "rtnetlink \(link.name) (default route, \(type.rawValue))")
+        let state = NetworkState(
+            connectivity: .online,
+            metered: cellular,
+            cellular: cellular,
+            interface: link.name,
+            source: "rtnetlink \(link.name) (default route, \(type.rawValue))"
+        )
         return NetworkReading(state: state, link: type)
     }
 
@@ -167,10 +187,11 @@ public final class NetlinkNetworkSource: NetworkSource {
             if devtype == "wwan" { return .cellular }
             if devtype == "wlan" { return .wifi }
         }
-        let hardwareType = SysFiles.readInt(SysFiles.join(dir, "type")).map { UInt16(truncatingIfNeeded: $0) } ?? link.hardwareType
+        let hardwareType =
+            SysFiles.readInt(SysFiles.join(dir, "type")).map { UInt16(truncatingIfNeeded: $0) } ?? link.hardwareType
         switch hardwareType {
         case 512: return .cellular  // ARPHRD_PPP
-        case 1: return .ethernet    // ARPHRD_ETHER
+        case 1: return .ethernet  // ARPHRD_ETHER
         default: return .other
         }
     }
@@ -182,17 +203,24 @@ enum RtnetlinkDump {
 
     static func links(_ socket: NetlinkSocket) -> [Int32: NetlinkNetworkSource.Link]? {
         // struct ifinfomsg (16 bytes), family AF_UNSPEC
-        guard let messages = dump(socket, type: NetlinkConstants.getLink, body: [UInt8](repeating: 0, count: 16)) else { return nil }
+        guard let messages = dump(socket, type: NetlinkConstants.getLink, body: [UInt8](repeating: 0, count: 16)) else {
+            return nil
+        }
         var links: [Int32: NetlinkNetworkSource.Link] = [:]
         for message in messages where message.type == NetlinkConstants.newLink && message.payload.count >= 16 {
             let p = message.payload
             let base = p.startIndex
             let index = p.loadInt32(at: base + 4)
             var name = ""
-            for attribute in NetlinkMessage.attributes(p[(base + 16)...]) where attribute.type == 3 { // IFLA_IFNAME
+            for attribute in NetlinkMessage.attributes(p[(base + 16)...]) where attribute.type == 3 {  // IFLA_IFNAME
                 name = attribute.value.cString
             }
-            links[index] = .init(index: index, name: name, flags: p.loadUInt32(at: base + 8), hardwareType: p.loadUInt16(at: base + 2))
+            links[index] = .init(
+                index: index,
+                name: name,
+                flags: p.loadUInt32(at: base + 8),
+                hardwareType: p.loadUInt16(at: base + 2)
+            )
         }
         return links
     }
@@ -215,10 +243,13 @@ enum RtnetlinkDump {
             var priority: UInt32 = 0
             for attribute in NetlinkMessage.attributes(p[(base + 12)...]) {
                 switch attribute.type {
-                case 4 where attribute.value.count >= 4: oif = attribute.value.loadInt32(at: attribute.value.startIndex)     // RTA_OIF
-                case 6 where attribute.value.count >= 4: priority = attribute.value.loadUInt32(at: attribute.value.startIndex) // RTA_PRIORITY
-                case 15 where attribute.value.count >= 4: table = attribute.value.loadUInt32(at: attribute.value.startIndex)  // RTA_TABLE
-                case 9 where attribute.value.count >= 8: // RTA_MULTIPATH: first struct rtnexthop
+                case 4 where attribute.value.count >= 4:
+                    oif = attribute.value.loadInt32(at: attribute.value.startIndex)  // RTA_OIF
+                case 6 where attribute.value.count >= 4:
+                    priority = attribute.value.loadUInt32(at: attribute.value.startIndex)  // RTA_PRIORITY
+                case 15 where attribute.value.count >= 4:
+                    table = attribute.value.loadUInt32(at: attribute.value.startIndex)  // RTA_TABLE
+                case 9 where attribute.value.count >= 8:  // RTA_MULTIPATH: first struct rtnexthop
                     let v = attribute.value
                     if oif == nil { oif = v.loadInt32(at: v.startIndex + 4) }
                     flags |= UInt32(v[v.startIndex + 2])

@@ -1,5 +1,5 @@
-import LullCore
 import Logging
+import LullCore
 import Synchronization
 
 /// Connectivity from NetworkManager on D-Bus: `Connectivity`, `Metered`,
@@ -12,11 +12,21 @@ public final class NetworkManagerSource: NetworkSource {
     static let deviceInterface = "org.freedesktop.NetworkManager.Device"
 
     /// NMConnectivityState
-    enum Connectivity: UInt32 { case unknown = 0, noConnectivity, portal, limited, full }
+    enum Connectivity: UInt32 {
+        case unknown = 0
+        case noConnectivity, portal, limited, full
+    }
     /// NMMetered
-    enum Metered: UInt32 { case unknown = 0, yes, no, guessYes, guessNo }
+    enum Metered: UInt32 {
+        case unknown = 0
+        case yes, no, guessYes, guessNo
+    }
     /// NMDeviceType values that matter here.
-    enum DeviceType: UInt32 { case ethernet = 1, wifi = 2, modem = 8 }
+    enum DeviceType: UInt32 {
+        case ethernet = 1
+        case wifi = 2
+        case modem = 8
+    }
 
     struct Model: Sendable, Equatable {
         var connectivity: UInt32?
@@ -34,8 +44,11 @@ public final class NetworkManagerSource: NetworkSource {
     private let model = Mutex(Model())
     private let link = SensorBusLink()
 
-    public init(bus: BusEndpoint = .system, overrides: NetworkOverrides = .init(),
-                logger: Logger = Logger(label: "lull.sensors.network")) {
+    public init(
+        bus: BusEndpoint = .system,
+        overrides: NetworkOverrides = .init(),
+        logger: Logger = Logger(label: "lull.sensors.network")
+    ) {
         self.bus = bus
         self.overrides = overrides
         self.logger = logger
@@ -47,7 +60,8 @@ public final class NetworkManagerSource: NetworkSource {
 
     public func start() async throws {
         do {
-            try await link.open(bus, name: "lull-dbus-nm", following: "network state", logger: logger) { [self] context in
+            try await link.open(bus, name: "lull-dbus-nm", following: "network state", logger: logger) {
+                [self] context in
                 try subscribe(context)
                 try readAll(context)
             }
@@ -65,14 +79,16 @@ public final class NetworkManagerSource: NetworkSource {
     // MARK: on the bus thread
 
     private func subscribe(_ context: BusContext) throws {
-        try context.onPropertiesChanged(sender: Self.serviceName, path: Self.path) { [self] interface, changed, invalidated in
+        try context.onPropertiesChanged(sender: Self.serviceName, path: Self.path) {
+            [self] interface, changed, invalidated in
             guard interface == Self.serviceName else { return }
             apply(changed, context)
             if !invalidated.isEmpty { try? readAll(context) }
             publish()
         }
         // NetworkManager before 1.44 also sent its own PropertiesChanged(a{sv}) on the manager.
-        let legacy = "type='signal',sender='\(Self.serviceName)',path='\(Self.path)',interface='\(Self.serviceName)',member='PropertiesChanged'"
+        let legacy =
+            "type='signal',sender='\(Self.serviceName)',path='\(Self.path)',interface='\(Self.serviceName)',member='PropertiesChanged'"
         try context.addMatch(legacy) { [self] message in
             guard let changed = (try? message.read())?.stringDictionary else { return }
             apply(changed, context)
@@ -101,7 +117,9 @@ public final class NetworkManagerSource: NetworkSource {
     private func apply(_ properties: [String: DBusValue], _ context: BusContext) {
         var resolve: String? = nil
         model.withLock { model in
-            if let value = properties["Connectivity"]?.integer { model.connectivity = UInt32(truncatingIfNeeded: value) }
+            if let value = properties["Connectivity"]?.integer {
+                model.connectivity = UInt32(truncatingIfNeeded: value)
+            }
             if let value = properties["Metered"]?.integer { model.metered = UInt32(truncatingIfNeeded: value) }
             if let value = properties["PrimaryConnectionType"]?.string { model.primaryConnectionType = value }
             if let value = properties["PrimaryConnection"]?.string, value != model.primaryConnection {
@@ -119,34 +137,55 @@ public final class NetworkManagerSource: NetworkSource {
         }
     }
 
-    private func resolveDevice(_ context: BusContext, activeConnection path: String) -> (interface: String?, type: UInt32?) {
+    private func resolveDevice(
+        _ context: BusContext,
+        activeConnection path: String
+    ) -> (interface: String?, type: UInt32?) {
         guard path != "/", !path.isEmpty,
-              let devices = (try? context.get(destination: Self.serviceName, path: path,
-                                              interface: Self.activeInterface, property: "Devices"))?.array,
-              let device = devices.first?.string,
-              let properties = try? context.getAll(destination: Self.serviceName, path: device, interface: Self.deviceInterface)
+            let devices =
+                (try? context.get(
+                    destination: Self.serviceName,
+                    path: path,
+                    interface: Self.activeInterface,
+                    property: "Devices"
+                ))?.array,
+            let device = devices.first?.string,
+            let properties = try? context.getAll(
+                destination: Self.serviceName,
+                path: device,
+                interface: Self.deviceInterface
+            )
         else { return (nil, nil) }
         let ipInterface = properties["IpInterface"]?.string.flatMap { $0.isEmpty ? nil : $0 }
-        return (ipInterface ?? properties["Interface"]?.string, properties["DeviceType"]?.integer.map { UInt32(truncatingIfNeeded: $0) })
+        return (
+            ipInterface ?? properties["Interface"]?.string,
+            properties["DeviceType"]?.integer.map { UInt32(truncatingIfNeeded: $0) }
+        )
     }
 
     private func publish() {
         let reading = overrides.apply(to: Self.reading(from: model.withLock { $0 }))
         if broadcaster.update(reading) {
-            logger.debug("network changed", metadata: ["connectivity": "\(reading.state.connectivity)",
-                                                       "metered": "\(reading.state.metered)",
-                                                       "source": "\(reading.state.source)"])
+            logger.debug(
+                "network changed",
+                metadata: [
+                    "connectivity": "\(reading.state.connectivity)",
+                    "metered": "\(reading.state.metered)",
+                    "source": "\(reading.state.source)",
+                ]
+            )
         }
     }
 
     static func reading(from model: Model) -> NetworkReading {
-        let connectivity: NetworkState.Connectivity = switch model.connectivity.flatMap(Connectivity.init(rawValue:)) {
-        case .noConnectivity?: .offline
-        case .full?: .online
-        // UNKNOWN means "maybe online" (often: checking disabled); PORTAL and LIMITED are up
-        // but not confirmed. None of them is offline.
-        default: .unknown
-        }
+        let connectivity: NetworkState.Connectivity =
+            switch model.connectivity.flatMap(Connectivity.init(rawValue:)) {
+            case .noConnectivity?: .offline
+            case .full?: .online
+            // UNKNOWN means "maybe online" (often: checking disabled); PORTAL and LIMITED are up
+            // but not confirmed. None of them is offline.
+            default: .unknown
+            }
         let metered = model.metered == Metered.yes.rawValue || model.metered == Metered.guessYes.rawValue
         let type = model.primaryConnectionType
         let cellular = type == "gsm" || type == "cdma" || model.primaryDeviceType == DeviceType.modem.rawValue
@@ -165,8 +204,13 @@ public final class NetworkManagerSource: NetworkSource {
         var source = "NetworkManager"
         if let interface = model.primaryInterface { source += " \(interface)" }
         if let type, !type.isEmpty { source += " (\(type))" }
-        let state = NetworkState(connectivity: connectivity, metered: metered, cellular: cellular,
-                                 interface: model.primaryInterface, source: source)
+        let state = NetworkState(
+            connectivity: connectivity,
+            metered: metered,
+            cellular: cellular,
+            interface: model.primaryInterface,
+            source: source
+        )
         return NetworkReading(state: state, link: link)
     }
 }

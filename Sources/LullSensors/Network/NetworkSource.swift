@@ -1,5 +1,5 @@
-import LullCore
 import Logging
+import LullCore
 
 /// One network reading: the scheduler's `NetworkState`, whose link type sources classify.
 public struct NetworkReading: Sendable, Equatable {
@@ -80,8 +80,10 @@ public enum NetworkSourceDiscovery {
                 logger.info("network source: NetworkManager", metadata: ["bus": "\(bus)"])
                 return nm
             } catch {
-                logger.warning("NetworkManager is on the bus but could not be read; using rtnetlink",
-                               metadata: ["error": "\(error)"])
+                logger.warning(
+                    "NetworkManager is on the bus but could not be read; using rtnetlink",
+                    metadata: ["error": "\(error)"]
+                )
                 await nm.stop()
             }
         }

@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +24,10 @@ public final class KernelUeventMonitor: DeviceEventSource {
         let started = try await PollThread.start(
             name: "lull-uevent-\(subsystem)",
             setUp: {
-                let socket = try NetlinkSocket(protocol: NetlinkConstants.ueventProtocol,
-                                               groups: NetlinkConstants.ueventKernelGroup)
+                let socket = try NetlinkSocket(
+                    protocol: NetlinkConstants.ueventProtocol,
+                    groups: NetlinkConstants.ueventKernelGroup
+                )
                 socketBox.withLock { $0 = socket }
                 return socket.fd
             },
@@ -40,8 +43,12 @@ public final class KernelUeventMonitor: DeviceEventSource {
                 if relevant || overrun { onEvent() }
             },
             tearDown: {
-                socketBox.withLock { $0?.close(); $0 = nil }
-            })
+                socketBox.withLock {
+                    $0?.close()
+                    $0 = nil
+                }
+            }
+        )
         thread.withLock { $0 = started }
         logger.debug("listening for uevents", metadata: ["subsystem": "\(subsystem)"])
     }
@@ -60,8 +67,10 @@ public final class KernelUeventMonitor: DeviceEventSource {
     }
 
     static func parse(_ bytes: ArraySlice<UInt8>) -> [String: String]? {
-        let fields = bytes.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
-        guard let header = fields.first, header.contains("@") else { return nil } // not a kernel uevent (e.g. libudev)
+        let fields = bytes.split(separator: 0, omittingEmptySubsequences: true).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        guard let header = fields.first, header.contains("@") else { return nil }  // not a kernel uevent (e.g. libudev)
         var result: [String: String] = [:]
         for field in fields.dropFirst() {
             guard let eq = field.firstIndex(of: "=") else { continue }

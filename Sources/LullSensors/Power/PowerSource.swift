@@ -1,5 +1,5 @@
-import LullCore
 import Logging
+import LullCore
 
 /// Where the daemon learns whether it runs on battery. Implementations are event-driven:
 /// they never poll, and they yield only real changes.
@@ -41,7 +41,10 @@ public enum PowerSourceDiscovery {
                 logger.info("power source: UPower", metadata: ["bus": "\(bus)"])
                 return upower
             } catch {
-                logger.warning("UPower is on the bus but could not be read; using sysfs", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "UPower is on the bus but could not be read; using sysfs",
+                    metadata: ["error": "\(error)"]
+                )
                 await upower.stop()
             }
         }

@@ -24,9 +24,20 @@ public struct PowerSupplyEntry: Sendable, Equatable {
     public var chargeNow: Int64?
     public var chargeFull: Int64?
 
-    public init(name: String, kind: Kind, online: Bool? = nil, present: Bool? = nil, capacity: Double? = nil,
-                capacityLevel: String? = nil, status: String? = nil, scope: String? = nil,
-                energyNow: Int64? = nil, energyFull: Int64? = nil, chargeNow: Int64? = nil, chargeFull: Int64? = nil) {
+    public init(
+        name: String,
+        kind: Kind,
+        online: Bool? = nil,
+        present: Bool? = nil,
+        capacity: Double? = nil,
+        capacityLevel: String? = nil,
+        status: String? = nil,
+        scope: String? = nil,
+        energyNow: Int64? = nil,
+        energyFull: Int64? = nil,
+        chargeNow: Int64? = nil,
+        chargeFull: Int64? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.online = online
@@ -66,7 +77,8 @@ public enum SysfsPowerReader {
                 energyNow: number("energy_now"),
                 energyFull: number("energy_full"),
                 chargeNow: number("charge_now"),
-                chargeFull: number("charge_full"))
+                chargeFull: number("charge_full")
+            )
         }
     }
 
@@ -123,14 +135,17 @@ public enum SysfsPowerReader {
             levels = upses.compactMap(\.capacityLevel)
             sourceNames = upses.map(\.name)
         } else if !mains.isEmpty {
-            sourceNames = (mains.filter { $0.online == true }.isEmpty ? mains : mains.filter { $0.online == true }).map(\.name)
+            sourceNames = (mains.filter { $0.online == true }.isEmpty ? mains : mains.filter { $0.online == true }).map(
+                \.name
+            )
         }
 
         let levelLow = levels.contains { $0 == "Low" || $0 == "Critical" }
         let percentLow = percent.map { $0 <= lowBatteryPercent } ?? false
         let lowPower = onBattery && (levelLow || percentLow)
 
-        let source = sourceNames.isEmpty
+        let source =
+            sourceNames.isEmpty
             ? "sysfs (no battery or mains entry: on AC)"
             : "sysfs " + sourceNames.joined(separator: "+")
         return PowerState(onBattery: onBattery, batteryPercent: percent, lowPower: lowPower, source: source)

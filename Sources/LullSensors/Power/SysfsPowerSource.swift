@@ -1,5 +1,5 @@
-import LullCore
 import Logging
+import LullCore
 import Synchronization
 
 /// Power from `/sys/class/power_supply`, re-read whenever the kernel sends a `power_supply`
@@ -16,10 +16,12 @@ public final class SysfsPowerSource: PowerSource {
     ///   - root: the power_supply class directory (a fixture tree in tests).
     ///   - events: what tells the source to read again; `nil` reads only on `start()`/`refresh()`.
     ///   - lowBatteryPercent: at or below this, on battery counts as `lowPower` (UPower's default "low" is 20%).
-    public init(root: String = "/sys/class/power_supply",
-                events: (any DeviceEventSource)? = KernelUeventMonitor(subsystem: "power_supply"),
-                lowBatteryPercent: Double = 20,
-                logger: Logger = Logger(label: "lull.sensors.power")) {
+    public init(
+        root: String = "/sys/class/power_supply",
+        events: (any DeviceEventSource)? = KernelUeventMonitor(subsystem: "power_supply"),
+        lowBatteryPercent: Double = 20,
+        logger: Logger = Logger(label: "lull.sensors.power")
+    ) {
         self.root = root
         self.events = events
         self.lowBatteryPercent = lowBatteryPercent
@@ -41,8 +43,10 @@ public final class SysfsPowerSource: PowerSource {
             listening.withLock { $0 = true }
         } catch {
             // Without uevents the reading goes stale; say so loudly but keep what we read.
-            logger.warning("cannot listen for power_supply uevents; power state will not follow changes",
-                           metadata: ["error": "\(error)"])
+            logger.warning(
+                "cannot listen for power_supply uevents; power state will not follow changes",
+                metadata: ["error": "\(error)"]
+            )
             throw error
         }
     }
@@ -57,9 +61,14 @@ public final class SysfsPowerSource: PowerSource {
     public func refresh() {
         let state = SysfsPowerReader.state(root: root, lowBatteryPercent: lowBatteryPercent)
         if broadcaster.update(state) {
-            logger.debug("power changed", metadata: ["on_battery": "\(state.onBattery)",
-                                                     "percent": "\(state.batteryPercent.map { "\($0)" } ?? "-")",
-                                                     "source": "\(state.source)"])
+            logger.debug(
+                "power changed",
+                metadata: [
+                    "on_battery": "\(state.onBattery)",
+                    "percent": "\(state.batteryPercent.map { "\($0)" } ?? "-")",
+                    "source": "\(state.source)",
+                ]
+            )
         }
     }
 }

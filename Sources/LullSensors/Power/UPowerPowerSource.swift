@@ -1,5 +1,5 @@
-import LullCore
 import Logging
+import LullCore
 import Synchronization
 
 /// Power from UPower on D-Bus: `OnBattery` on the daemon object, `Percentage`, `State`,
@@ -46,9 +46,15 @@ public final class UPowerPowerSource: PowerSource {
 
     public func start() async throws {
         do {
-            try await link.open(bus, name: "lull-dbus-upower", following: "power state", logger: logger) { [self] context in
-                let display = (try? context.call(destination: Self.serviceName, path: Self.path,
-                                                 interface: Self.serviceName, member: "GetDisplayDevice").read().string)
+            try await link.open(bus, name: "lull-dbus-upower", following: "power state", logger: logger) {
+                [self] context in
+                let display =
+                    (try? context.call(
+                        destination: Self.serviceName,
+                        path: Self.path,
+                        interface: Self.serviceName,
+                        member: "GetDisplayDevice"
+                    ).read().string)
                     ?? Self.defaultDisplayDevice
                 try subscribe(context, displayDevice: display)
                 try readAll(context, displayDevice: display)
@@ -67,16 +73,21 @@ public final class UPowerPowerSource: PowerSource {
     // MARK: on the bus thread
 
     private func subscribe(_ context: BusContext, displayDevice: String) throws {
-        try context.onPropertiesChanged(sender: Self.serviceName, path: Self.path) { [self] interface, changed, invalidated in
+        try context.onPropertiesChanged(sender: Self.serviceName, path: Self.path) {
+            [self] interface, changed, invalidated in
             guard interface == Self.serviceName else { return }
             var refetch = invalidated.contains("OnBattery")
             model.withLock { model in
-                if let value = changed["OnBattery"]?.bool { model.onBattery = value; refetch = false }
+                if let value = changed["OnBattery"]?.bool {
+                    model.onBattery = value
+                    refetch = false
+                }
             }
             if refetch { try? readDaemon(context) }
             publish()
         }
-        try context.onPropertiesChanged(sender: Self.serviceName, path: displayDevice) { [self] interface, changed, invalidated in
+        try context.onPropertiesChanged(sender: Self.serviceName, path: displayDevice) {
+            [self] interface, changed, invalidated in
             guard interface == Self.deviceInterface else { return }
             model.withLock { model in Self.apply(device: changed, to: &model) }
             if invalidated.contains(where: { ["Percentage", "State", "WarningLevel", "IsPresent"].contains($0) }) {
@@ -127,11 +138,22 @@ public final class UPowerPowerSource: PowerSource {
 
     /// The profiles daemon is optional: absent means no profile signal.
     private func readProfile(_ context: BusContext, service: (name: String, path: String)) {
-        let owned = (try? context.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                       interface: "org.freedesktop.DBus", member: "NameHasOwner",
-                                       arguments: [.string(service.name)]).read().bool) ?? false
-        let profile = owned
-            ? (try? context.get(destination: service.name, path: service.path, interface: service.name, property: "ActiveProfile"))?.string
+        let owned =
+            (try? context.call(
+                destination: "org.freedesktop.DBus",
+                path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus",
+                member: "NameHasOwner",
+                arguments: [.string(service.name)]
+            ).read().bool) ?? false
+        let profile =
+            owned
+            ? (try? context.get(
+                destination: service.name,
+                path: service.path,
+                interface: service.name,
+                property: "ActiveProfile"
+            ))?.string
             : nil
         model.withLock { $0.profiles[service.name] = profile }
     }
@@ -151,18 +173,31 @@ public final class UPowerPowerSource: PowerSource {
     }
 
     /// UPower device states and warning levels (up-types.h).
-    enum DeviceState: UInt32 { case unknown = 0, charging, discharging, empty, fullyCharged, pendingCharge, pendingDischarge }
-    enum WarningLevel: UInt32 { case unknown = 0, none, discharging, low, critical, action }
+    enum DeviceState: UInt32 {
+        case unknown = 0
+        case charging, discharging, empty, fullyCharged, pendingCharge, pendingDischarge
+    }
+    enum WarningLevel: UInt32 {
+        case unknown = 0
+        case none, discharging, low, critical, action
+    }
 
     static func state(from model: Model) -> PowerState {
         // OnBattery is UPower's own verdict (it also covers UPS); the device state is a fallback.
-        let onBattery = model.onBattery
-            ?? (model.deviceState == DeviceState.discharging.rawValue || model.deviceState == DeviceState.empty.rawValue)
+        let onBattery =
+            model.onBattery
+            ?? (model.deviceState == DeviceState.discharging.rawValue
+                || model.deviceState == DeviceState.empty.rawValue)
         let percent = model.isPresent == true ? model.percentage.map { min(100, max(0, $0)) } : nil
         let warningLow = (model.warningLevel ?? 0) >= WarningLevel.low.rawValue
         let powerSaver = model.profiles.values.contains("power-saver")
         var source = "UPower DisplayDevice"
         if powerSaver { source += " + power-profiles-daemon power-saver" }
-        return PowerState(onBattery: onBattery, batteryPercent: percent, lowPower: warningLow || powerSaver, source: source)
+        return PowerState(
+            onBattery: onBattery,
+            batteryPercent: percent,
+            lowPower: warningLow || powerSaver,
+            source: source
+        )
     }
 }

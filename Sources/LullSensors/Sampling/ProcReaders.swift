@@ -40,9 +40,10 @@ public struct PressureReading: Sendable, Equatable, Codable {
                 values[field[..<eq]] = field[field.index(after: eq)...]
             }
             guard let a10 = values["avg10"].flatMap({ Double($0) }),
-                  let a60 = values["avg60"].flatMap({ Double($0) }),
-                  let a300 = values["avg300"].flatMap({ Double($0) }),
-                  let total = values["total"].flatMap({ UInt64($0) }) else { continue }
+                let a60 = values["avg60"].flatMap({ Double($0) }),
+                let a300 = values["avg300"].flatMap({ Double($0) }),
+                let total = values["total"].flatMap({ UInt64($0) })
+            else { continue }
             let parsed = PressureLine(avg10: a10, avg60: a60, avg300: a300, totalMicroseconds: total)
             if kind == "some" { some = parsed } else if kind == "full" { full = parsed }
         }
@@ -54,8 +55,16 @@ public struct PressureReading: Sendable, Equatable, Codable {
 public struct CPUTimes: Sendable, Equatable {
     public var user, nice, system, idle, iowait, irq, softirq, steal: UInt64
 
-    public init(user: UInt64, nice: UInt64, system: UInt64, idle: UInt64, iowait: UInt64 = 0,
-                irq: UInt64 = 0, softirq: UInt64 = 0, steal: UInt64 = 0) {
+    public init(
+        user: UInt64,
+        nice: UInt64,
+        system: UInt64,
+        idle: UInt64,
+        iowait: UInt64 = 0,
+        irq: UInt64 = 0,
+        softirq: UInt64 = 0,
+        steal: UInt64 = 0
+    ) {
         self.user = user
         self.nice = nice
         self.system = system
@@ -71,12 +80,22 @@ public struct CPUTimes: Sendable, Equatable {
     public var idleTotal: UInt64 { idle + iowait }
 
     public static func parse(_ text: String) -> CPUTimes? {
-        guard let line = text.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        guard let line = text.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cpu ") }) else {
+            return nil
+        }
         let numbers = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
         guard numbers.count >= 4 else { return nil }
         func at(_ i: Int) -> UInt64 { i < numbers.count ? numbers[i] : 0 }
-        return CPUTimes(user: at(0), nice: at(1), system: at(2), idle: at(3), iowait: at(4),
-                        irq: at(5), softirq: at(6), steal: at(7))
+        return CPUTimes(
+            user: at(0),
+            nice: at(1),
+            system: at(2),
+            idle: at(3),
+            iowait: at(4),
+            irq: at(5),
+            softirq: at(6),
+            steal: at(7)
+        )
     }
 
     /// Busy share (0–1) between two readings; nil when no time passed (or counters went back).
@@ -128,7 +147,9 @@ public struct LoadAverage: Sendable, Equatable, Codable {
 
     public static func parse(_ text: String) -> LoadAverage? {
         let fields = text.split(separator: " ")
-        guard fields.count >= 3, let a = Double(fields[0]), let b = Double(fields[1]), let c = Double(fields[2]) else { return nil }
+        guard fields.count >= 3, let a = Double(fields[0]), let b = Double(fields[1]), let c = Double(fields[2]) else {
+            return nil
+        }
         return LoadAverage(one: a, five: b, fifteen: c)
     }
 }

@@ -3,7 +3,7 @@
 public struct RingBuffer<Element> {
     public let capacity: Int
     private var storage: [Element?]
-    private var head = 0   // index of the oldest element
+    private var head = 0  // index of the oldest element
     public private(set) var count = 0
 
     public init(capacity: Int) {

@@ -14,9 +14,16 @@ public struct Sample: Sendable, Equatable, Codable {
     /// The daemon itself.
     public var process: ProcessUsage
 
-    public init(time: Date, cpuPressure: PressureReading? = nil, memoryPressure: PressureReading? = nil,
-                ioPressure: PressureReading? = nil, cpuUtilisation: Double? = nil, memory: MemoryInfo? = nil,
-                load: LoadAverage? = nil, process: ProcessUsage) {
+    public init(
+        time: Date,
+        cpuPressure: PressureReading? = nil,
+        memoryPressure: PressureReading? = nil,
+        ioPressure: PressureReading? = nil,
+        cpuUtilisation: Double? = nil,
+        memory: MemoryInfo? = nil,
+        load: LoadAverage? = nil,
+        process: ProcessUsage
+    ) {
         self.time = time
         self.cpuPressure = cpuPressure
         self.memoryPressure = memoryPressure
@@ -34,8 +41,12 @@ public struct Sample: Sendable, Equatable, Codable {
 
     static func pressureState(cpu: PressureReading?, memory: PressureReading?, io: PressureReading?) -> PressureState {
         let available = cpu != nil || memory != nil || io != nil
-        return PressureState(cpu: cpu?.some.avg10, memory: memory?.some.avg10, io: io?.some.avg10,
-                             source: available ? "PSI /proc/pressure (avg10)" : "PSI unavailable")
+        return PressureState(
+            cpu: cpu?.some.avg10,
+            memory: memory?.some.avg10,
+            io: io?.some.avg10,
+            source: available ? "PSI /proc/pressure (avg10)" : "PSI unavailable"
+        )
     }
 }
 
@@ -60,9 +71,15 @@ public actor Sampler {
         /// …or the CPU utilisation reaches this share.
         public var busyUtilisation: Double
 
-        public init(procRoot: String = "/proc", cgroupRoot: String? = "/sys/fs/cgroup",
-                    busyInterval: Duration = .seconds(1), idleInterval: Duration = .seconds(10),
-                    historyCapacity: Int = 600, busyPressurePercent: Double = 1.0, busyUtilisation: Double = 0.5) {
+        public init(
+            procRoot: String = "/proc",
+            cgroupRoot: String? = "/sys/fs/cgroup",
+            busyInterval: Duration = .seconds(1),
+            idleInterval: Duration = .seconds(10),
+            historyCapacity: Int = 600,
+            busyPressurePercent: Double = 1.0,
+            busyUtilisation: Double = 0.5
+        ) {
             self.procRoot = procRoot
             self.cgroupRoot = cgroupRoot
             self.busyInterval = busyInterval
@@ -102,8 +119,11 @@ public actor Sampler {
 
     /// - Parameter sleeper: how the loop waits between samples (tests may substitute a faster or
     ///   scripted one). The daemon passes its event-loop sleeper.
-    public init(configuration: Configuration = .init(), clock: any LullClock = SystemClock(),
-                sleeper: any Sleeper = TaskSleeper()) {
+    public init(
+        configuration: Configuration = .init(),
+        clock: any LullClock = SystemClock(),
+        sleeper: any Sleeper = TaskSleeper()
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.sleeper = sleeper
@@ -129,7 +149,8 @@ public actor Sampler {
     }
 
     /// Runs `body` while holding a demand.
-    public func withDemand<T: Sendable>(_ purpose: Purpose, _ body: @Sendable () async throws -> T) async rethrows -> T {
+    public func withDemand<T: Sendable>(_ purpose: Purpose, _ body: @Sendable () async throws -> T) async rethrows -> T
+    {
         let demand = acquire(purpose)
         defer { release(demand) }
         return try await body()
@@ -174,16 +195,21 @@ public actor Sampler {
         let pressure = readPressure(procRoot: procRoot)
         let sample = Sample(
             time: time,
-            cpuPressure: pressure.cpu, memoryPressure: pressure.memory, ioPressure: pressure.io,
+            cpuPressure: pressure.cpu,
+            memoryPressure: pressure.memory,
+            ioPressure: pressure.io,
             cpuUtilisation: nil,
             memory: file("meminfo").flatMap(MemoryInfo.parse),
             load: file("loadavg").flatMap(LoadAverage.parse),
-            process: ProcessUsage.read(procRoot: procRoot, cgroupRoot: cgroupRoot))
+            process: ProcessUsage.read(procRoot: procRoot, cgroupRoot: cgroupRoot)
+        )
         return (sample, cpu)
     }
 
     /// Reads only the PSI files: what a scheduling decision needs, in three small procfs reads.
-    public nonisolated static func readPressure(procRoot: String) -> (cpu: PressureReading?, memory: PressureReading?, io: PressureReading?) {
+    public nonisolated static func readPressure(
+        procRoot: String
+    ) -> (cpu: PressureReading?, memory: PressureReading?, io: PressureReading?) {
         func reading(_ name: String) -> PressureReading? {
             SysFiles.read(SysFiles.join(procRoot, "pressure/" + name)).flatMap(PressureReading.parse)
         }
@@ -199,7 +225,11 @@ public actor Sampler {
     // MARK: the loop
 
     private func read() -> Sample {
-        var (sample, cpu) = Self.read(procRoot: configuration.procRoot, cgroupRoot: configuration.cgroupRoot, time: clock.now())
+        var (sample, cpu) = Self.read(
+            procRoot: configuration.procRoot,
+            cgroupRoot: configuration.cgroupRoot,
+            time: clock.now()
+        )
         if let previousCPU, let cpu { sample.cpuUtilisation = CPUTimes.utilisation(from: previousCPU, to: cpu) }
         previousCPU = cpu
         return sample

@@ -1,14 +1,15 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Constants from linux/netlink.h and linux/rtnetlink.h (not exported by the Glibc module).
 enum NetlinkConstants {
-    static let routeProtocol: Int32 = 0            // NETLINK_ROUTE
-    static let ueventProtocol: Int32 = 15          // NETLINK_KOBJECT_UEVENT
-    static let ueventKernelGroup: UInt32 = 1       // kernel uevents (2 is udev's rebroadcast)
+    static let routeProtocol: Int32 = 0  // NETLINK_ROUTE
+    static let ueventProtocol: Int32 = 15  // NETLINK_KOBJECT_UEVENT
+    static let ueventKernelGroup: UInt32 = 1  // kernel uevents (2 is udev's rebroadcast)
 
     // rtnetlink multicast groups (RTMGRP_*)
     static let groupLink: UInt32 = 0x1
@@ -18,18 +19,18 @@ enum NetlinkConstants {
     static let groupIPv6Route: UInt32 = 0x400
 
     // message types
-    static let done: UInt16 = 3                    // NLMSG_DONE
-    static let error: UInt16 = 2                   // NLMSG_ERROR
-    static let newLink: UInt16 = 16                // RTM_NEWLINK
-    static let getLink: UInt16 = 18                // RTM_GETLINK
-    static let newRoute: UInt16 = 24               // RTM_NEWROUTE
-    static let getRoute: UInt16 = 26               // RTM_GETROUTE
+    static let done: UInt16 = 3  // NLMSG_DONE
+    static let error: UInt16 = 2  // NLMSG_ERROR
+    static let newLink: UInt16 = 16  // RTM_NEWLINK
+    static let getLink: UInt16 = 18  // RTM_GETLINK
+    static let newRoute: UInt16 = 24  // RTM_NEWROUTE
+    static let getRoute: UInt16 = 26  // RTM_GETROUTE
 
     // flags
-    static let request: UInt16 = 0x1               // NLM_F_REQUEST
-    static let dump: UInt16 = 0x300                // NLM_F_ROOT | NLM_F_MATCH
+    static let request: UInt16 = 0x1  // NLM_F_REQUEST
+    static let dump: UInt16 = 0x300  // NLM_F_ROOT | NLM_F_MATCH
 
-    static let cloneNewNet: Int32 = 0x4000_0000    // CLONE_NEWNET
+    static let cloneNewNet: Int32 = 0x4000_0000  // CLONE_NEWNET
 }
 
 /// A netlink socket bound to some multicast groups (or none, for requests).
@@ -37,7 +38,11 @@ struct NetlinkSocket: Sendable {
     let fd: Int32
 
     init(protocol netlinkProtocol: Int32, groups: UInt32, receiveBuffer: Int32 = 1 << 20) throws(SensorError) {
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), netlinkProtocol)
+        let fd = socket(
+            AF_NETLINK,
+            Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            netlinkProtocol
+        )
         guard fd >= 0 else { throw .system("socket(AF_NETLINK, \(netlinkProtocol))", errno) }
         var size = receiveBuffer
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -66,7 +71,9 @@ struct NetlinkSocket: Sendable {
             if n >= 0 { return n }
             switch errno {
             case EINTR: continue
-            case ENOBUFS: overrun = true; continue
+            case ENOBUFS:
+                overrun = true
+                continue
             default: return nil
             }
         }
@@ -96,10 +103,14 @@ struct NetlinkMessage {
         while bytes.endIndex - offset >= 16 {
             let length = Int(bytes.loadUInt32(at: offset))
             guard length >= 16, offset + length <= bytes.endIndex else { break }
-            messages.append(NetlinkMessage(type: bytes.loadUInt16(at: offset + 4),
-                                           flags: bytes.loadUInt16(at: offset + 6),
-                                           sequence: bytes.loadUInt32(at: offset + 8),
-                                           payload: bytes[(offset + 16)..<(offset + length)]))
+            messages.append(
+                NetlinkMessage(
+                    type: bytes.loadUInt16(at: offset + 4),
+                    flags: bytes.loadUInt16(at: offset + 6),
+                    sequence: bytes.loadUInt32(at: offset + 8),
+                    payload: bytes[(offset + 16)..<(offset + length)]
+                )
+            )
             offset += (length + 3) & ~3
         }
         return messages
@@ -138,7 +149,8 @@ extension ArraySlice where Element == UInt8 {
     }
 
     func loadUInt32(at index: Int) -> UInt32 {
-        UInt32(self[index]) | UInt32(self[index + 1]) << 8 | UInt32(self[index + 2]) << 16 | UInt32(self[index + 3]) << 24
+        UInt32(self[index]) | UInt32(self[index + 1]) << 8 | UInt32(self[index + 2]) << 16 | UInt32(self[index + 3])
+            << 24
     }
 
     func loadInt32(at index: Int) -> Int32 {
@@ -183,10 +195,12 @@ final class PollThread: Sendable {
     /// `start` rethrows); `onReadable` runs on the thread whenever that fd has data or an
     /// error to report (netlink signals ENOBUFS as POLLERR); `tearDown` runs on the thread
     /// after `stop()`.
-    static func start(name: String,
-                      setUp: @escaping @Sendable () throws -> Int32,
-                      onReadable: @escaping @Sendable () -> Void,
-                      tearDown: @escaping @Sendable () -> Void) async throws -> PollThread {
+    static func start(
+        name: String,
+        setUp: @escaping @Sendable () throws -> Int32,
+        onReadable: @escaping @Sendable () -> Void,
+        tearDown: @escaping @Sendable () -> Void
+    ) async throws -> PollThread {
         let pipe: WakePipe
         do { pipe = try WakePipe() } catch { throw error }
         let thread = PollThread(pipe: pipe)
@@ -228,8 +242,10 @@ final class PollThread: Sendable {
     }
 
     private func loop(fd: Int32, onReadable: () -> Void) {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: pipe.readFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: pipe.readFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             fds[0].revents = 0
             fds[1].revents = 0

@@ -25,7 +25,8 @@ enum SysFiles {
         }
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+            let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(validating: bytes[first...last], as: UTF8.self)
     }
 

@@ -12,14 +12,19 @@ struct ConnectionOptions: ParsableArguments {
     var system = false
 
     // Not --user: `submit --user` is the server's credentials, as in curl.
-    @Flag(name: .customLong("user-instance"), help: "Talk to your user instance only; do not fall back to the system instance.")
+    @Flag(
+        name: .customLong("user-instance"),
+        help: "Talk to your user instance only; do not fall back to the system instance."
+    )
     var userInstance = false
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "Seconds to wait for the daemon to accept the connection, and then to answer each request, before giving up with exit 3 (default 30, or $LULL_CALL_TIMEOUT; 0.1-3600). Event streams (watch, events --follow) are not limited.",
-            valueName: "seconds"))
+            valueName: "seconds"
+        )
+    )
     var callTimeout: Double?
 
     /// The daemon this command talks to, and how it was found (`SocketDiscovery`).
@@ -59,7 +64,9 @@ struct ConnectionOptions: ParsableArguments {
     ///   from a shell loop). Commands that stay (watch, top, events) use the event loops.
     /// - Parameter jobID: the job the command is about, named in the advice that follows an error.
     func withClient<T>(
-        style: CallStyle = .blockingSocket, about jobID: Int64? = nil, _ body: (LullClient) async throws -> T
+        style: CallStyle = .blockingSocket,
+        about jobID: Int64? = nil,
+        _ body: (LullClient) async throws -> T
     ) async throws -> T {
         let target = self.target
         let client = LullClient(socketPath: target.path, timeout: timeout, style: style)
@@ -79,11 +86,13 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The error in words plus what to do about it, where the daemon's message does not say.
-    static func message(for error: LullClientError, about jobID: Int64? = nil, command: String = "<command>") -> String {
+    static func message(for error: LullClientError, about jobID: Int64? = nil, command: String = "<command>") -> String
+    {
         guard case .api(_, let detail) = error else { return error.description }
         switch detail.code {
         case "invalid_state":
-            return "\(detail.message). Nothing was changed; lullctl show \(jobID.map(String.init) ?? "ID") shows where the job stands."
+            return
+                "\(detail.message). Nothing was changed; lullctl show \(jobID.map(String.init) ?? "ID") shows where the job stands."
         case "invalid_value", "missing_field", "unknown_field", "malformed_json":
             return "\(detail.message). lullctl \(command) --help lists its options; docs/api.md describes every field."
         default:
@@ -94,7 +103,9 @@ struct ConnectionOptions: ParsableArguments {
     /// The subcommand as typed (`submit fetch`, `cancel`), for advice that names it.
     static func invokedCommand(_ arguments: [String] = CommandLine.arguments) -> String {
         // A leading `--socket PATH` is moved behind the command first, so PATH is not taken for it.
-        let words = Lullctl.connectionOptionsMovedAfterSubcommand(Array(arguments.dropFirst())).filter { !$0.hasPrefix("-") }
+        let words = Lullctl.connectionOptionsMovedAfterSubcommand(Array(arguments.dropFirst())).filter {
+            !$0.hasPrefix("-")
+        }
         guard let first = words.first else { return "<command>" }
         if first == "submit", words.count > 1, ["fetch", "push", "upload"].contains(words[words.startIndex + 1]) {
             return "submit \(words[words.startIndex + 1])"

@@ -9,7 +9,8 @@ struct Events: AsyncParsableCommand {
         discussion: """
             With --follow, a daemon that restarts is followed from the last event printed; one \
             that stays away longer than --reconnect-for ends the command with exit 3.
-            """)
+            """
+    )
 
     @Option(name: .long, help: "Print events with a sequence number above this.")
     var after: Int64 = 0
@@ -24,7 +25,9 @@ struct Events: AsyncParsableCommand {
     func run() async throws {
         try await connection.withClient(style: .eventLoop) { client in
             if follow {
-                for try await event in client.followEvents(after: after, reconnectWithin: reconnect.window) { try emit(event) }
+                for try await event in client.followEvents(after: after, reconnectWithin: reconnect.window) {
+                    try emit(event)
+                }
             } else {
                 var cursor = after
                 while true {
@@ -44,7 +47,9 @@ struct Events: AsyncParsableCommand {
         } else {
             var line = "\(event.seq)  \(Format.time(event.time))  job \(event.jobId)  \(event.type.rawValue)"
             if let progress = event.progress {
-                line += "  \(Format.bytes(progress.bytesDone))" + (progress.bytesTotal.map { " of \(Format.bytes($0))" } ?? "")
+                line +=
+                    "  \(Format.bytes(progress.bytesDone))"
+                    + (progress.bytesTotal.map { " of \(Format.bytes($0))" } ?? "")
             }
             if let error = event.error { line += "  \(error.code): \(error.message)" }
             if let message = event.message { line += "  \(message)" }

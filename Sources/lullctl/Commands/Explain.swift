@@ -5,7 +5,8 @@ import LullClient
 
 struct Explain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Say in plain words why a job is or is not running, citing the rule that holds it.")
+        abstract: "Say in plain words why a job is or is not running, citing the rule that holds it."
+    )
 
     @Argument(help: "The job id.")
     var id: Int64
@@ -28,8 +29,11 @@ struct Explain: AsyncParsableCommand {
                 lines.append("  - " + Format.reason(reason))
             }
         }
-        if let next = explanation.nextCheck { lines.append("  looked at again: \(Format.time(next)), or as soon as something changes") }
-        else if explanation.state == .queued { lines.append("  looked at again: when power, network or pressure change, or a job ends") }
+        if let next = explanation.nextCheck {
+            lines.append("  looked at again: \(Format.time(next)), or as soon as something changes")
+        } else if explanation.state == .queued {
+            lines.append("  looked at again: when power, network or pressure change, or a job ends")
+        }
         lines.append("  world: \(describe(explanation.world))")
         print(lines.joined(separator: "\n"))
     }
@@ -37,7 +41,8 @@ struct Explain: AsyncParsableCommand {
 
 /// One line about the machine as the scheduler sees it.
 func describe(_ world: WorldView) -> String {
-    let power = world.power.onBattery
+    let power =
+        world.power.onBattery
         ? "on battery" + (world.power.batteryPercent.map { String(format: " %.0f%%", $0) } ?? "")
         : "on AC"
     var network = world.network.connectivity
@@ -53,7 +58,8 @@ func describe(_ world: WorldView) -> String {
 struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Evaluate the queue against a hypothetical world and say what would run and what would wait.",
-        discussion: "Nothing changes: no job starts or stops. Conditions you leave out keep their current value.")
+        discussion: "Nothing changes: no job starts or stops. Conditions you leave out keep their current value."
+    )
 
     @Flag(name: .customLong("on-battery"), help: "Pretend the machine runs on battery.") var onBattery = false
     @Flag(name: .customLong("on-ac"), help: "Pretend the machine is plugged in.") var onAC = false
@@ -69,18 +75,25 @@ struct Simulate: AsyncParsableCommand {
 
     func run() async throws {
         let hypothesis = SimulateRequest(
-            onBattery: onBattery ? true : (onAC ? false : nil), battery: battery, metered: metered ? true : nil,
-            cellular: cellular ? true : nil, offline: offline ? true : nil, cpuPressure: cpuPressure,
-            memoryPressure: memoryPressure)
+            onBattery: onBattery ? true : (onAC ? false : nil),
+            battery: battery,
+            metered: metered ? true : nil,
+            cellular: cellular ? true : nil,
+            offline: offline ? true : nil,
+            cpuPressure: cpuPressure,
+            memoryPressure: memoryPressure
+        )
         let simulation = try await connection.withClient { try await $0.simulate(hypothesis) }
         if format.json {
             try printJSON(simulation)
             return
         }
         print("in that world: \(describe(simulation.world))")
-        print(simulation.wouldStart.isEmpty
-            ? "would start: nothing"
-            : "would start: " + simulation.wouldStart.map { "job \($0)" }.joined(separator: ", "))
+        print(
+            simulation.wouldStart.isEmpty
+                ? "would start: nothing"
+                : "would start: " + simulation.wouldStart.map { "job \($0)" }.joined(separator: ", ")
+        )
         if simulation.waiting.isEmpty {
             print("would wait: nothing")
         } else {

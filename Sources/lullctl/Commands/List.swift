@@ -1,15 +1,19 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Foundation
 import LullAPI
 import LullClient
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.")
 
-    @Option(name: .long, help: "Only jobs in this state (queued, running, paused, succeeded, failed, cancelled, expired).")
+    @Option(
+        name: .long,
+        help: "Only jobs in this state (queued, running, paused, succeeded, failed, cancelled, expired)."
+    )
     var state: String?
 
     @Option(name: .long, help: "Only jobs with this label.")
@@ -22,7 +26,9 @@ struct List: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Only jobs of this user, by name or uid. Root may name anyone; other users only themselves (they see only their own jobs anyway).",
-            valueName: "name|uid"))
+            valueName: "name|uid"
+        )
+    )
     var owner: String?
 
     @Option(name: .long, help: "At most this many jobs (1-1000).")
@@ -47,10 +53,25 @@ struct List: AsyncParsableCommand {
         let ownerUID = owner.flatMap(UserNames.uid)
         let (jobs, next) = try await connection.withClient { client -> ([JobView], Int64?) in
             if all {
-                return (try await client.allJobs(
-                    state: state, label: label, jobClass: jobClass, after: after, pageSize: limit, owner: ownerUID), nil)
+                return (
+                    try await client.allJobs(
+                        state: state,
+                        label: label,
+                        jobClass: jobClass,
+                        after: after,
+                        pageSize: limit,
+                        owner: ownerUID
+                    ), nil
+                )
             }
-            let page = try await client.list(state: state, label: label, jobClass: jobClass, limit: limit, after: after, owner: ownerUID)
+            let page = try await client.list(
+                state: state,
+                label: label,
+                jobClass: jobClass,
+                limit: limit,
+                after: after,
+                owner: ownerUID
+            )
             return (page.jobs, page.nextAfter)
         }
         if format.json {
@@ -89,7 +110,9 @@ struct List: AsyncParsableCommand {
         // A value that starts with '-' was given as --name=VALUE, or it would read as an option.
         func option(_ name: String, _ value: String?) {
             guard let value else { return }
-            words.append(value.hasPrefix("-") ? "--\(name)=\(Self.shellQuoted(value))" : "--\(name) \(Self.shellQuoted(value))")
+            words.append(
+                value.hasPrefix("-") ? "--\(name)=\(Self.shellQuoted(value))" : "--\(name) \(Self.shellQuoted(value))"
+            )
         }
         option("state", state)
         option("label", label)
@@ -106,9 +129,11 @@ struct List: AsyncParsableCommand {
     /// `word` as one POSIX shell word: unchanged when no character is special to the shell,
     /// else in single quotes (inside which only `'` itself needs care).
     static func shellQuoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "@%+=:,./_-".unicodeScalars.contains($0))
-        }
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "@%+=:,./_-".unicodeScalars.contains($0))
+            }
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }

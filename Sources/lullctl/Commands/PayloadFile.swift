@@ -9,7 +9,8 @@ enum PayloadFile {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         guard let contents = FileManager.default.contents(atPath: path) else {
             throw ValidationError(
-                "cannot read the payload file \(path): \(String(cString: strerror(errno))); check the path and that you may read it")
+                "cannot read the payload file \(path): \(String(cString: strerror(errno))); check the path and that you may read it"
+            )
         }
         return contents
     }

@@ -7,7 +7,9 @@ struct ReconnectOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "Seconds to wait for a daemon that stopped answering before giving up with exit 3 (1-3600).",
-            valueName: "seconds"))
+            valueName: "seconds"
+        )
+    )
     var reconnectFor: Double = 60
 
     func validate() throws {

@@ -9,7 +9,8 @@ struct Reload: AsyncParsableCommand {
         discussion: """
             Root, or the daemon's own user, only. A refused config leaves the old policy in force and \
             exits 1. Signalling the daemon with SIGHUP reloads too, without an answer.
-            """)
+            """
+    )
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullAPI
 import LullClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why no daemon answered, as systemd knows it: when `lulld.service` failed (a broken config,
 /// say), "is it running?" is the wrong question, so the error names the unit's state and exit
@@ -19,7 +20,9 @@ enum ServiceDiagnosis {
     static func unreachable(_ error: LullClientError, target: SocketDiscovery.Choice) -> String? {
         guard case .unreachable(let path, let reason) = error else { return nil }
         if reason == .noSocket, !target.found, target.tried.count > 1 {
-            let places = target.tried.map { "\($0) (\($0 == LullDefaults.systemSocketPath ? "system" : "user") instance)" }
+            let places = target.tried.map {
+                "\($0) (\($0 == LullDefaults.systemSocketPath ? "system" : "user") instance)"
+            }
             let failed = failure(of: .system).map { " " + $0 } ?? ""
             return "no lulld found: there is no socket at \(places.joined(separator: " or at ")).\(failed)"
                 + (failed.isEmpty
@@ -59,9 +62,11 @@ enum ServiceDiagnosis {
         if socketFailed {
             words.append("lulld.socket \(serviceFailed ? "stopped too" : "failed") (\(socket["Result"] ?? "?"))")
         }
-        let config = service["ExecMainStatus"] == "\(LulldExitStatus.invalidConfiguration.rawValue)"
+        let config =
+            service["ExecMainStatus"] == "\(LulldExitStatus.invalidConfiguration.rawValue)"
             ? " (`\(manager.checkConfig)` names each problem)" : ""
-        return words.joined(separator: "; ") + ". `\(manager.systemctl) status lulld` and `\(manager.journalctl)` show why. "
+        return words.joined(separator: "; ")
+            + ". `\(manager.systemctl) status lulld` and `\(manager.journalctl)` show why. "
             + "Once the cause is fixed\(config), `\(manager.systemctl) reset-failed lulld.service lulld.socket` and `\(manager.systemctl) start lulld.socket` bring it back"
             + (manager == .system ? " (an admin's job)." : ".")
     }

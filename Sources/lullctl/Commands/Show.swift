@@ -66,11 +66,13 @@ func describe(_ job: JobView) -> String {
     if let progress = job.progress, job.state == .running { lines.append(("transfer", Format.transfer(progress))) }
     if let error = job.error {
         // A failed job is over even when its last failure was of a retryable kind.
-        let retry = !error.retryable ? "" : job.state == .failed ? " (retryable, but no attempt was left)" : " (retryable)"
+        let retry =
+            !error.retryable ? "" : job.state == .failed ? " (retryable, but no attempt was left)" : " (retryable)"
         lines.append(("error", "\(error.code): \(error.message)\(retry)"))
     }
     switch job.state {
-    case .queued where !(job.waitingFor ?? []).isEmpty: lines.append(("next", "lullctl explain \(job.id) says in full why it waits"))
+    case .queued where !(job.waitingFor ?? []).isEmpty:
+        lines.append(("next", "lullctl explain \(job.id) says in full why it waits"))
     case .running, .queued: lines.append(("next", "lullctl watch \(job.id) follows it live"))
     default: break
     }

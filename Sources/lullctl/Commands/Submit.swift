@@ -7,7 +7,8 @@ import LullCore
 struct Submit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Hand a transfer to the daemon and return at once.",
-        subcommands: [SubmitFetch.self, SubmitPush.self, SubmitUpload.self])
+        subcommands: [SubmitFetch.self, SubmitPush.self, SubmitUpload.self]
+    )
 }
 
 /// Options every kind of submission takes.
@@ -15,24 +16,34 @@ struct JobOptions: ParsableArguments {
     @Option(name: .long, help: "A label to find the job by later.")
     var label: String?
 
-    @Option(name: .customLong("class"), help: "The priority class (interactive, default, utility, background, maintenance).")
+    @Option(
+        name: .customLong("class"),
+        help: "The priority class (interactive, default, utility, background, maintenance)."
+    )
     var jobClass: String?
 
-    @Option(name: [.customShort("H"), .long], help: ArgumentHelp("An extra request header, 'Name: value'.", valueName: "header"))
+    @Option(
+        name: [.customShort("H"), .long],
+        help: ArgumentHelp("An extra request header, 'Name: value'.", valueName: "header")
+    )
     var header: [String] = []
 
     @Option(
         name: [.short, .long],
         help: ArgumentHelp(
             "Credentials for the server, sent as HTTP Basic authentication, as curl -u does (a URL may not carry them: it is shown in every view and log line). With a name alone the password comes from LULL_PASSWORD or is asked for; name:password works too, but other local users can read it in the process list while lullctl runs.",
-            valueName: "name[:password]"))
+            valueName: "name[:password]"
+        )
+    )
     var user: String?
 
     @Option(
         name: .customLong("ca-file"),
         help: ArgumentHelp(
             "A PEM file of certificate authorities to trust for this job besides the system's (a server with a private or self-signed certificate); read with your rights.",
-            valueName: "path"))
+            valueName: "path"
+        )
+    )
     var caFile: String?
 
     @OptionGroup(title: "Scheduling") var scheduling: SchedulingOptions
@@ -74,7 +85,8 @@ struct JobOptions: ParsableArguments {
 /// a file called `sub`.
 func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
-    let resolved = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardized.path
+    let resolved = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+        .standardized.path
     return path.hasSuffix("/") && !resolved.hasSuffix("/") ? resolved + "/" : resolved
 }
 
@@ -96,24 +108,40 @@ struct SubmitFetch: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Where the file goes.", valueName: "path"))
     var output: String
 
-    @Option(help: ArgumentHelp("The file's SHA-256 (64 hexadecimal characters): a download that does not match fails and is not kept.", valueName: "hex"))
+    @Option(
+        help: ArgumentHelp(
+            "The file's SHA-256 (64 hexadecimal characters): a download that does not match fails and is not kept.",
+            valueName: "hex"
+        )
+    )
     var sha256: String?
 
     @Option(
         name: .customLong("expected-size"),
-        help: ArgumentHelp("The size you expect, for scheduling on metered links and for progress: \(ByteCountArgument.forms).", valueName: "size"),
-        transform: { try ByteCountArgument(parsing: $0) })
+        help: ArgumentHelp(
+            "The size you expect, for scheduling on metered links and for progress: \(ByteCountArgument.forms).",
+            valueName: "size"
+        ),
+        transform: { try ByteCountArgument(parsing: $0) }
+    )
     var expectedSize: ByteCountArgument?
 
     @Option(
         name: .customLong("max-size"),
-        help: ArgumentHelp("Fail the download if the file grows larger than this: \(ByteCountArgument.forms).", valueName: "size"),
-        transform: { try ByteCountArgument(parsing: $0) })
+        help: ArgumentHelp(
+            "Fail the download if the file grows larger than this: \(ByteCountArgument.forms).",
+            valueName: "size"
+        ),
+        transform: { try ByteCountArgument(parsing: $0) }
+    )
     var maxSize: ByteCountArgument?
 
-    @Option(help: ArgumentHelp(
-        "The file's permission bits in octal, such as 0640 (default: 0666 less your umask, as curl -o would give).",
-        valueName: "octal"))
+    @Option(
+        help: ArgumentHelp(
+            "The file's permission bits in octal, such as 0640 (default: 0666 less your umask, as curl -o would give).",
+            valueName: "octal"
+        )
+    )
     var mode: String?
 
     @OptionGroup var job: JobOptions
@@ -124,12 +152,20 @@ struct SubmitFetch: AsyncParsableCommand {
         // The daemon runs with its own umask (0077 under its unit); without a mode the file
         // would get the daemon's idea of privacy rather than the caller's. The default (0644,
         // umask 022) is left out, so the usual submission also reaches a daemon older than `mode`.
-        let mode = self.mode ?? CallerUmask.current.map { FileMode(creatingUnder: $0) }.flatMap {
-            $0 == .fetchDefault ? nil : $0.octal
-        }
+        let mode =
+            self.mode
+            ?? CallerUmask.current.map { FileMode(creatingUnder: $0) }.flatMap {
+                $0 == .fetchDefault ? nil : $0.octal
+            }
         var submission = JobSubmission(
-            kind: .fetch, url: url, destination: absolutePath(output), sha256: sha256,
-            expectedBytes: expectedSize?.bytes, maxBytes: maxSize?.bytes, mode: mode)
+            kind: .fetch,
+            url: url,
+            destination: absolutePath(output),
+            sha256: sha256,
+            expectedBytes: expectedSize?.bytes,
+            maxBytes: maxSize?.bytes,
+            mode: mode
+        )
         try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
@@ -143,14 +179,17 @@ struct SubmitPush: AsyncParsableCommand {
 
     @Option(
         name: [.short, .long],
-        help: "The payload, as text; @FILE reads it from a file and @- from standard input, as curl -d does.")
+        help: "The payload, as text; @FILE reads it from a file and @- from standard input, as curl -d does."
+    )
     var data: String?
 
     @Option(
         name: .customLong("data-file"),
         help: ArgumentHelp(
             "Read the payload from this file; its content type follows from the extension (.json, .txt, .xml, .csv, .html, …) unless --content-type says it.",
-            valueName: "path"))
+            valueName: "path"
+        )
+    )
     var dataFile: String?
 
     @Option(name: [.customShort("X"), .long], help: "POST, PUT or PATCH.")
@@ -161,7 +200,11 @@ struct SubmitPush: AsyncParsableCommand {
 
     @Option(
         name: .customLong("idempotency-key"),
-        help: ArgumentHelp("Sent as Idempotency-Key with every attempt, so the server can tell a retry from a new request (the daemon makes one up when you give none).", valueName: "key"))
+        help: ArgumentHelp(
+            "Sent as Idempotency-Key with every attempt, so the server can tell a retry from a new request (the daemon makes one up when you give none).",
+            valueName: "key"
+        )
+    )
     var idempotencyKey: String?
 
     @OptionGroup var job: JobOptions
@@ -183,8 +226,14 @@ struct SubmitPush: AsyncParsableCommand {
             contentType = contentType ?? PayloadFile.contentType(of: file)
         }
         var submission = JobSubmission(
-            kind: .push, url: url, method: method, contentType: contentType, body: text, bodyBase64: bodyBase64,
-            idempotencyKey: idempotencyKey)
+            kind: .push,
+            url: url,
+            method: method,
+            contentType: contentType,
+            body: text,
+            bodyBase64: bodyBase64,
+            idempotencyKey: idempotencyKey
+        )
         try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }
@@ -206,23 +255,33 @@ struct SubmitUpload: AsyncParsableCommand {
         name: .customLong("protocol"),
         help: ArgumentHelp(
             "raw (the file is the request body, the default), multipart (one part of a form POST) or tus (resumable: an interrupted upload goes on where it stopped).",
-            valueName: "protocol"),
+            valueName: "protocol"
+        ),
         completion: .list(ChoiceArgument.values(of: UploadProtocol.self)),
-        transform: { try ChoiceArgument.parse($0, as: UploadProtocol.self) })
+        transform: { try ChoiceArgument.parse($0, as: UploadProtocol.self) }
+    )
     var uploadProtocol: UploadProtocol?
 
-    @Option(name: .customLong("form-field"), help: ArgumentHelp("With --protocol multipart: the form field's name (default file).", valueName: "name"))
+    @Option(
+        name: .customLong("form-field"),
+        help: ArgumentHelp("With --protocol multipart: the form field's name (default file).", valueName: "name")
+    )
     var formField: String?
 
-    @Option(name: .customLong("content-type"), help: "The file's content type (for multipart, application/octet-stream when left out).")
+    @Option(
+        name: .customLong("content-type"),
+        help: "The file's content type (for multipart, application/octet-stream when left out)."
+    )
     var contentType: String?
 
     @Option(
         name: .customLong("chunk-size"),
         help: ArgumentHelp(
             "With --protocol tus: the most one request sends, from 64K to 1T (default: the daemon's tus_chunk_bytes); a server that refuses a request as too large gets smaller ones anyway: \(ByteCountArgument.forms).",
-            valueName: "size"),
-        transform: { try ByteCountArgument(parsing: $0) })
+            valueName: "size"
+        ),
+        transform: { try ByteCountArgument(parsing: $0) }
+    )
     var chunkSize: ByteCountArgument?
 
     @OptionGroup var job: JobOptions
@@ -231,8 +290,15 @@ struct SubmitUpload: AsyncParsableCommand {
 
     func run() async throws {
         var submission = JobSubmission(
-            kind: .upload, url: url, source: absolutePath(file), method: method, contentType: contentType,
-            uploadProtocol: uploadProtocol, formField: formField, chunkBytes: chunkSize?.bytes)
+            kind: .upload,
+            url: url,
+            source: absolutePath(file),
+            method: method,
+            contentType: contentType,
+            uploadProtocol: uploadProtocol,
+            formField: formField,
+            chunkBytes: chunkSize?.bytes
+        )
         try job.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
     }

@@ -4,7 +4,8 @@ import LullClient
 
 struct Top: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "A full-screen view of the daemon and the machine: world, CPU and memory, running jobs, the queue, failures.",
+        abstract:
+            "A full-screen view of the daemon and the machine: world, CPU and memory, running jobs, the queue, failures.",
         discussion: """
             Shows power, battery, network (metered, cellular) and pressure as the scheduler sees \
             them, CPU and memory sparklines from the daemon's sampler, running jobs with progress, \
@@ -13,7 +14,8 @@ struct Top: AsyncParsableCommand {
             ends it by that signal once the screen is restored (a shell reports 143, 129, 130). Plain ANSI only, so \
             it works over SSH and in tmux. When stdout is not a terminal (or with --once) it prints \
             one frame and exits.
-            """)
+            """
+    )
 
     @Option(name: .long, help: "Seconds between refreshes (0.2-60).")
     var interval: Double = 1

@@ -9,53 +9,75 @@ import LullCore
 struct TransferOptions: ParsableArguments {
     @Option(
         name: .customLong("max-attempts"),
-        help: ArgumentHelp("Give up after this many attempts, from 1 to 100 (the first attempt counts).", valueName: "count"))
+        help: ArgumentHelp(
+            "Give up after this many attempts, from 1 to 100 (the first attempt counts).",
+            valueName: "count"
+        )
+    )
     var maxAttempts: Int?
 
     @Option(
         name: .customLong("retry-delay"),
         help: ArgumentHelp(
             "The backoff scale: a retry waits a random time up to this, doubled after each failed attempt (\(DurationArgument.forms)).",
-            valueName: "duration"),
-        transform: { try DurationArgument(parsing: $0) })
+            valueName: "duration"
+        ),
+        transform: { try DurationArgument(parsing: $0) }
+    )
     var retryDelay: DurationArgument?
 
     @Option(
         name: .customLong("retry-max-delay"),
-        help: ArgumentHelp("The most a retry waits (a server's Retry-After may ask for longer), at most 1d.", valueName: "duration"),
-        transform: { try DurationArgument(parsing: $0) })
+        help: ArgumentHelp(
+            "The most a retry waits (a server's Retry-After may ask for longer), at most 1d.",
+            valueName: "duration"
+        ),
+        transform: { try DurationArgument(parsing: $0) }
+    )
     var retryMaxDelay: DurationArgument?
 
     @Option(
         name: .customLong("connect-timeout"),
         help: ArgumentHelp(
             "How long one attempt may take to connect to the server (or proxy), at most 30d.",
-            valueName: "duration"),
-        transform: { try DurationArgument(parsing: $0) })
+            valueName: "duration"
+        ),
+        transform: { try DurationArgument(parsing: $0) }
+    )
     var connectTimeout: DurationArgument?
 
     @Option(
         name: .customLong("idle-timeout"),
-        help: ArgumentHelp("How long one attempt may go without a byte moving, at most 30d (while waiting for a response, the daemon's idle_timeout applies if shorter).", valueName: "duration"),
-        transform: { try DurationArgument(parsing: $0) })
+        help: ArgumentHelp(
+            "How long one attempt may go without a byte moving, at most 30d (while waiting for a response, the daemon's idle_timeout applies if shorter).",
+            valueName: "duration"
+        ),
+        transform: { try DurationArgument(parsing: $0) }
+    )
     var idleTimeout: DurationArgument?
 
     @Option(
         name: .long,
         help: ArgumentHelp("How long one attempt may take in all, at most 30d.", valueName: "duration"),
-        transform: { try DurationArgument(parsing: $0) })
+        transform: { try DurationArgument(parsing: $0) }
+    )
     var timeout: DurationArgument?
 
     /// Sets the submission's `retry` and `timeouts` objects from the flags given.
     func apply(to submission: inout JobSubmission) {
         if maxAttempts != nil || retryDelay != nil || retryMaxDelay != nil {
             submission.retry = RetrySettings(
-                maxAttempts: maxAttempts, baseSeconds: retryDelay?.timeInterval, capSeconds: retryMaxDelay?.timeInterval)
+                maxAttempts: maxAttempts,
+                baseSeconds: retryDelay?.timeInterval,
+                capSeconds: retryMaxDelay?.timeInterval
+            )
         }
         if connectTimeout != nil || idleTimeout != nil || timeout != nil {
             submission.timeouts = TimeoutSettings(
-                connectSeconds: connectTimeout?.timeInterval, idleSeconds: idleTimeout?.timeInterval,
-                totalSeconds: timeout?.timeInterval)
+                connectSeconds: connectTimeout?.timeInterval,
+                idleSeconds: idleTimeout?.timeInterval,
+                totalSeconds: timeout?.timeInterval
+            )
         }
     }
 }

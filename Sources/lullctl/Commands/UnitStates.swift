@@ -1,19 +1,23 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// `systemctl show` of lulld's two units, with a short deadline: a diagnosis must not hang.
 enum UnitStates {
     static func read(_ manager: ServiceDiagnosis.Manager) -> [String: [String: String]]? {
-        guard let systemctl = ["/usr/bin/systemctl", "/bin/systemctl"].first(where: FileManager.default.isExecutableFile) else {
+        guard
+            let systemctl = ["/usr/bin/systemctl", "/bin/systemctl"].first(where: FileManager.default.isExecutableFile)
+        else {
             return nil
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: systemctl)
-        process.arguments = (manager == .user ? ["--user"] : []) + [
-            "show", "-p", "Id,ActiveState,Result,ExecMainStatus", "lulld.service", "lulld.socket",
-        ]
+        process.arguments =
+            (manager == .user ? ["--user"] : []) + [
+                "show", "-p", "Id,ActiveState,Result,ExecMainStatus", "lulld.service", "lulld.socket",
+            ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

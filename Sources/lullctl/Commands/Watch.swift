@@ -21,7 +21,8 @@ struct Watch: AsyncParsableCommand {
             8 at least one failed, was cancelled or expired; 3 the daemon is not reachable; \
             4 no such job, or no job with that label. Stopped with ctrl-c (SIGTERM, SIGHUP) before the jobs ended, watch \
             ends by that signal, which a shell reports as 130 (143, 129).
-            """)
+            """
+    )
 
     /// Exit code when a watched job ended without succeeding.
     static let someJobDidNotSucceed: Int32 = 8
@@ -44,12 +45,15 @@ struct Watch: AsyncParsableCommand {
 
     func validate() throws {
         if ids.isEmpty == (label == nil) {
-            throw ValidationError("give job ids or --label, not both and not neither: lullctl watch 42 43, or lullctl watch --label nightly")
+            throw ValidationError(
+                "give job ids or --label, not both and not neither: lullctl watch 42 43, or lullctl watch --label nightly"
+            )
         }
     }
 
     func run() async throws {
-        let (ending, failed) = try await connection.withClient(style: .eventLoop) { client -> (WatchSession.Ending, Bool) in
+        let (ending, failed) = try await connection.withClient(style: .eventLoop) {
+            client -> (WatchSession.Ending, Bool) in
             // The cursor is taken before the jobs are read, so nothing that happens in between is missed.
             let cursor = try await client.status().lastEventSeq ?? 0
             let jobs: [JobView]
@@ -90,7 +94,9 @@ struct Watch: AsyncParsableCommand {
         let unsuccessful = labelled.filter { $0.state != .succeeded }
         var line = "no unfinished jobs with label \"\(label)\": \(labelled.count - unsuccessful.count) succeeded"
         if !unsuccessful.isEmpty {
-            let ids = unsuccessful.prefix(5).map { String($0.id) }.joined(separator: ", ") + (unsuccessful.count > 5 ? ", …" : "")
+            let ids =
+                unsuccessful.prefix(5).map { String($0.id) }.joined(separator: ", ")
+                + (unsuccessful.count > 5 ? ", …" : "")
             line += ", \(unsuccessful.count) did not (\(ids))"
         }
         print(line + "; lullctl list --label \(label) shows them")

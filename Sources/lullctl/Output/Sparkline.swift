@@ -3,7 +3,8 @@ struct Sparkline {
     var unicode: Bool
 
     func render(_ values: [Double?], width: Int) -> String {
-        let levels: [Character] = unicode ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["_", ".", ":", "-", "=", "+", "*", "#"]
+        let levels: [Character] =
+            unicode ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["_", ".", ":", "-", "=", "+", "*", "#"]
         let recent = values.suffix(width)
         let drawn = recent.map { value -> Character in
             guard let value else { return " " }

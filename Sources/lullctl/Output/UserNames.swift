@@ -10,7 +10,8 @@ enum UserNames {
         var entry = passwd()
         var found: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, let found, let name = found.pointee.pw_name else {
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, let found, let name = found.pointee.pw_name
+        else {
             return String(uid)
         }
         return String(cString: name)

@@ -1,13 +1,17 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 
 /// Bytes typed on stdin, as an async stream (for a terminal in raw mode: one key at a time).
 enum KeyboardInput {
     static func stream() -> AsyncStream<UInt8> {
         AsyncStream { continuation in
-            let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: DispatchQueue(label: "lullctl.keys"))
+            let source = DispatchSource.makeReadSource(
+                fileDescriptor: STDIN_FILENO,
+                queue: DispatchQueue(label: "lullctl.keys")
+            )
             source.setEventHandler {
                 var buffer = [UInt8](repeating: 0, count: 64)
                 let count = read(STDIN_FILENO, &buffer, buffer.count)

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// The controlling terminal on stdin/stdout: whether there is one, its size, raw input mode
 /// and unbuffered whole-frame writes.
@@ -32,7 +33,9 @@ final class Terminal {
         }
         let environment = ProcessInfo.processInfo.environment
         return Size(
-            columns: environment["COLUMNS"].flatMap(Int.init) ?? 80, rows: environment["LINES"].flatMap(Int.init) ?? 24)
+            columns: environment["COLUMNS"].flatMap(Int.init) ?? 80,
+            rows: environment["LINES"].flatMap(Int.init) ?? 24
+        )
     }
 
     /// Keys arrive one by one, unechoed, and ctrl-c is a key rather than a signal, so a
@@ -58,7 +61,9 @@ final class Terminal {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeMutableBytes {
+                Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset)
+            }
             if written < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return

@@ -1,8 +1,9 @@
+import ArgumentParser
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ArgumentParser
-import Dispatch
 
 /// Terminal-related signals delivered as an async stream through dispatch sources, so a live
 /// view learns of a resize (SIGWINCH) or of being told to stop (SIGINT, SIGTERM, SIGHUP when
@@ -18,7 +19,9 @@ struct TerminalSignals {
         AsyncStream { continuation in
             let queue = DispatchQueue(label: "lullctl.signals")
             var sources: [any DispatchSourceSignal] = []
-            for (number, signal) in [(SIGWINCH, TerminalSignal.resized)] + stopSignals.map({ ($0, TerminalSignal.stop($0)) }) {
+            for (number, signal) in [(SIGWINCH, TerminalSignal.resized)]
+                + stopSignals.map({ ($0, TerminalSignal.stop($0)) })
+            {
                 Glibc.signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler { continuation.yield(signal) }

@@ -26,8 +26,11 @@ struct QueueSummary {
             }
             let reasons = order.compactMap { groups[$0].map(Self.summary) }.sorted { $0.count > $1.count }
             return ClassLine(
-                jobClass: name, queued: jobs.count, held: jobs.filter { !($0.waitingFor ?? []).isEmpty }.count,
-                reasons: reasons)
+                jobClass: name,
+                queued: jobs.count,
+                held: jobs.filter { !($0.waitingFor ?? []).isEmpty }.count,
+                reasons: reasons
+            )
         }
     }
 

@@ -32,14 +32,16 @@ struct TopScreen {
     private func finished(_ lines: [String]) -> [String] {
         var fitted = lines.map { TextLayout.fit($0, width) }
         if fitted.count > size.rows {
-            fitted = Array(fitted.prefix(max(1, size.rows - 1))) + [TextLayout.fit("… (a taller window shows more)", width)]
+            fitted =
+                Array(fitted.prefix(max(1, size.rows - 1))) + [TextLayout.fit("… (a taller window shows more)", width)]
         }
         return fitted
     }
 
     private func header(_ snapshot: TopSnapshot) -> String {
         let status = snapshot.status
-        let left = "lulld \(status.version) · pid \(status.pid) · up \(Format.duration(status.uptimeSeconds)) · "
+        let left =
+            "lulld \(status.version) · pid \(status.pid) · up \(Format.duration(status.uptimeSeconds)) · "
             + "\(status.running) running of \(status.limits.maxConcurrent) slots · \(status.jobs["queued"] ?? 0) queued · "
             + Format.clock(snapshot.takenAt)
         let right = "q quits"
@@ -50,7 +52,8 @@ struct TopScreen {
     private func world(_ snapshot: TopSnapshot) -> [String] {
         var lines: [String] = []
         if let world = snapshot.status.world {
-            var power = world.power.onBattery
+            var power =
+                world.power.onBattery
                 ? "on battery" + (world.power.batteryPercent.map { String(format: ", %.0f%%", $0) } ?? "")
                 : "on AC power" + (world.power.batteryPercent.map { String(format: ", battery %.0f%%", $0) } ?? "")
             if world.power.lowPower { power += ", low-power mode" }
@@ -62,8 +65,14 @@ struct TopScreen {
             lines.append(row("network", "\(network)  (\(world.network.source))"))
             let pressure = [("cpu", world.pressure.cpu), ("memory", world.pressure.memory), ("io", world.pressure.io)]
                 .compactMap { name, value in value.map { String(format: "%@ %.0f%%", name, $0) } }
-            lines.append(row("pressure", pressure.isEmpty
-                ? "not sampled (\(world.pressure.source))" : pressure.joined(separator: " · ") + "  (\(world.pressure.source))"))
+            lines.append(
+                row(
+                    "pressure",
+                    pressure.isEmpty
+                        ? "not sampled (\(world.pressure.source))"
+                        : pressure.joined(separator: " · ") + "  (\(world.pressure.source))"
+                )
+            )
         } else {
             lines.append(row("world", "this lulld does not report power and network in its status"))
         }
@@ -84,13 +93,20 @@ struct TopScreen {
             lines.append(row("cpu", snapshot.samples == nil ? "no sample history from this lulld" : "sampling…"))
         }
         let process = snapshot.status.process
-        lines.append(row("lulld", "\(Format.bytes(process.rssBytes)) resident, \(String(format: "%.2f", process.cpuSeconds)) s CPU"))
+        lines.append(
+            row(
+                "lulld",
+                "\(Format.bytes(process.rssBytes)) resident, \(String(format: "%.2f", process.cpuSeconds)) s CPU"
+            )
+        )
         return lines
     }
 
     /// Share of memory in use (0–1).
     private static func memoryUsed(_ sample: SampleView) -> Double? {
-        guard let available = sample.memoryAvailableBytes, let total = sample.memoryTotalBytes, total > 0 else { return nil }
+        guard let available = sample.memoryAvailableBytes, let total = sample.memoryTotalBytes, total > 0 else {
+            return nil
+        }
         return 1 - Double(available) / Double(total)
     }
 
@@ -107,7 +123,8 @@ struct TopScreen {
             let watched = WatchedJob(job)
             let id = String(repeating: " ", count: idWidth - String(job.id).count) + String(job.id)
             let percent = Format.percentColumn(watched.fraction)
-            var line = "  \(id)  \(TextLayout.pad(job.jobClass, 11)) [\(ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction))] \(percent)  "
+            var line =
+                "  \(id)  \(TextLayout.pad(job.jobClass, 11)) [\(ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction))] \(percent)  "
             line += watched.detail(now: snapshot.takenAt)
             let room = width - TextLayout.columns(line) - 2
             if room >= 12 { line += "  " + TextLayout.fitTail(Format.target(job), room) }
@@ -130,7 +147,10 @@ struct TopScreen {
             }
             lines.append(text)
             for reason in line.reasons.dropFirst() {
-                lines.append(String(repeating: " ", count: nameWidth + 4) + "also: " + (reason.count > 1 ? "\(reason.count)× " : "") + reason.text)
+                lines.append(
+                    String(repeating: " ", count: nameWidth + 4) + "also: "
+                        + (reason.count > 1 ? "\(reason.count)× " : "") + reason.text
+                )
             }
         }
         if total > snapshot.queued.count {

@@ -77,7 +77,11 @@ struct TopSession {
                 var samplesAvailable = true
                 for await _ in wakeups {
                     do {
-                        let snapshot = try await TopSnapshot.read(from: client, previous: previous, samplesAvailable: &samplesAvailable)
+                        let snapshot = try await TopSnapshot.read(
+                            from: client,
+                            previous: previous,
+                            samplesAvailable: &samplesAvailable
+                        )
                         previous = snapshot
                         continuation.yield(.read(.success(snapshot)))
                     } catch {
@@ -116,6 +120,8 @@ struct TopSession {
 
     private func draw() {
         let lines = TopScreen(size: Terminal.size()).lines(snapshot, problem: problem)
-        Terminal.write(ANSI.home + lines.map { $0 + ANSI.clearToEndOfLine }.joined(separator: "\r\n") + ANSI.clearToEndOfScreen)
+        Terminal.write(
+            ANSI.home + lines.map { $0 + ANSI.clearToEndOfLine }.joined(separator: "\r\n") + ANSI.clearToEndOfScreen
+        )
     }
 }

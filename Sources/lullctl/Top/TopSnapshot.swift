@@ -17,13 +17,21 @@ struct TopSnapshot {
     static let failuresShown = 5
 
     /// Reads the daemon's state. `previous` saves re-reading the failed jobs when their count did not change.
-    static func read(from client: LullClient, previous: TopSnapshot?, samplesAvailable: inout Bool) async throws -> TopSnapshot {
+    static func read(
+        from client: LullClient,
+        previous: TopSnapshot?,
+        samplesAvailable: inout Bool
+    ) async throws -> TopSnapshot {
         let status = try await client.status()
         let running = try await client.list(state: "running", limit: 1000).jobs
         let queued = try await client.list(state: "queued", limit: 1000).jobs
         var failures = previous?.failures ?? []
         if previous == nil || previous?.status.jobs["failed"] != status.jobs["failed"] {
-            failures = try await recentFailures(client, lastSeq: status.lastEventSeq, failed: status.jobs["failed"] ?? 0)
+            failures = try await recentFailures(
+                client,
+                lastSeq: status.lastEventSeq,
+                failed: status.jobs["failed"] ?? 0
+            )
         }
         var samples: [SampleView]?
         if samplesAvailable {
@@ -35,7 +43,13 @@ struct TopSnapshot {
             }
         }
         return TopSnapshot(
-            status: status, running: running, queued: queued, failures: failures, samples: samples, takenAt: Date())
+            status: status,
+            running: running,
+            queued: queued,
+            failures: failures,
+            samples: samples,
+            takenAt: Date()
+        )
     }
 
     /// How far back `recentFailures` reads the event log: as many requests as one page each, at most.
@@ -58,7 +72,8 @@ struct TopSnapshot {
             // A window holds at most one page of events of every owner, so of this caller's too;
             // events past `upper` were seen in the window before.
             let events = try await client.events(after: lower, limit: Int(window)).events
-            for event in events.reversed() where event.seq <= upper && event.type == .failed && !ids.contains(event.jobId) {
+            for event in events.reversed()
+            where event.seq <= upper && event.type == .failed && !ids.contains(event.jobId) {
                 ids.append(event.jobId)
             }
             upper = lower

@@ -14,7 +14,10 @@ struct WatchRenderer {
     /// counts the rest.
     func lines(_ board: WatchBoard, width: Int, height: Int, now: Date) -> [String] {
         guard height >= 1 else { return [] }
-        let status = TextLayout.fit(board.counts() + (board.allEnded ? "" : " · ctrl-c stops watching (the jobs go on)"), width)
+        let status = TextLayout.fit(
+            board.counts() + (board.allEnded ? "" : " · ctrl-c stops watching (the jobs go on)"),
+            width
+        )
         var shown = board.jobs
         if shown.count + 1 > height {
             let room = max(0, height - 2)
@@ -25,8 +28,10 @@ struct WatchRenderer {
                 default: 2
                 }
             }
-            let chosen = Set(board.jobs.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
-                .prefix(room).map(\.element.id))
+            let chosen = Set(
+                board.jobs.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+                    .prefix(room).map(\.element.id)
+            )
             shown = board.jobs.filter { chosen.contains($0.id) }
         }
         let idWidth = shown.map { String($0.id).count }.max() ?? 1

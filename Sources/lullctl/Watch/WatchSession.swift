@@ -50,7 +50,8 @@ struct WatchSession {
         let producers = [
             Task {
                 do {
-                    for try await event in client.followEvents(after: cursor, reconnectWithin: reconnectWithin) where ids.contains(event.jobId) {
+                    for try await event in client.followEvents(after: cursor, reconnectWithin: reconnectWithin)
+                    where ids.contains(event.jobId) {
                         continuation.yield(.event(event))
                     }
                 } catch {

@@ -93,7 +93,9 @@ struct WatchedJob {
         case .succeeded:
             if notModified { return "not modified since the last fetch" }
             var text = progress.map { Format.bytes($0.bytesDone) } ?? "done"
-            if let startedAt, let endedAt { text += " in " + Format.duration(max(0, endedAt.timeIntervalSince(startedAt))) }
+            if let startedAt, let endedAt {
+                text += " in " + Format.duration(max(0, endedAt.timeIntervalSince(startedAt)))
+            }
             return text
         case .failed:
             return error.map { "\($0.code): \($0.message)" } ?? "failed"

@@ -84,7 +84,10 @@ final class JumpingClocks: Sendable {
             elapsed = seconds
             #expect(!harness.decide().start.contains { $0.id == JobID(Int64(index + 1)) })
             clocks.advance(1)
-            #expect(harness.decide().start.map(\.id) == [JobID(Int64(index + 1))], "job \(index + 1) after a jump of \(jump) s")
+            #expect(
+                harness.decide().start.map(\.id) == [JobID(Int64(index + 1))],
+                "job \(index + 1) after a jump of \(jump) s"
+            )
         }
     }
 
@@ -104,7 +107,11 @@ final class JumpingClocks: Sendable {
     @Test func deadlinesFollowTheTimeLineToo() {
         let clocks = JumpingClocks()
         var harness = Harness(timeline: SchedulingTimeline(wall: clocks.wall, monotonic: clocks.monotonic))
-        var expiring = job(1, notBefore: clocks.wallNow.addingTimeInterval(600), deadline: clocks.wallNow.addingTimeInterval(900))
+        var expiring = job(
+            1,
+            notBefore: clocks.wallNow.addingTimeInterval(600),
+            deadline: clocks.wallNow.addingTimeInterval(900)
+        )
         expiring.onDeadline = .expire
         harness.enqueue(expiring)
         clocks.jumpWall(3600)

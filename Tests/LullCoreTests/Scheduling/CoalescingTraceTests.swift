@@ -44,10 +44,17 @@ import Testing
         for job in trace {
             scheduler.enqueue(
                 QueuedJob(
-                    id: JobID(job.id), owner: OwnerID(1000), kind: .push, className: "utility",
-                    host: "telemetry\(job.id % 3).example", notBefore: at(job.earliest), deadline: at(job.deadline),
-                    expectedBytesUp: 2_000),
-                now: at(0))
+                    id: JobID(job.id),
+                    owner: OwnerID(1000),
+                    kind: .push,
+                    className: "utility",
+                    host: "telemetry\(job.id % 3).example",
+                    notBefore: at(job.earliest),
+                    deadline: at(job.deadline),
+                    expectedBytesUp: 2_000
+                ),
+                now: at(0)
+            )
         }
         var starts: [Int64: Double] = [:]
         var ends: [(time: Double, id: JobID)] = []
@@ -80,10 +87,15 @@ import Testing
         #expect(run.starts.count == trace.count, "every job ran")
         for job in trace {
             guard let start = run.starts[job.id] else { continue }
-            #expect(start >= job.earliest && start <= job.deadline, "job \(job.id) ran at \(start), window \(job.earliest)–\(job.deadline)")
+            #expect(
+                start >= job.earliest && start <= job.deadline,
+                "job \(job.id) ran at \(start), window \(job.earliest)–\(job.deadline)"
+            )
         }
         let coalesced = Self.wakeups(Array(run.starts.values))
-        print("coalescing trace: 200 jobs over 24 h on a metered link: \(eager) link wake-ups dispatching each job at its earliest time, \(coalesced) with coalescing (\(run.scheduler.statistics.coalesced) jobs rode along, \(run.decisions) decisions, 0 deadlines missed)")
+        print(
+            "coalescing trace: 200 jobs over 24 h on a metered link: \(eager) link wake-ups dispatching each job at its earliest time, \(coalesced) with coalescing (\(run.scheduler.statistics.coalesced) jobs rode along, \(run.decisions) decisions, 0 deadlines missed)"
+        )
         #expect(coalesced * 5 <= eager, "\(coalesced) wake-ups with coalescing vs \(eager) eager")
         #expect(run.scheduler.statistics.linkWakeups == coalesced, "the scheduler's own count agrees")
     }

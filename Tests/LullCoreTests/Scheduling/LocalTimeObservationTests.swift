@@ -19,7 +19,13 @@ import Testing
         // Half an hour of daylight saving, and a change only minutes after `now`.
         ("Australia/Lord_Howe", "2026-10-03T15:25:30Z", "2026-10-03T15:30:00Z", 37800, 39600),
     ])
-    func findsTheNextChangeToTheSecond(zone identifier: String, now: String, change: String, before: Int, after: Int) throws {
+    func findsTheNextChangeToTheSecond(
+        zone identifier: String,
+        now: String,
+        change: String,
+        before: Int,
+        after: Int
+    ) throws {
         let start = utc(now)
         let (local, zone) = try observed(identifier, from: start)
         let expected = try #require(zone.nextDaylightSavingTimeTransition(after: start))

@@ -123,7 +123,8 @@ struct RandomRun {
             policy.classes[index].allowCellular = rng.chance(0.5)
             policy.classes[index].maxCPUPressure = rng.chance(0.4) ? Double(rng.int(10...80)) : nil
             policy.classes[index].maxMemoryPressure = rng.chance(0.4) ? Double(rng.int(10...80)) : nil
-            policy.classes[index].window = rng.chance(0.25)
+            policy.classes[index].window =
+                rng.chance(0.25)
                 ? DailyWindow(startMinute: rng.int(0...1439), endMinute: rng.int(0...1439)) : nil
             policy.classes[index].maxMeteredJobBytes = rng.chance(0.2) ? 1_000_000 : nil
             policy.classes[index].coalesce = rng.chance(0.5)
@@ -142,11 +143,17 @@ struct RandomRun {
     }
 
     mutating func randomWorld() -> WorldSnapshot {
-        let connectivity: NetworkState.Connectivity = rng.chance(0.15) ? .offline : (rng.chance(0.2) ? .unknown : .online)
+        let connectivity: NetworkState.Connectivity =
+            rng.chance(0.15) ? .offline : (rng.chance(0.2) ? .unknown : .online)
         return Worlds.world(
-            onBattery: rng.chance(0.4), battery: rng.chance(0.9) ? Double(rng.int(0...100)) : nil,
-            connectivity: connectivity, metered: rng.chance(0.35), cellular: rng.chance(0.2),
-            cpu: rng.chance(0.5) ? Double(rng.int(0...100)) : nil, memory: rng.chance(0.5) ? Double(rng.int(0...100)) : nil)
+            onBattery: rng.chance(0.4),
+            battery: rng.chance(0.9) ? Double(rng.int(0...100)) : nil,
+            connectivity: connectivity,
+            metered: rng.chance(0.35),
+            cellular: rng.chance(0.2),
+            cpu: rng.chance(0.5) ? Double(rng.int(0...100)) : nil,
+            memory: rng.chance(0.5) ? Double(rng.int(0...100)) : nil
+        )
     }
 
     mutating func randomJob() -> QueuedJob {
@@ -154,16 +161,23 @@ struct RandomRun {
         let names = policy.classes.map(\.name) + ["unknown-class"]
         let network = rng.pick(JobConstraints.Network.allCases)
         return QueuedJob(
-            id: JobID(nextID), owner: OwnerID(UInt32(rng.int(1...3))), kind: rng.pick(JobKind.allCases),
-            className: rng.chance(0.05) ? names.last! : rng.pick(Array(names.dropLast())), host: rng.pick(hosts),
+            id: JobID(nextID),
+            owner: OwnerID(UInt32(rng.int(1...3))),
+            kind: rng.pick(JobKind.allCases),
+            className: rng.chance(0.05) ? names.last! : rng.pick(Array(names.dropLast())),
+            host: rng.pick(hosts),
             constraints: JobConstraints(
-                network: network, requiresAC: rng.chance(0.15), minBattery: rng.chance(0.3) ? rng.pick([20, 50, 80]) : nil),
+                network: network,
+                requiresAC: rng.chance(0.15),
+                minBattery: rng.chance(0.3) ? rng.pick([20, 50, 80]) : nil
+            ),
             notBefore: rng.chance(0.3) ? now.addingTimeInterval(rng.double(0..<hours(3))) : nil,
             backoffUntil: rng.chance(0.15) ? now.addingTimeInterval(rng.double(0..<hours(1))) : nil,
             deadline: rng.chance(0.4) ? now.addingTimeInterval(rng.double(-600..<hours(4))) : nil,
             onDeadline: rng.chance(0.5) ? .run : .expire,
             expectedBytesDown: rng.chance(0.3) ? Int64(rng.int(0...2_000_000)) : nil,
-            deferrable: rng.chance(0.33) ? nil : rng.chance(0.5))
+            deferrable: rng.chance(0.33) ? nil : rng.chance(0.5)
+        )
     }
 
     mutating func play(steps: Int) {
@@ -181,7 +195,9 @@ struct RandomRun {
                 queued[id] = nil
                 paused.remove(id)
             }
-            if rng.chance(0.1), let id = queued.keys.filter({ !paused.contains($0) }).sorted().randomElement(using: &rng) {
+            if rng.chance(0.1),
+                let id = queued.keys.filter({ !paused.contains($0) }).sorted().randomElement(using: &rng)
+            {
                 scheduler.pause(id)
                 paused.insert(id)
             }
@@ -278,7 +294,9 @@ struct RandomRun {
         for id in decision.expired {
             guard let known = queued[id], known.onDeadline == .expire, let deadline = known.deadline, deadline <= now
             else {
-                failures.append("expired \(id) wrongly: \(String(describing: queued[id])) now \(now) paused \(paused.contains(id)) running \(running[id] != nil)")
+                failures.append(
+                    "expired \(id) wrongly: \(String(describing: queued[id])) now \(now) paused \(paused.contains(id)) running \(running[id] != nil)"
+                )
                 continue
             }
             queued[id] = nil
@@ -288,7 +306,9 @@ struct RandomRun {
         if scheduler.queuedCount != queued.count {
             failures.append("scheduler holds \(scheduler.queuedCount) queued jobs, expected \(queued.count)")
         }
-        if let wake = decision.nextWakeup, wake <= now { failures.append("nextWakeup \(wake) is not in the future (now \(now))") }
+        if let wake = decision.nextWakeup, wake <= now {
+            failures.append("nextWakeup \(wake) is not in the future (now \(now))")
+        }
         if thorough {
             checkWorkConserving(linkAwake: awake || !running.isEmpty)
             checkSilenceUntil(decision.nextWakeup)
@@ -302,7 +322,9 @@ struct RandomRun {
             for job in running.values { counts[key(job), default: 0] += 1 }
             for (k, n) in counts { if let l = limit(k), n > l { failures.append("\(what) \(k): \(n) running > \(l)") } }
         }
-        if running.count > policy.maxConcurrent.value { failures.append("global: \(running.count) > \(policy.maxConcurrent.value)") }
+        if running.count > policy.maxConcurrent.value {
+            failures.append("global: \(running.count) > \(policy.maxConcurrent.value)")
+        }
         let policy = self.policy
         let oracle = self.oracle
         over({ oracle.classPolicy($0).name }, { name in policy.classPolicy(named: name)!.maxConcurrent }, "class")
@@ -338,7 +360,9 @@ struct RandomRun {
         let mid = now.addingTimeInterval(horizon.timeIntervalSince(now) * rng.double(0.01..<0.99))
         let quiet = probe.decide(world: world, now: mid)
         if !quiet.start.isEmpty || !quiet.expired.isEmpty {
-            failures.append("something happened at \(mid) before nextWakeup \(String(describing: wake)): started \(quiet.startedIDs), expired \(quiet.expired)")
+            failures.append(
+                "something happened at \(mid) before nextWakeup \(String(describing: wake)): started \(quiet.startedIDs), expired \(quiet.expired)"
+            )
         }
     }
 }

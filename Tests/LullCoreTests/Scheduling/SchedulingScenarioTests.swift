@@ -7,7 +7,10 @@ import Testing
     static var policy: SchedulingPolicy {
         var policy = SchedulingPolicy.defaults
         policy.classes[3].origins[.minBattery] = ConfigOrigin(
-            file: "/etc/lull/lull.toml", line: 14, key: "classes.background.min_battery")
+            file: "/etc/lull/lull.toml",
+            line: 14,
+            key: "classes.background.min_battery"
+        )
         return policy
     }
 
@@ -28,8 +31,10 @@ import Testing
         #expect(reason.description == "battery 18% < min_battery 30 (class background, /etc/lull/lull.toml:14)")
         #expect(reason.seen == "battery 18%" && reason.limit == "min_battery 30" && reason.className == "background")
         #expect(reason.origin?.key == "classes.background.min_battery")
-        #expect(scheduler.waitingReasons(for: JobID(3), world: onBattery, now: now)[0].description
-            == "on battery (UPower DisplayDevice), requires_ac = true (class maintenance, built-in default)")
+        #expect(
+            scheduler.waitingReasons(for: JobID(3), world: onBattery, now: now)[0].description
+                == "on battery (UPower DisplayDevice), requires_ac = true (class maintenance, built-in default)"
+        )
 
         // Plugging in releases them.
         let later = now.addingTimeInterval(60)
@@ -53,7 +58,9 @@ import Testing
         // The same tally, job by job, from the reasons `lullctl explain` shows.
         var tally: [WaitingReason.Code: Int] = [:]
         for id: Int64 in 1...7 {
-            if let first = scheduler.waitingReasons(for: JobID(id), world: onBattery, now: now).first { tally[first.code, default: 0] += 1 }
+            if let first = scheduler.waitingReasons(for: JobID(id), world: onBattery, now: now).first {
+                tally[first.code, default: 0] += 1
+            }
         }
         #expect(tally == held)
         #expect(scheduler.heldByCondition(world: Worlds.pluggedIn, now: now) == [.paused: 1, .outsideWindow: 2])
@@ -81,8 +88,10 @@ import Testing
         #expect(jobReason.map(\.code) == [.metered])
         #expect(jobReason[0].fromJob)
         #expect(jobReason[0].description == "network metered (wlan0), job's network = unmetered (job constraint)")
-        #expect(scheduler.waitingReasons(for: JobID(3), world: Worlds.metered, now: now)[0].description
-            == "network metered (wlan0), allow_metered = false (class background, built-in default)")
+        #expect(
+            scheduler.waitingReasons(for: JobID(3), world: Worlds.metered, now: now)[0].description
+                == "network metered (wlan0), allow_metered = false (class background, built-in default)"
+        )
         #expect(Set(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs) == [1, 3])
     }
 
@@ -148,14 +157,21 @@ import Testing
         let reason = scheduler.waitingReasons(for: JobID(1), world: Worlds.pluggedIn, now: now)
         #expect(reason.map(\.code) == [.outsideWindow])
         #expect(reason[0].until == opening)
-        #expect(reason[0].description.hasPrefix("local time 12:00, window 01:00–05:00 (class maintenance, built-in default)"))
+        #expect(
+            reason[0].description.hasPrefix(
+                "local time 12:00, window 01:00–05:00 (class maintenance, built-in default)"
+            )
+        )
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: opening).startedIDs == [1])
     }
 
     @Test func perHostLimitHoldsTheRestAndReleasesOnFinish() {
         var policy = SchedulingPolicy.defaults
         policy.maxConcurrent = ConfiguredLimit(10)
-        policy.perHost = ConfiguredLimit(2, origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 7, key: "limits.max_per_host"))
+        policy.perHost = ConfiguredLimit(
+            2,
+            origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 7, key: "limits.max_per_host")
+        )
         var scheduler = JobScheduler(policy: policy)
         let now = at(0)
         for id in 1...4 { scheduler.enqueue(job(Int64(id), "interactive", host: "a.example"), now: now) }
@@ -257,7 +273,8 @@ import Testing
                 let constraints = JobConstraints(minBattery: Double(round % 97) + Double(k) / 10)
                 scheduler.enqueue(
                     job(next, owner: 1000 + UInt32(k % 4), kind: k % 2 == 0 ? .fetch : .push, constraints: constraints),
-                    now: now)
+                    now: now
+                )
                 next += 1
             }
             // One is cancelled and one paused then resumed; the rest run to the end.
@@ -347,7 +364,10 @@ import Testing
         // A retry comes back through enqueue with its backoff.
         scheduler.enqueue(job(2, backoffUntil: now.addingTimeInterval(200)), now: now.addingTimeInterval(130))
         #expect(scheduler.runningCount == 0)
-        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(130)).nextWakeup == now.addingTimeInterval(200))
+        #expect(
+            scheduler.decide(world: Worlds.pluggedIn, now: now.addingTimeInterval(130)).nextWakeup
+                == now.addingTimeInterval(200)
+        )
     }
 
     @Test func anIdleQueueWaitingOnPowerSetsNoTimer() {
@@ -431,7 +451,10 @@ import Testing
         let decision = scheduler.decide(world: Worlds.metered, now: now)
         #expect(decision.start.isEmpty && decision.nextWakeup == at(hours(24)))
         #expect(scheduler.codes(1, Worlds.metered, now) == [.quota])
-        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1], "the budget is for metered links only")
+        #expect(
+            scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1],
+            "the budget is for metered links only"
+        )
     }
 
     /// A job held by pressure next to a timer of its own (not_before, a backoff): pressure has no

@@ -9,15 +9,25 @@ func hours(_ h: Double) -> Double { h * 3600 }
 
 enum Worlds {
     static func world(
-        onBattery: Bool = false, battery: Double? = nil, connectivity: NetworkState.Connectivity = .online,
-        metered: Bool = false, cellular: Bool = false, cpu: Double? = nil, memory: Double? = nil
+        onBattery: Bool = false,
+        battery: Double? = nil,
+        connectivity: NetworkState.Connectivity = .online,
+        metered: Bool = false,
+        cellular: Bool = false,
+        cpu: Double? = nil,
+        memory: Double? = nil
     ) -> WorldSnapshot {
         WorldSnapshot(
             power: PowerState(onBattery: onBattery, batteryPercent: battery, source: "UPower DisplayDevice"),
             network: NetworkState(
-                connectivity: connectivity, metered: metered, cellular: cellular,
-                interface: cellular ? "wwan0" : "wlan0", source: "NetworkManager"),
-            pressure: PressureState(cpu: cpu, memory: memory, source: "/proc/pressure"))
+                connectivity: connectivity,
+                metered: metered,
+                cellular: cellular,
+                interface: cellular ? "wwan0" : "wlan0",
+                source: "NetworkManager"
+            ),
+            pressure: PressureState(cpu: cpu, memory: memory, source: "/proc/pressure")
+        )
     }
 
     static let pluggedIn = world()
@@ -28,15 +38,33 @@ enum Worlds {
 }
 
 func job(
-    _ id: Int64, _ className: String = "default", owner: UInt32 = 1000, kind: JobKind = .fetch,
-    host: String = "example.org", constraints: JobConstraints = .none, notBefore: Date? = nil,
-    backoffUntil: Date? = nil, deadline: Date? = nil, onDeadline: DeadlineAction = .run,
-    bytes: Int64? = nil, deferrable: Bool? = nil
+    _ id: Int64,
+    _ className: String = "default",
+    owner: UInt32 = 1000,
+    kind: JobKind = .fetch,
+    host: String = "example.org",
+    constraints: JobConstraints = .none,
+    notBefore: Date? = nil,
+    backoffUntil: Date? = nil,
+    deadline: Date? = nil,
+    onDeadline: DeadlineAction = .run,
+    bytes: Int64? = nil,
+    deferrable: Bool? = nil
 ) -> QueuedJob {
     QueuedJob(
-        id: JobID(id), owner: OwnerID(owner), kind: kind, className: className, host: host,
-        constraints: constraints, notBefore: notBefore, backoffUntil: backoffUntil, deadline: deadline,
-        onDeadline: onDeadline, expectedBytesDown: bytes, deferrable: deferrable)
+        id: JobID(id),
+        owner: OwnerID(owner),
+        kind: kind,
+        className: className,
+        host: host,
+        constraints: constraints,
+        notBefore: notBefore,
+        backoffUntil: backoffUntil,
+        deadline: deadline,
+        onDeadline: onDeadline,
+        expectedBytesDown: bytes,
+        deferrable: deferrable
+    )
 }
 
 extension SchedulingDecision {
@@ -126,7 +154,8 @@ struct ConstraintOracle {
             var second = (now.timeIntervalSince1970 + Double(utcOffset)).truncatingRemainder(dividingBy: 86_400)
             if second < 0 { second += 86_400 }
             let minute = Int(second / 60)
-            let s = window.startMinute, e = window.endMinute
+            let s = window.startMinute
+            let e = window.endMinute
             let inside = s == e || (s < e ? (minute >= s && minute < e) : (minute >= s || minute < e))
             if !inside { return false }
         }

@@ -10,7 +10,9 @@ import Testing
         let loose = EffectiveConstraints(classPolicy: utility, job: JobConstraints(minBattery: 5))
         #expect(loose.minBattery == 10 && loose.minBatterySource == .classPolicy(origin))
         let strict = EffectiveConstraints(
-            classPolicy: utility, job: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 50))
+            classPolicy: utility,
+            job: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 50)
+        )
         #expect(strict.minBattery == 50 && strict.minBatterySource == .job)
         #expect(strict.requiresAC && strict.requiresACSource == .job)
         #expect(!strict.allowMetered && strict.allowMeteredSource == .job)
@@ -21,7 +23,10 @@ import Testing
         #expect(background.minBattery == 30)
         let notCellular = EffectiveConstraints(classPolicy: .default, job: JobConstraints(network: .notCellular))
         #expect(notCellular.allowMetered && !notCellular.allowCellular)
-        #expect(notCellular.allowsLink(metered: true, cellular: false) && !notCellular.allowsLink(metered: true, cellular: true))
+        #expect(
+            notCellular.allowsLink(metered: true, cellular: false)
+                && !notCellular.allowsLink(metered: true, cellular: true)
+        )
     }
 
     @Test func defaultsFollowTheDomainNotes() {
@@ -32,7 +37,10 @@ import Testing
         let background = policy.classPolicy(named: "background")!
         #expect(background.minBattery == 30 && !background.allowMetered && !background.requiresAC)
         let maintenance = policy.classPolicy(named: "maintenance")!
-        #expect(maintenance.requiresAC && !maintenance.allowMetered && maintenance.window == DailyWindow(fromHour: 1, toHour: 5))
+        #expect(
+            maintenance.requiresAC && !maintenance.allowMetered
+                && maintenance.window == DailyWindow(fromHour: 1, toHour: 5)
+        )
         #expect(policy.classPolicy(named: "utility")!.minBattery == 10)
         #expect(policy.starvationBound(forClass: "background") == 9 + 5 + 3 + 2)
     }
@@ -40,7 +48,10 @@ import Testing
     @Test func dailyWindowsWrapMidnight() {
         let night = DailyWindow(fromHour: 22, toHour: 6)
         #expect(night.wrapsMidnight && night.description == "22:00–06:00")
-        #expect(night.contains(secondOfDay: 23 * 3600) && night.contains(secondOfDay: 3600) && !night.contains(secondOfDay: 12 * 3600))
+        #expect(
+            night.contains(secondOfDay: 23 * 3600) && night.contains(secondOfDay: 3600)
+                && !night.contains(secondOfDay: 12 * 3600)
+        )
         #expect(night.secondsUntilOpen(secondOfDay: 21 * 3600) == 3600)
         #expect(night.secondsUntilOpen(secondOfDay: 6 * 3600) == 16 * 3600)
         let day = DailyWindow(fromHour: 1, toHour: 5)
@@ -85,14 +96,24 @@ import Testing
 
     @Test func reasonsRenderInPlainWords() {
         let reason = WaitingReason(
-            code: .batteryBelow, seen: "battery 18%", limit: "min_battery 30", setting: "min_battery",
-            className: "background", origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 14, key: "classes.background.min_battery"))
+            code: .batteryBelow,
+            seen: "battery 18%",
+            limit: "min_battery 30",
+            setting: "min_battery",
+            className: "background",
+            origin: ConfigOrigin(file: "/etc/lull/lull.toml", line: 14, key: "classes.background.min_battery")
+        )
         #expect(reason.description == "battery 18% < min_battery 30 (class background, /etc/lull/lull.toml:14)")
-        #expect(WaitingReason(code: .offline, seen: "network offline (NetworkManager)").description == "network offline (NetworkManager)")
-        #expect(WaitingReason.Code.allCases.map(\.rawValue) == [
-            "on_battery", "battery_below", "metered", "cellular", "offline", "cpu_pressure", "memory_pressure",
-            "outside_window", "not_before", "backoff", "class_full", "host_full", "kind_full", "owner_full",
-            "global_full", "quota", "paused", "coalescing",
-        ])
+        #expect(
+            WaitingReason(code: .offline, seen: "network offline (NetworkManager)").description
+                == "network offline (NetworkManager)"
+        )
+        #expect(
+            WaitingReason.Code.allCases.map(\.rawValue) == [
+                "on_battery", "battery_below", "metered", "cellular", "offline", "cpu_pressure", "memory_pressure",
+                "outside_window", "not_before", "backoff", "class_full", "host_full", "kind_full", "owner_full",
+                "global_full", "quota", "paused", "coalescing",
+            ]
+        )
     }
 }

@@ -69,8 +69,12 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             sources.append((path, TestHTTPServer.sha256(bytes)))
         }
-        let tus = TusServerProcess.isAvailable
-            ? try TusServerProcess(script: TusInteropTests.script, filesDirectory: daemon.directory.appendingPathComponent("tus").path)
+        let tus =
+            TusServerProcess.isAvailable
+            ? try TusServerProcess(
+                script: TusInteropTests.script,
+                filesDirectory: daemon.directory.appendingPathComponent("tus").path
+            )
             : nil
         try tus?.start()
         defer { tus?.kill() }
@@ -86,9 +90,14 @@ import Testing
                 return Plan(
                     label: label,
                     submission: JobSubmission(
-                        kind: .fetch, url: server.url(file.path), destination: "\(fetched)/\(label).bin", label: label,
-                        sha256: verify ? file.sha256 : nil),
-                    expectedSHA256: file.sha256)
+                        kind: .fetch,
+                        url: server.url(file.path),
+                        destination: "\(fetched)/\(label).bin",
+                        label: label,
+                        sha256: verify ? file.sha256 : nil
+                    ),
+                    expectedSHA256: file.sha256
+                )
             }
             if roll < 70 {
                 let path = "/push/\(label)"
@@ -96,21 +105,38 @@ import Testing
                 server.route(path, .init(faults: Int.random(in: 0..<3, using: &random) == 0 ? [.status(503)] : []))
                 return Plan(
                     label: label,
-                    submission: JobSubmission(kind: .push, url: server.url(path), contentType: "application/json", body: #"{"n":\#(next)}"#, label: label),
-                    serverPath: path)
+                    submission: JobSubmission(
+                        kind: .push,
+                        url: server.url(path),
+                        contentType: "application/json",
+                        body: #"{"n":\#(next)}"#,
+                        label: label
+                    ),
+                    serverPath: path
+                )
             }
             let source = sources[Int.random(in: 0..<sources.count, using: &random)]
             if roll < 85 || tus == nil {
                 let path = "/up/\(label)"
                 server.route(path, .init())
                 return Plan(
-                    label: label, submission: JobSubmission(kind: .upload, url: server.url(path), source: source.path, label: label),
-                    expectedSHA256: source.sha256, serverPath: path)
+                    label: label,
+                    submission: JobSubmission(kind: .upload, url: server.url(path), source: source.path, label: label),
+                    expectedSHA256: source.sha256,
+                    serverPath: path
+                )
             }
             return Plan(
                 label: label,
-                submission: JobSubmission(kind: .upload, url: tus!.endpoint, source: source.path, label: label, uploadProtocol: .tus),
-                expectedSHA256: source.sha256)
+                submission: JobSubmission(
+                    kind: .upload,
+                    url: tus!.endpoint,
+                    source: source.path,
+                    label: label,
+                    uploadProtocol: .tus
+                ),
+                expectedSHA256: source.sha256
+            )
         }
 
         let acknowledged = Shared<[Acknowledged]>([])
@@ -145,7 +171,8 @@ import Testing
             await client.shutdown()
 
             // No destination may ever hold a partial file: whatever exists is complete.
-            for name in try FileManager.default.contentsOfDirectory(atPath: fetched) where !name.hasPrefix(".") && !verified.contains(name) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: fetched)
+            where !name.hasPrefix(".") && !verified.contains(name) {
                 destinationChecks += 1
                 let sha = fileSHA256("\(fetched)/\(name)")
                 if sha == expectedAt[name] {
@@ -164,7 +191,10 @@ import Testing
         let acks = acknowledged.withLock { $0 }
         #expect(rejected.withLock { $0 }.isEmpty, "valid submissions were refused: \(rejected.withLock { $0 })")
         let ended = try await awaitAllTerminal(
-            Set(acks.map(\.id)), client: client, timeout: TestScale.pick(quick: .seconds(240), long: .seconds(900)))
+            Set(acks.map(\.id)),
+            client: client,
+            timeout: TestScale.pick(quick: .seconds(240), long: .seconds(900))
+        )
 
         // Every acknowledged job exists exactly once, under the id it was acknowledged with.
         let everything = try await client.allJobs()
@@ -182,7 +212,10 @@ import Testing
                 continue
             }
             attempts += job.attempts
-            #expect(job.state == .succeeded, "\(ack.plan.label) \(job.kind.rawValue): \(job.state.rawValue) \(String(describing: job.error))")
+            #expect(
+                job.state == .succeeded,
+                "\(ack.plan.label) \(job.kind.rawValue): \(job.state.rawValue) \(String(describing: job.error))"
+            )
             switch ack.plan.submission.kind {
             case .fetch:
                 let destination = try #require(ack.plan.submission.destination)
@@ -191,10 +224,16 @@ import Testing
             case .push:
                 let requests = server.requests.filter { $0.uri == ack.plan.serverPath }
                 let keys = Set(requests.map { $0.header("idempotency-key") ?? "none" })
-                #expect(!requests.isEmpty && keys.count == 1, "\(ack.plan.label): \(requests.count) attempts with keys \(keys)")
+                #expect(
+                    !requests.isEmpty && keys.count == 1,
+                    "\(ack.plan.label): \(requests.count) attempts with keys \(keys)"
+                )
             case .upload where ack.plan.submission.uploadProtocol == .tus:
                 let uploadURL = try #require(job.result?.uploadURL, "\(ack.plan.label) has no upload URL")
-                #expect(fileSHA256(tus!.storedFile(for: uploadURL)) == ack.plan.expectedSHA256, "\(ack.plan.label): tus stored file")
+                #expect(
+                    fileSHA256(tus!.storedFile(for: uploadURL)) == ack.plan.expectedSHA256,
+                    "\(ack.plan.label): tus stored file"
+                )
             case .upload:
                 let last = server.requests.last { $0.uri == ack.plan.serverPath }
                 #expect(last?.bodySHA256 == ack.plan.expectedSHA256, "\(ack.plan.label): the last upload's body")
@@ -214,14 +253,19 @@ import Testing
         #expect(daemon.stop() == 0)
         #expect(try await storeIntegrity(daemon) == "ok")
 
-        let kinds = Dictionary(grouping: acks, by: { $0.plan.submission.uploadProtocol == .tus ? "tus" : $0.plan.submission.kind.rawValue })
-            .map { "\($0.key)=\($0.value.count)" }.sorted().joined(separator: " ")
+        let kinds = Dictionary(
+            grouping: acks,
+            by: { $0.plan.submission.uploadProtocol == .tus ? "tus" : $0.plan.submission.kind.rawValue }
+        )
+        .map { "\($0.key)=\($0.value.count)" }.sorted().joined(separator: " ")
         let pushAttempts = server.requests.filter { $0.uri.hasPrefix("/push/") }.count
-        print("""
+        print(
+            """
             robustness: crash loop: \(kills) kill -9s, seed \(seed), \(acks.count) acknowledged jobs (\(kinds)), \
             \(everything.count) stored, \(attempts) attempts, \(interrupted) transfers interrupted by a kill, \(pushAttempts) push requests, \
             \(destinationChecks) destination checks at kill points, \(partials.count) partial, \
             integrity ok after every kill, \(ContinuousClock.now - began)
-            """)
+            """
+        )
     }
 }

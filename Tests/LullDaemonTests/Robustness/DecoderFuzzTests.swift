@@ -1,10 +1,11 @@
 import Foundation
 import LullAPI
 import LullCore
-@testable import LullDaemon
 import LullTestSupport
 import PropertyBased
 import Testing
+
+@testable import LullDaemon
 
 /// Property-based fuzzing of the two parsers that read what people and programs hand the daemon:
 /// the job-spec decoder (JSON → `JobSubmission` → `JobSpec` → validation) and the config parser
@@ -25,8 +26,10 @@ import Testing
     /// Tokens that make parsers think: wrong types, extremes, escapes, structure.
     static let tokens: [String] = [
         "null", "true", "-1", "0", "1e309", "-0.0", "9223372036854775808", "\"\"", "[]", "{}", "\"\\u0000\"",
-        "\"\\ud800\"", "\"../../etc/passwd\"", "\"ftp://x\"", "\"http://\"", "\"/\"", "\"\\n\"", ",", ":", "\"", "{", "}",
-        "[", "]", "\"kind\"", "\"url\"", String(repeating: "9", count: 400), "\"" + String(repeating: "a", count: 5000) + "\"",
+        "\"\\ud800\"", "\"../../etc/passwd\"", "\"ftp://x\"", "\"http://\"", "\"/\"", "\"\\n\"", ",", ":", "\"", "{",
+        "}",
+        "[", "]", "\"kind\"", "\"url\"", String(repeating: "9", count: 400),
+        "\"" + String(repeating: "a", count: 5000) + "\"",
         "\"2030-13-45T99:99:99Z\"", "NaN", "\u{FEFF}", "\u{00}", "\"é\"",
     ]
 
@@ -45,8 +48,14 @@ import Testing
     @Test func theBatchDecoderNamesTheJobAndField() async {
         await propertyCheck(count: Self.cases / 3, input: Gen.uint64()) { seed in
             var random = SeededGenerator(seed: seed)
-            let jobs = (0..<Int.random(in: 1...4, using: &random)).map { _ in Self.submissions[Int.random(in: 0..<Self.submissions.count, using: &random)] }
-            let mutated = Mutator.mutate(#"{"jobs":["# + jobs.joined(separator: ",") + "]}", tokens: Self.tokens, random: &random)
+            let jobs = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                Self.submissions[Int.random(in: 0..<Self.submissions.count, using: &random)]
+            }
+            let mutated = Mutator.mutate(
+                #"{"jobs":["# + jobs.joined(separator: ",") + "]}",
+                tokens: Self.tokens,
+                random: &random
+            )
             do throws(ValidationError) {
                 _ = try WireDecoding.decode(BatchSubmission.self, from: Data(mutated.utf8))
             } catch {
@@ -65,7 +74,9 @@ import Testing
             return nil
         } catch {
             if error.message.isEmpty { return "empty message for \(error.code)" }
-            if error.code != .malformedJSON && error.field == nil { return "\(error.code) without a field: \(error.message)" }
+            if error.code != .malformedJSON && error.field == nil {
+                return "\(error.code) without a field: \(error.message)"
+            }
             return nil
         }
     }
@@ -78,7 +89,8 @@ import Testing
 
     static let tomlTokens: [String] = [
         "=", "[", "]", "[[x]]", "[classes.]", "[classes.\"a b\"]", "\"", "'''", "\"\"\"", "#", "\n", "-1", "0", "1e999",
-        "inf", "nan", "true", "\"30%\"", "\"25:00-99:99\"", "\"\\u0000\"", "{ a = 1 }", "[1, \"a\"]", "1979-05-27T07:32:00Z",
+        "inf", "nan", "true", "\"30%\"", "\"25:00-99:99\"", "\"\\u0000\"", "{ a = 1 }", "[1, \"a\"]",
+        "1979-05-27T07:32:00Z",
         String(repeating: "x", count: 3000), "max_concurrent", "max_per_host", "window", "min_battery", "\u{FEFF}",
     ]
 
@@ -126,8 +138,13 @@ enum Mutator {
             switch Int.random(in: 0..<6, using: &random) {
             case 0: bytes.removeSubrange(at..<(at + span))
             case 1: bytes.insert(contentsOf: bytes[at..<(at + span)], at: at)
-            case 2: bytes.insert(contentsOf: Array(tokens[Int.random(in: 0..<tokens.count, using: &random)].utf8), at: at)
-            case 3: bytes.replaceSubrange(at..<(at + span), with: Array(tokens[Int.random(in: 0..<tokens.count, using: &random)].utf8))
+            case 2:
+                bytes.insert(contentsOf: Array(tokens[Int.random(in: 0..<tokens.count, using: &random)].utf8), at: at)
+            case 3:
+                bytes.replaceSubrange(
+                    at..<(at + span),
+                    with: Array(tokens[Int.random(in: 0..<tokens.count, using: &random)].utf8)
+                )
             case 4: bytes[at] = UInt8.random(in: 0...255, using: &random)
             default: bytes.removeSubrange(at...)
             }

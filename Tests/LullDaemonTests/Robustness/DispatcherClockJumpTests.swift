@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import LullAPI
 import LullCore
-@testable import LullDaemon
 import LullStore
 import Synchronization
 import Testing
+
+@testable import LullDaemon
 
 /// The wall clock as the daemon reads it, with an offset a test can change at any moment: what
 /// `date -s` or an NTP step does to a running daemon. (A real jump of the machine's clock
@@ -38,22 +39,37 @@ struct StartRecorder: TransferEngine {
 @Suite(.serialized) struct DispatcherClockJumpTests {
     @Test(arguments: [3600.0, -3600.0])
     func aWallClockJumpDoesNotMoveNotBefore(jump: TimeInterval) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-clock-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-clock-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path)
         let wall = SettableWallClock()
         let (starts, continuation) = AsyncStream.makeStream(of: (JobID, ContinuousClock.Instant).self)
         let dispatcher = Dispatcher(
-            store: store, engines: [.push: StartRecorder(starts: continuation)], policy: .defaults, pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(), clock: wall, sleeper: TaskSleeper(),
-            logger: Logger(label: "lull.test"))
+            store: store,
+            engines: [.push: StartRecorder(starts: continuation)],
+            policy: .defaults,
+            pressure: NoPressureGauge(),
+            metrics: DaemonMetrics(),
+            clock: wall,
+            sleeper: TaskSleeper(),
+            logger: Logger(label: "lull.test")
+        )
 
         let began = ContinuousClock.now
         var specs: [NewJob] = []
         for delay in [1.5, 3.0] {
-            let submission = JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x", notBefore: wall.now().addingTimeInterval(delay))
-            specs.append(NewJob(owner: OwnerID(0), spec: ControlRouter.prepared(try submission.spec()), createdAt: wall.now()))
+            let submission = JobSubmission(
+                kind: .push,
+                url: "http://127.0.0.1:9/x",
+                body: "x",
+                notBefore: wall.now().addingTimeInterval(delay)
+            )
+            specs.append(
+                NewJob(owner: OwnerID(0), spec: ControlRouter.prepared(try submission.spec()), createdAt: wall.now())
+            )
         }
         let jobs = try await store.insert(specs)
         await dispatcher.enqueue(jobs)
@@ -77,7 +93,9 @@ struct StartRecorder: TransferEngine {
 
         let first = try #require(started[jobs[0].id], "job due in 1.5 s never started (wall jump \(jump) s)")
         let second = try #require(started[jobs[1].id], "job due in 3 s never started (wall jump \(jump) s)")
-        print("robustness: wall clock jump \(jump) s: jobs due after 1.5 s and 3 s started after \(first) and \(second)")
+        print(
+            "robustness: wall clock jump \(jump) s: jobs due after 1.5 s and 3 s started after \(first) and \(second)"
+        )
         #expect(first >= .milliseconds(1400) && first < .milliseconds(2500), "due 1.5 s, started after \(first)")
         #expect(second >= .milliseconds(2900) && second < .milliseconds(4000), "due 3 s, started after \(second)")
     }

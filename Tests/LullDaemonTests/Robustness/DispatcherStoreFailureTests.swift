@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import LullAPI
 import LullCore
-@testable import LullDaemon
 import LullStore
 import Synchronization
 import Testing
+
+@testable import LullDaemon
 
 /// A real store that refuses every write while `full` is set, the way a full disk does.
 final class FillableStore: JobStore {
@@ -22,7 +23,10 @@ final class FillableStore: JobStore {
         }
     }
 
-    func insert(_ jobs: [NewJob]) async throws -> [Job] { try check(); return try await base.insert(jobs) }
+    func insert(_ jobs: [NewJob]) async throws -> [Job] {
+        try check()
+        return try await base.insert(jobs)
+    }
     func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?) {
         try check()
         return try await base.apply(update, creating: successor)
@@ -32,14 +36,24 @@ final class FillableStore: JobStore {
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int] { try await base.countsByState(owner: owner) }
     func count(in state: JobState) async throws -> Int { try await base.count(in: state) }
     func countsByClassAndState() async throws -> [JobCountKey: Int] { try await base.countsByClassAndState() }
-    func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] { try await base.countsByOwner(in: states) }
+    func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] {
+        try await base.countsByOwner(in: states)
+    }
     func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
         try await base.events(after: after, owner: owner, limit: limit)
     }
-    func requeueInterrupted(at time: Date) async throws -> [JobID] { try check(); return try await base.requeueInterrupted(at: time) }
-    func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob] { try await base.queuedJobs(after: after, limit: limit) }
+    func requeueInterrupted(at time: Date) async throws -> [JobID] {
+        try check()
+        return try await base.requeueInterrupted(at: time)
+    }
+    func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob] {
+        try await base.queuedJobs(after: after, limit: limit)
+    }
     func pendingCompletionHooks() async throws -> [Job] { try await base.pendingCompletionHooks() }
-    func completionHookRan(_ id: JobID, at time: Date) async throws { try check(); try await base.completionHookRan(id, at: time) }
+    func completionHookRan(_ id: JobID, at time: Date) async throws {
+        try check()
+        try await base.completionHookRan(id, at: time)
+    }
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators? {
         try await base.fetchValidators(owner: owner, url: url, destination: destination)
     }
@@ -59,15 +73,23 @@ struct GatedEngine: TransferEngine {
 /// for a while (a full disk): the change waits and is written once the store recovers.
 @Suite(.serialized) struct DispatcherStoreFailureTests {
     @Test func outcomesWaitForTheStoreInsteadOfBeingLost() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-full-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-full-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = FillableStore(try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path))
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let dispatcher = Dispatcher(
-            store: store, engines: [.push: GatedEngine(gate: gate)], policy: .defaults, pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(), clock: SystemClock(), sleeper: TaskSleeper(),
-            logger: Logger(label: "lull.test"))
+            store: store,
+            engines: [.push: GatedEngine(gate: gate)],
+            policy: .defaults,
+            pressure: NoPressureGauge(),
+            metrics: DaemonMetrics(),
+            clock: SystemClock(),
+            sleeper: TaskSleeper(),
+            logger: Logger(label: "lull.test")
+        )
         let spec = ControlRouter.prepared(try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec())
         let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])
         await dispatcher.enqueue(jobs)

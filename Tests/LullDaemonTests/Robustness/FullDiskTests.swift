@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LullAPI
 import LullClient
 import LullCore
 import LullTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A small filesystem (an 8 MiB tmpfs) as the state directory, filled to the last byte while
 /// jobs run. Needs root to mount; without it the suite says so and is skipped.
@@ -17,7 +18,8 @@ enum TmpfsMount {
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("lull-tmpfs-probe-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: probe) }
-        guard (try? CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]).status) == 0 else { return false }
+        guard (try? CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]).status) == 0
+        else { return false }
         _ = try? CommandRunner.run("/bin/umount", [probe])
         return true
     }()
@@ -27,10 +29,13 @@ enum TmpfsMount {
 struct FullDiskTests {
     /// Writes 64 KiB blocks until the filesystem refuses; returns how much it took.
     static func fill(_ path: String) -> Int {
-        guard let handle = FileHandle(forWritingAtPath: path) ?? {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        }() else { return 0 }
+        guard
+            let handle = FileHandle(forWritingAtPath: path)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: path, contents: nil)
+                    return FileHandle(forWritingAtPath: path)
+                }()
+        else { return 0 }
         defer { try? handle.close() }
         let block = Data(repeating: 0x5A, count: 64 << 10)
         var written = 0
@@ -48,10 +53,16 @@ struct FullDiskTests {
         defer { Task { await server.stop() } }
         let content = TestHTTPServer.bytes(count: 3 << 20, seed: 41)
         // 64 KiB every 20 ms: about 1 s of transfer, long enough to fill the disk under it.
-        server.route("/slow", .init(body: content, etag: "\"s1\"", faults: [.drip(bytes: 64 << 10, every: .milliseconds(20))]))
+        server.route(
+            "/slow",
+            .init(body: content, etag: "\"s1\"", faults: [.drip(bytes: 64 << 10, every: .milliseconds(20))])
+        )
         let daemon = try DaemonProcess(config: fastRetries)
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
-        let mounted = try CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", daemon.stateDirectory])
+        let mounted = try CommandRunner.run(
+            "/bin/mount",
+            ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", daemon.stateDirectory]
+        )
         try #require(mounted.status == 0, "mount: \(mounted.stderr)")
         defer {
             daemon.stop()
@@ -66,13 +77,29 @@ struct FullDiskTests {
         let later = Date().addingTimeInterval(86_400)
         var held: [Int64] = []
         for n in 0..<40 {
-            held.append(try await client.submit(JobSubmission(
-                kind: .fetch, url: "http://127.0.0.1:9/held/\(n)", destination: "/tmp/lull-held-\(n)", label: "held", notBefore: later)).id)
+            held.append(
+                try await client.submit(
+                    JobSubmission(
+                        kind: .fetch,
+                        url: "http://127.0.0.1:9/held/\(n)",
+                        destination: "/tmp/lull-held-\(n)",
+                        label: "held",
+                        notBefore: later
+                    )
+                ).id
+            )
         }
         // A fetch running into a destination on another filesystem: the disk fills while it runs.
         let destination = daemon.directory.appendingPathComponent("running.bin").path
-        let running = try await client.submit(JobSubmission(
-            kind: .fetch, url: server.url("/slow"), destination: destination, label: "running", sha256: TestHTTPServer.sha256(content)))
+        let running = try await client.submit(
+            JobSubmission(
+                kind: .fetch,
+                url: server.url("/slow"),
+                destination: destination,
+                label: "running",
+                sha256: TestHTTPServer.sha256(content)
+            )
+        )
         _ = try await awaitJob(running.id, in: [.running], client: client)
 
         let filler = daemon.stateDirectory + "/filler"
@@ -80,7 +107,12 @@ struct FullDiskTests {
         print("robustness: full disk: filled the 8 MiB state tmpfs with \(filled) bytes")
 
         // Submissions now fail with a clear "no space" answer, and the daemon keeps answering reads.
-        let (status, body) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(#"{"kind":"push","url":"http://127.0.0.1:9/x","body":"x"}"#.utf8))
+        let (status, body) = try curl(
+            daemon.socketPath,
+            "POST",
+            "/v1/jobs",
+            body: Data(#"{"kind":"push","url":"http://127.0.0.1:9/x","body":"x"}"#.utf8)
+        )
         #expect(status == 507, "a submission on a full disk answered \(status): \(body)")
         let error = try apiError(body)
         #expect(error.code == "no_space")
@@ -89,17 +121,23 @@ struct FullDiskTests {
         await #expect(throws: LullClientError.self) { _ = try await client.cancel(held[0]) }
 
         // The running fetch gets its bytes; it cannot be recorded as done until there is space.
-        try await waitUntil("the server sent the whole file", timeout: .seconds(30)) { server.bytesSent("/slow") >= content.count }
+        try await waitUntil("the server sent the whole file", timeout: .seconds(30)) {
+            server.bytesSent("/slow") >= content.count
+        }
 
         let waitedForSpace = daemon.log().contains("trying again until the store can write")
-        print("robustness: full disk: the running fetch's outcome \(waitedForSpace ? "waited for space to be recorded" : "was recorded without waiting")")
+        print(
+            "robustness: full disk: the running fetch's outcome \(waitedForSpace ? "waited for space to be recorded" : "was recorded without waiting")"
+        )
 
         // Space comes back: everything recovers without a restart.
         try FileManager.default.removeItem(atPath: filler)
         let done = try await awaitJob(running.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
         #expect(done.state == .succeeded, "the running fetch: \(done.state.rawValue) \(String(describing: done.error))")
         #expect(fileSHA256(destination) == TestHTTPServer.sha256(content))
-        let after = try await client.submit(JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x", label: "after"))
+        let after = try await client.submit(
+            JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x", label: "after")
+        )
         #expect(after.state == .queued || after.state == .running)
         #expect(try await client.cancel(held[0]).state == .cancelled)
         let stillHeld = try await client.allJobs(label: "held")
@@ -107,6 +145,8 @@ struct FullDiskTests {
         #expect(stillHeld.dropFirst().allSatisfy { $0.state == .queued })
         #expect(daemon.stop() == 0)
         #expect(try await storeIntegrity(daemon) == "ok")
-        print("robustness: full disk: 507 no_space while full, 40 stored jobs intact, running fetch \(done.state.rawValue) after space returned, integrity ok")
+        print(
+            "robustness: full disk: 507 no_space while full, 40 stored jobs intact, running fetch \(done.state.rawValue) after space returned, integrity ok"
+        )
     }
 }

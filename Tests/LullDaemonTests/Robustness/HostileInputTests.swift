@@ -23,30 +23,90 @@ import Testing
     static func badRequests() -> [BadRequest] {
         let header = String(repeating: "x", count: 200_000)
         var cases: [BadRequest] = [
-            .init(name: "not HTTP at all", bytes: Array("\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}hello\r\n\r\n".utf8)),
+            .init(
+                name: "not HTTP at all",
+                bytes: Array("\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}hello\r\n\r\n".utf8)
+            ),
             .init(name: "unknown method", bytes: Array("BREW /v1/status HTTP/1.1\r\nHost: lull\r\n\r\n".utf8)),
             .init(name: "HTTP/9.9", bytes: Array("GET /v1/status HTTP/9.9\r\nHost: lull\r\n\r\n".utf8)),
             .init(name: "no version", bytes: Array("GET /v1/status\r\n\r\n".utf8)),
-            .init(name: "a 200 kB header", bytes: Array("GET /v1/status HTTP/1.1\r\nHost: lull\r\nX-Big: \(header)\r\n\r\n".utf8)),
-            .init(name: "20,000 headers", bytes: Array(("GET /v1/status HTTP/1.1\r\n" + (0..<20_000).map { "X-H\($0): v\r\n" }.joined() + "\r\n").utf8)),
-            .init(name: "a 100 kB URI", bytes: Array("GET /v1/jobs?\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: lull\r\n\r\n".utf8)),
-            .init(name: "NUL in the request line", bytes: Array("GET /v1/st\u{0}atus HTTP/1.1\r\nHost: lull\r\n\r\n".utf8)),
-            .init(name: "negative Content-Length", bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: -5\r\n\r\n{}".utf8)),
-            .init(name: "non-numeric Content-Length", bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: ten\r\n\r\n{}".utf8)),
-            .init(name: "two different Content-Lengths", bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}".utf8)),
-            .init(name: "a bad chunk size", bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n".utf8)),
-            .init(name: "a declared 10 GB body", bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: 10000000000\r\n\r\n".utf8)),
-            .init(name: "a 2 MB chunked body", bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n".utf8)
-                + [UInt8](repeating: 0x61, count: 0x200000) + Array("\r\n0\r\n\r\n".utf8)),
+            .init(
+                name: "a 200 kB header",
+                bytes: Array("GET /v1/status HTTP/1.1\r\nHost: lull\r\nX-Big: \(header)\r\n\r\n".utf8)
+            ),
+            .init(
+                name: "20,000 headers",
+                bytes: Array(
+                    ("GET /v1/status HTTP/1.1\r\n" + (0..<20_000).map { "X-H\($0): v\r\n" }.joined() + "\r\n").utf8
+                )
+            ),
+            .init(
+                name: "a 100 kB URI",
+                bytes: Array(
+                    "GET /v1/jobs?\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: lull\r\n\r\n".utf8
+                )
+            ),
+            .init(
+                name: "NUL in the request line",
+                bytes: Array("GET /v1/st\u{0}atus HTTP/1.1\r\nHost: lull\r\n\r\n".utf8)
+            ),
+            .init(
+                name: "negative Content-Length",
+                bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: -5\r\n\r\n{}".utf8)
+            ),
+            .init(
+                name: "non-numeric Content-Length",
+                bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: ten\r\n\r\n{}".utf8)
+            ),
+            .init(
+                name: "two different Content-Lengths",
+                bytes: Array(
+                    "POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}".utf8
+                )
+            ),
+            .init(
+                name: "a bad chunk size",
+                bytes: Array(
+                    "POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+                        .utf8
+                )
+            ),
+            .init(
+                name: "a declared 10 GB body",
+                bytes: Array("POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nContent-Length: 10000000000\r\n\r\n".utf8)
+            ),
+            .init(
+                name: "a 2 MB chunked body",
+                bytes: Array(
+                    "POST /v1/jobs HTTP/1.1\r\nHost: lull\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n".utf8
+                )
+                    + [UInt8](repeating: 0x61, count: 0x200000) + Array("\r\n0\r\n\r\n".utf8)
+            ),
             .init(name: "JSON that is an array", bytes: request("POST", "/v1/jobs", body: "[1,2,3]")),
-            .init(name: "JSON nested 100,000 deep", bytes: request("POST", "/v1/jobs", body: String(repeating: "[", count: 100_000))),
-            .init(name: "invalid UTF-8 in JSON", bytes: request("POST", "/v1/jobs", body: "{\"kind\":\"fetch\",\"url\":\"\u{FFFD}\"}", raw: [0x22, 0xC3, 0x28, 0x22])),
+            .init(
+                name: "JSON nested 100,000 deep",
+                bytes: request("POST", "/v1/jobs", body: String(repeating: "[", count: 100_000))
+            ),
+            .init(
+                name: "invalid UTF-8 in JSON",
+                bytes: request(
+                    "POST",
+                    "/v1/jobs",
+                    body: "{\"kind\":\"fetch\",\"url\":\"\u{FFFD}\"}",
+                    raw: [0x22, 0xC3, 0x28, 0x22]
+                )
+            ),
             .init(name: "a job id that overflows", bytes: request("GET", "/v1/jobs/99999999999999999999999")),
             .init(name: "a percent-encoded traversal", bytes: request("GET", "/v1/jobs/%2e%2e%2f%2e%2e")),
             .init(name: "an unknown query parameter", bytes: request("GET", "/v1/status?debug=1")),
             .init(name: "a bad after cursor", bytes: request("GET", "/v1/events?after=-1")),
         ]
-        cases.append(.init(name: "a 2 MB body with Content-Length", bytes: request("POST", "/v1/jobs", body: String(repeating: "a", count: 2 << 20))))
+        cases.append(
+            .init(
+                name: "a 2 MB body with Content-Length",
+                bytes: request("POST", "/v1/jobs", body: String(repeating: "a", count: 2 << 20))
+            )
+        )
         return cases
     }
 
@@ -101,7 +161,11 @@ import Testing
             var slow: [UnixSocketConnection] = []
             for index in 0..<slowlorisCount {
                 let connection = try UnixSocketConnection(path: daemon.socketPath)
-                connection.send(index % 2 == 0 ? "GET /v1/status HTTP/1.1\r\nHost: lull\r\nX-Slow: " : "POST /v1/jobs HTTP/1.1\r\nContent-Length: 500\r\n\r\n{\"kind\":")
+                connection.send(
+                    index % 2 == 0
+                        ? "GET /v1/status HTTP/1.1\r\nHost: lull\r\nX-Slow: "
+                        : "POST /v1/jobs HTTP/1.1\r\nContent-Length: 500\r\n\r\n{\"kind\":"
+                )
                 slow.append(connection)
             }
             for connection in slow { connection.send("a") }
@@ -114,22 +178,35 @@ import Testing
                 connection.send(bad.bytes)
                 let (reply, _) = connection.receive(timeout: .seconds(10))
                 let status = UnixSocketConnection.status(of: reply)
-                #expect(status.map { bad.statuses.contains($0) } == true, "\(bad.name): answered \(status.map(String.init) ?? "nothing")")
+                #expect(
+                    status.map { bad.statuses.contains($0) } == true,
+                    "\(bad.name): answered \(status.map(String.init) ?? "nothing")"
+                )
                 let body = Self.body(of: reply)
                 let detail = try? JSONDecoder().decode(APIErrorBody.self, from: Data(body)).error
-                #expect(detail.map { !$0.message.isEmpty && !$0.code.isEmpty } == true, "\(bad.name): body \(String(decoding: body.prefix(200), as: UTF8.self))")
+                #expect(
+                    detail.map { !$0.message.isEmpty && !$0.code.isEmpty } == true,
+                    "\(bad.name): body \(String(decoding: body.prefix(200), as: UTF8.self))"
+                )
                 answered.append("\(bad.name) → \(status.map(String.init) ?? "-") \(detail?.code ?? "")")
             }
 
             // Random garbage and truncated valid requests: an answer or a close, never a hang.
-            let valid = Self.request("POST", "/v1/jobs", body: #"{"kind":"fetch","url":"http://127.0.0.1/x","destination":"/tmp/x"}"#)
+            let valid = Self.request(
+                "POST",
+                "/v1/jobs",
+                body: #"{"kind":"fetch","url":"http://127.0.0.1/x","destination":"/tmp/x"}"#
+            )
             var garbageAnswers: [Int: Int] = [:]
             let garbageBegan = ContinuousClock.now
             for round in 0..<garbageCount {
                 let connection = try UnixSocketConnection(path: daemon.socketPath)
                 defer { connection.close() }
-                let bytes: [UInt8] = round % 2 == 0
-                    ? (0..<Int.random(in: 1...4096, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let bytes: [UInt8] =
+                    round % 2 == 0
+                    ? (0..<Int.random(in: 1...4096, using: &random)).map { _ in
+                        UInt8.random(in: 0...255, using: &random)
+                    }
                     : Array(valid.prefix(Int.random(in: 1..<valid.count, using: &random)))
                 connection.send(bytes)
                 connection.shutdownWriting()
@@ -137,7 +214,10 @@ import Testing
                 let status = UnixSocketConnection.status(of: reply) ?? 0
                 garbageAnswers[status, default: 0] += 1
                 #expect(closed || status != 0, "round \(round) (seed \(seed)): neither answered nor closed in 10 s")
-                #expect(status == 0 || (400...499).contains(status), "round \(round) (seed \(seed)): answered \(status)")
+                #expect(
+                    status == 0 || (400...499).contains(status),
+                    "round \(round) (seed \(seed)): answered \(status)"
+                )
             }
 
             let garbageTook = ContinuousClock.now - garbageBegan
@@ -151,11 +231,13 @@ import Testing
             let before = baseline.summary
             let attacked = during.summary
             let errors = baseline.errors.withLock { $0 } + during.errors.withLock { $0 }
-            print("""
+            print(
+                """
                 robustness: hostile input: \(Self.badRequests().count) malformed requests, \(garbageCount) garbage/truncated \
                 connections in \(garbageTook) (answers by status: \(garbageAnswers.sorted { $0.key < $1.key })), \(slowlorisCount) slowloris \
                 connections, seed \(seed); status latency quiet \(before), under attack \(attacked)
-                """)
+                """
+            )
             print("robustness: bad requests: " + answered.joined(separator: "; "))
             #expect(errors.isEmpty, "a well-behaved client got errors: \(errors.prefix(5))")
             #expect(attacked.count >= 20, "the well-behaved client was barely served: \(attacked)")
@@ -181,7 +263,8 @@ import Testing
     static let openAPI = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
 
-    static let schemathesisConfig = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let schemathesisConfig = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/schemathesis.toml").path
 
     /// HTTP/1.1 lets a client send its next requests before the answers come (pipelining). The
@@ -194,11 +277,16 @@ import Testing
             defer { connection.close() }
             func request(_ method: String, _ path: String, body: String? = nil, close: Bool = false) -> [UInt8] {
                 HTTPFraming.request(
-                    method, path, headers: body == nil ? [] : [("Content-Type", "application/json")],
-                    body: body.map { Array($0.utf8) }, close: close)
+                    method,
+                    path,
+                    headers: body == nil ? [] : [("Content-Type", "application/json")],
+                    body: body.map { Array($0.utf8) },
+                    close: close
+                )
             }
             let fetch = #"{"kind":"fetch","url":"http://127.0.0.1:9/p","destination":"/tmp/lull-pipelined"}"#
-            let burst = request("POST", "/v1/jobs", body: fetch) + request("GET", "/v1/jobs/1")
+            let burst =
+                request("POST", "/v1/jobs", body: fetch) + request("GET", "/v1/jobs/1")
                 + request("POST", "/v1/jobs", body: "{not json") + request("GET", "/v1/status", close: true)
             #expect(connection.send(burst))
             let received = connection.receive(timeout: .seconds(10))
@@ -221,7 +309,11 @@ import Testing
             defer { connection.close() }
             let fetch = #"{"kind":"fetch","url":"http://127.0.0.1:9/g","destination":"/tmp/lull-garbage-behind"}"#
             let good = HTTPFraming.request(
-                "POST", "/v1/jobs", headers: [("Content-Type", "application/json")], body: Array(fetch.utf8))
+                "POST",
+                "/v1/jobs",
+                headers: [("Content-Type", "application/json")],
+                body: Array(fetch.utf8)
+            )
             #expect(connection.send(good + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)))
             let received = connection.receive(timeout: .seconds(10))
             #expect(received.closed, "the connection closes after the error")
@@ -233,9 +325,12 @@ import Testing
             // Behind a request that ends the connection, nothing more is said.
             let closing = try UnixSocketConnection(path: daemon.socketPath)
             defer { closing.close() }
-            #expect(closing.send(
-                HTTPFraming.request("GET", "/v1/status", headers: [], body: nil, close: true)
-                    + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)))
+            #expect(
+                closing.send(
+                    HTTPFraming.request("GET", "/v1/status", headers: [], body: nil, close: true)
+                        + Array("\u{1}\u{2} NOT HTTP\r\n\r\n".utf8)
+                )
+            )
             let afterClose = closing.receive(timeout: .seconds(10))
             #expect(afterClose.closed)
             let (statuses, rest) = try Self.responses(in: afterClose.bytes)
@@ -260,18 +355,26 @@ import Testing
     @Test(.enabled(if: schemathesisAvailable, "needs python3 with schemathesis (make test installs it)"))
     func schemathesisFindsNothingAgainstTheLiveSocket() async throws {
         try await withDaemon(config: holdEverything) { daemon, client in
-            let front = try await CuttingProxy.start(forwardingTo: try SocketAddress(unixDomainSocketPath: daemon.socketPath))
+            let front = try await CuttingProxy.start(
+                forwardingTo: try SocketAddress(unixDomainSocketPath: daemon.socketPath)
+            )
             defer { Task { await front.stop() } }
             let examples = TestScale.pick(quick: 15, long: 300)
-            let result = try CommandRunner.run("/usr/bin/env", [
-                "python3", "-m", "schemathesis.cli", "--no-color", "--config-file", Self.schemathesisConfig,
-                "run", Self.openAPI, "--url", "http://127.0.0.1:\(front.port)",
-                "--max-examples", String(examples), "--max-time", String(TestScale.pick(quick: 60, long: 1200)),
-                "--request-timeout", "10", "--seed", "1",
-                "--exclude-path", "/v1/events",
-            ], environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 })
+            let result = try CommandRunner.run(
+                "/usr/bin/env",
+                [
+                    "python3", "-m", "schemathesis.cli", "--no-color", "--config-file", Self.schemathesisConfig,
+                    "run", Self.openAPI, "--url", "http://127.0.0.1:\(front.port)",
+                    "--max-examples", String(examples), "--max-time", String(TestScale.pick(quick: 60, long: 1200)),
+                    "--request-timeout", "10", "--seed", "1",
+                    "--exclude-path", "/v1/events",
+                ],
+                environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+            )
             let tail = result.stdout.split(separator: "\n").suffix(60).joined(separator: "\n")
-            print("robustness: schemathesis (\(examples) examples per operation):\n\(tail)\n\(result.stderr.suffix(2000))")
+            print(
+                "robustness: schemathesis (\(examples) examples per operation):\n\(tail)\n\(result.stderr.suffix(2000))"
+            )
             #expect(result.status == 0, "schemathesis found problems (see above)")
             #expect(daemon.process?.isRunning == true)
             _ = try await client.status()

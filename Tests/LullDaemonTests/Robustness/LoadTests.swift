@@ -22,7 +22,9 @@ import Testing
 
             // Followers first, each on its own connection, from the current end of the log.
             let seen = Shared<[Int: Set<Int64>]>([:])
-            let followerClients = (0..<followers).map { _ in LullClient(socketPath: daemon.socketPath, timeout: .seconds(600)) }
+            let followerClients = (0..<followers).map { _ in
+                LullClient(socketPath: daemon.socketPath, timeout: .seconds(600))
+            }
             let following = Task {
                 await withTaskGroup(of: Void.self) { group in
                     for (index, follower) in followerClients.enumerated() {
@@ -51,9 +53,14 @@ import Testing
                             n += 1
                             let began = ContinuousClock.now
                             do {
-                                let job = try await submitter.submit(JobSubmission(
-                                    kind: .fetch, url: "http://127.0.0.1:9/c\(index)/\(n)", destination: "/tmp/lull-load-\(index)-\(n)",
-                                    label: "load"))
+                                let job = try await submitter.submit(
+                                    JobSubmission(
+                                        kind: .fetch,
+                                        url: "http://127.0.0.1:9/c\(index)/\(n)",
+                                        destination: "/tmp/lull-load-\(index)-\(n)",
+                                        label: "load"
+                                    )
+                                )
                                 let took = ContinuousClock.now - began
                                 latencies.withLock { $0.append(took) }
                                 acknowledged.withLock { _ = $0.insert(job.id) }
@@ -81,11 +88,13 @@ import Testing
             let summary = LatencySummary(latencies.withLock { $0 })
             let rate = Double(ids.count) / Double(duration.components.seconds)
             let status = try await client.status()
-            print("""
+            print(
+                """
                 robustness: load: \(submitters) submitters + \(followers) followers for \(duration): \(ids.count) jobs \
                 (\(Int(rate))/s), submit latency \(summary), errors \(errors.withLock { $0.count }), \
                 daemon RSS \(status.process.rssBytes >> 20) MiB
-                """)
+                """
+            )
             #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0.prefix(5) })")
             let lagging = seen.withLock { seen in (0..<followers).filter { !ids.isSubset(of: seen[$0] ?? []) } }
             #expect(lagging.isEmpty, "followers missing submissions: \(lagging)")
@@ -103,7 +112,9 @@ import Testing
         server.route("/hook", .init())
         let small = TestHTTPServer.bytes(count: 64 << 10, seed: 5)
         server.route("/small", .init(body: small, etag: "\"s\""))
-        let total = Duration.seconds(Int64(ProcessInfo.processInfo.environment["LULL_SOAK_SECONDS"].flatMap(Int64.init) ?? 1800))
+        let total = Duration.seconds(
+            Int64(ProcessInfo.processInfo.environment["LULL_SOAK_SECONDS"].flatMap(Int64.init) ?? 1800)
+        )
         let warmUp = total / 6
         try await withDaemon(config: fastRetries) { daemon, client in
             let began = ContinuousClock.now
@@ -114,9 +125,21 @@ import Testing
                 var batch: [JobSubmission] = []
                 for n in 0..<20 {
                     submitted += 1
-                    batch.append(n % 2 == 0
-                        ? JobSubmission(kind: .push, url: server.url("/hook"), body: "soak \(submitted)", label: "soak")
-                        : JobSubmission(kind: .fetch, url: server.url("/small"), destination: daemon.directory.appendingPathComponent("soak-\(submitted % 50)").path, label: "soak"))
+                    batch.append(
+                        n % 2 == 0
+                            ? JobSubmission(
+                                kind: .push,
+                                url: server.url("/hook"),
+                                body: "soak \(submitted)",
+                                label: "soak"
+                            )
+                            : JobSubmission(
+                                kind: .fetch,
+                                url: server.url("/small"),
+                                destination: daemon.directory.appendingPathComponent("soak-\(submitted % 50)").path,
+                                label: "soak"
+                            )
+                    )
                 }
                 let jobs = try await client.submit(batch: batch)
                 _ = try await awaitAllTerminal(Set(jobs.map(\.id)), client: client, timeout: .seconds(120))
@@ -129,7 +152,9 @@ import Testing
             let first = try #require(after.first)
             let peak = after.max() ?? first
             let last = after.last ?? first
-            print("robustness: soak \(total): \(submitted) jobs, RSS after warm-up \(first >> 20) MiB, peak \(peak >> 20) MiB, end \(last >> 20) MiB")
+            print(
+                "robustness: soak \(total): \(submitted) jobs, RSS after warm-up \(first >> 20) MiB, peak \(peak >> 20) MiB, end \(last >> 20) MiB"
+            )
             #expect(Double(last) <= Double(first) * 1.25 + Double(8 << 20), "RSS grew from \(first) to \(last) bytes")
         }
     }

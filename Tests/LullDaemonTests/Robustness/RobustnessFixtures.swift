@@ -27,8 +27,12 @@ func awaitAllTerminal(_ ids: Set<Int64>, client: LullClient, timeout: Duration) 
             group.addTask {
                 try await Task.sleep(for: timeout)
                 let stuck = try await client.allJobs().filter { waitingFor.contains($0.id) && !$0.state.isTerminal }
-                throw TimedOut(description: "\(stuck.count) jobs not finished within \(timeout): "
-                    + stuck.prefix(10).map { "\($0.id) \($0.kind.rawValue) \($0.state.rawValue) attempts=\($0.attempts)" }.joined(separator: "; "))
+                throw TimedOut(
+                    description: "\(stuck.count) jobs not finished within \(timeout): "
+                        + stuck.prefix(10).map {
+                            "\($0.id) \($0.kind.rawValue) \($0.state.rawValue) attempts=\($0.attempts)"
+                        }.joined(separator: "; ")
+                )
             }
             try await group.next()
             group.cancelAll()

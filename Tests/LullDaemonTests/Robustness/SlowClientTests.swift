@@ -11,7 +11,9 @@ import Testing
     @Test func aTricklingRequestIsClosedAndAnEventStreamIsNot() async throws {
         try await withDaemon(config: holdEverything + "\nrequest_read_timeout = 1\n") { daemon, client in
             let follower = Task {
-                try await awaitEvent(client: client, timeout: .seconds(20), "the held job's submission") { $0.type == .submitted }
+                try await awaitEvent(client: client, timeout: .seconds(20), "the held job's submission") {
+                    $0.type == .submitted
+                }
             }
             let slow = try UnixSocketConnection(path: daemon.socketPath)
             defer { slow.close() }
@@ -29,7 +31,9 @@ import Testing
 
             // The event stream has been quiet for well over the timeout; it must still deliver.
             try await Task.sleep(for: .milliseconds(1500))
-            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/lull-slow-x"))
+            _ = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/lull-slow-x")
+            )
             _ = try await follower.value
             #expect(try await client.status().jobs["queued"] == 1, "well-behaved clients are served")
         }
@@ -61,16 +65,22 @@ import Testing
         try await withDaemon(config: holdEverything + "\nrequest_read_timeout = 1\n") { daemon, client in
             let connection = try UnixSocketConnection(path: daemon.socketPath)
             defer { connection.close() }
-            #expect(connection.send(
-                "GET /v1/status HTTP/1.1\r\nHost: lull\r\n\r\n"
-                    + "GET /v1/events HTTP/1.1\r\nHost: lull\r\nAccept: text/event-stream\r\n\r\n"))
+            #expect(
+                connection.send(
+                    "GET /v1/status HTTP/1.1\r\nHost: lull\r\n\r\n"
+                        + "GET /v1/events HTTP/1.1\r\nHost: lull\r\nAccept: text/event-stream\r\n\r\n"
+                )
+            )
             var received = connection.receive(timeout: .milliseconds(2500))
             let cut = received.closed
             #expect(!cut, "the event stream was closed with the read timeout")
-            _ = try await client.submit(JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/lull-pipelined-stream"))
+            _ = try await client.submit(
+                JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/lull-pipelined-stream")
+            )
             let began = ContinuousClock.now
             while !String(decoding: received.bytes, as: UTF8.self).contains("event: submitted"),
-                  !received.closed, ContinuousClock.now - began < .seconds(10) {
+                !received.closed, ContinuousClock.now - began < .seconds(10)
+            {
                 let more = connection.receive(timeout: .milliseconds(500))
                 received.bytes += more.bytes
                 received.closed = more.closed

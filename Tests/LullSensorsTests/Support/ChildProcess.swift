@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,8 +54,14 @@ final class ChildProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let r = (argv + [nil]).withUnsafeBufferPointer { a in
             (envp + [nil]).withUnsafeBufferPointer { e in
-                posix_spawn(&pid, executable, &actions, &attributes, UnsafeMutablePointer(mutating: a.baseAddress!),
-                            UnsafeMutablePointer(mutating: e.baseAddress!))
+                posix_spawn(
+                    &pid,
+                    executable,
+                    &actions,
+                    &attributes,
+                    UnsafeMutablePointer(mutating: a.baseAddress!),
+                    UnsafeMutablePointer(mutating: e.baseAddress!)
+                )
             }
         }
         guard r == 0 else {

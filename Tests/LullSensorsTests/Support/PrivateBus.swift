@@ -1,6 +1,7 @@
 import Foundation
 import LullTestSupport
 import Testing
+
 @testable import LullSensors
 
 /// A private D-Bus daemon in a temp directory, with python-dbusmock templates on it. Nothing
@@ -16,17 +17,24 @@ final class PrivateBus: @unchecked Sendable {
     static let python: String? = {
         for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] + pathCandidates("python3") {
             guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
-            if let result = try? run(candidate, ["-c", "import dbusmock, dbus"]), result.status == 0 { return candidate }
+            if let result = try? run(candidate, ["-c", "import dbusmock, dbus"]), result.status == 0 {
+                return candidate
+            }
         }
         return nil
     }()
 
-    static let dbusDaemon: String? = findExecutable(["/usr/bin/dbus-daemon", "/bin/dbus-daemon"] + pathCandidates("dbus-daemon"))
+    static let dbusDaemon: String? = findExecutable(
+        ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"] + pathCandidates("dbus-daemon")
+    )
 
     /// Why the D-Bus tests cannot run here, or nil when they can.
     static var unavailableReason: String? {
         if dbusDaemon == nil { return "dbus-daemon not installed (apt-get install dbus)" }
-        if python == nil { return "python-dbusmock not importable (apt-get install python3-dbusmock, or pip install python-dbusmock dbus-python)" }
+        if python == nil {
+            return
+                "python-dbusmock not importable (apt-get install python3-dbusmock, or pip install python-dbusmock dbus-python)"
+        }
         return nil
     }
 
@@ -43,7 +51,9 @@ final class PrivateBus: @unchecked Sendable {
     /// Fails the test (rather than hangs) if the daemon does not come up.
     private init(daemon: String, python: String) throws {
         self.python = python
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lull-bus-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("lull-bus-\(UUID().uuidString.prefix(8))")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let socket = "\(directory)/bus"
         address = "unix:path=\(socket)"
@@ -51,8 +61,14 @@ final class PrivateBus: @unchecked Sendable {
         try config.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         // The daemon lives as long as its stdin: if this test process dies (even by SIGKILL),
         // the shell reads EOF and takes the bus down, and the mocks exit with their bus.
-        let shell = "\(daemon) --config-file=\(directory)/bus.conf --nofork --nopidfile & pid=$!; read _; kill $pid; wait $pid"
-        let process = try ChildProcess("/bin/sh", ["-c", shell], environment: ProcessInfo.processInfo.environment, lifeline: true)
+        let shell =
+            "\(daemon) --config-file=\(directory)/bus.conf --nofork --nopidfile & pid=$!; read _; kill $pid; wait $pid"
+        let process = try ChildProcess(
+            "/bin/sh",
+            ["-c", shell],
+            environment: ProcessInfo.processInfo.environment,
+            lifeline: true
+        )
         lock.withLock { processes.append(process) }
         let deadline = ContinuousClock.now + .seconds(10)
         while !FileManager.default.fileExists(atPath: socket) {
@@ -88,9 +104,13 @@ final class PrivateBus: @unchecked Sendable {
             let deadline = ContinuousClock.now + .seconds(15)
             while true {
                 let owned = try await connection.perform { context in
-                    try context.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                     interface: "org.freedesktop.DBus", member: "NameHasOwner",
-                                     arguments: [.string(name)]).read().bool ?? false
+                    try context.call(
+                        destination: "org.freedesktop.DBus",
+                        path: "/org/freedesktop/DBus",
+                        interface: "org.freedesktop.DBus",
+                        member: "NameHasOwner",
+                        arguments: [.string(name)]
+                    ).read().bool ?? false
                 }
                 if owned { break }
                 guard ContinuousClock.now < deadline else { throw TimedOut(what: "\(name) on the private bus") }
@@ -109,7 +129,11 @@ final class PrivateBus: @unchecked Sendable {
     }
 
     @discardableResult
-    private func spawn(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess {
+    private func spawn(
+        _ executable: String,
+        _ arguments: [String],
+        environment extra: [String: String] = [:]
+    ) throws -> ChildProcess {
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in extra { environment[key] = value }
         let process = try ChildProcess(executable, arguments, environment: environment)
@@ -134,7 +158,15 @@ final class PrivateBus: @unchecked Sendable {
 
 extension BusConnection {
     /// Sets a property on a mock object (dbusmock emits PropertiesChanged for it).
-    func setProperty(_ destination: String, _ path: String, _ interface: String, _ name: String, _ value: DBusValue) async throws {
-        try await perform { try $0.set(destination: destination, path: path, interface: interface, property: name, value: value) }
+    func setProperty(
+        _ destination: String,
+        _ path: String,
+        _ interface: String,
+        _ name: String,
+        _ value: DBusValue
+    ) async throws {
+        try await perform {
+            try $0.set(destination: destination, path: path, interface: interface, property: name, value: value)
+        }
     }
 }

@@ -51,7 +51,11 @@ func writeTree(_ root: String, _ files: [String: String]) {
 
 /// Runs a program to completion; returns its exit status and combined output.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+func run(
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String]? = nil
+) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
