@@ -1,0 +1,49 @@
+import LullAPI
+import LullCore
+
+/// `GET /v1/events`: a page of events as JSON, or a `text/event-stream` that follows them.
+extension ControlRouter {
+    func events(_ request: ControlRequest) async throws -> ControlResponse {
+        try checkQuery(request, allowed: ["after", "limit"])
+        let after = try integer(request.query["after"], field: "after", range: 0...Int64.max) ?? 0
+        let owner = request.peer.isAdmin ? nil : request.peer.owner
+        let pageSize = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 1000)
+        let store = self.store
+        if !request.wantsEventStream {
+            let events = try await store.events(after: after, owner: owner, limit: pageSize)
+            return .encode(.ok, EventPageView(events: events.map(EventView.init), lastSeq: events.last?.seq ?? after))
+        }
+        let slot = try owner.map { owner in
+            guard let granted = streams.reserve(for: owner) else {
+                throw APIError(
+                    .tooManyRequests,
+                    code: "too_many_streams",
+                    "uid \(owner.rawValue) already has \(streams.perOwner) event streams open, the limit; close one, or read pages with GET /v1/events?after=SEQ (no text/event-stream)"
+                )
+            }
+            return granted
+        }
+        let hub = self.hub
+        // The slot is held by the closure: given back when the stream ends, or if it never starts.
+        return .stream(contentType: "text/event-stream") { [slot] writer in
+            withExtendedLifetime(slot) {}
+            let encoder = WireJSON.encoder()
+            var cursor = after
+            // The hub's sequence number for this follower as of our last look; anything it may
+            // see that is committed later is above it.
+            var known = hub.latest(for: owner)
+            try await writer.write(": lull event stream after seq \(after)\n\n")
+            while !Task.isCancelled {
+                let events = try await store.events(after: cursor, owner: owner, limit: pageSize)
+                for event in events {
+                    let json = String(decoding: try encoder.encode(EventView(event)), as: UTF8.self)
+                    try await writer.write("id: \(event.seq)\nevent: \(event.type.rawValue)\ndata: \(json)\n\n")
+                    cursor = event.seq
+                }
+                if events.count < pageSize {
+                    known = await hub.wait(after: known, for: owner)
+                }
+            }
+        }
+    }
+}
