@@ -16,13 +16,11 @@ import Testing
 struct TusChunkingTests {
     static let script = TusInteropTests.script
 
-    /// 5 MiB through a proxy that refuses bodies over 1 MiB: the first PATCH (the whole file,
-    /// under the default chunk of 64 MiB) is refused with 413, the chunk halves until nginx takes
-    /// it, and the upload goes on from the server's offset in one attempt. The server's file is the
-    /// source, byte for byte.
-    @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
-    func a5MiBUploadPassesA1MiBRequestLimit() async throws {
-        let content = TestHTTPServer.bytes(count: 5 << 20, seed: 51)
+    /// A daemon, and tuspyserver behind nginx taking request bodies up to `maxBody`, for `body`.
+    private func behindNginx(
+        maxBody: String,
+        _ body: (DaemonProcess, LullClient, TusServerProcess, BodyLimitProxy) async throws -> Void
+    ) async throws {
         try await withDaemon(config: fastRetries) { daemon, client in
             let tus = try TusServerProcess(
                 script: Self.script,
@@ -33,10 +31,22 @@ struct TusChunkingTests {
             let proxy = try BodyLimitProxy(
                 directory: daemon.directory.appendingPathComponent("nginx").path,
                 forwardingTo: tus.port,
-                maxBody: "1m"
+                maxBody: maxBody
             )
             defer { proxy.stop() }
             try proxy.start()
+            try await body(daemon, client, tus, proxy)
+        }
+    }
+
+    /// 5 MiB through a proxy that refuses bodies over 1 MiB: the first PATCH (the whole file,
+    /// under the default chunk of 64 MiB) is refused with 413, the chunk halves until nginx takes
+    /// it, and the upload goes on from the server's offset in one attempt. The server's file is the
+    /// source, byte for byte.
+    @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
+    func a5MiBUploadPassesA1MiBRequestLimit() async throws {
+        let content = TestHTTPServer.bytes(count: 5 << 20, seed: 51)
+        try await behindNginx(maxBody: "1m") { daemon, client, tus, proxy in
             let source = daemon.directory.appendingPathComponent("five.bin").path
             try Data(content).write(to: URL(fileURLWithPath: source))
 
@@ -75,21 +85,8 @@ struct TusChunkingTests {
     @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
     func aJobsChunkBytesSplitsTheUpload() async throws {
         let content = TestHTTPServer.bytes(count: 1 << 20, seed: 52)
-        try await withDaemon(config: fastRetries) { daemon, client in
-            let tus = try TusServerProcess(
-                script: Self.script,
-                filesDirectory: daemon.directory.appendingPathComponent("tus").path
-            )
-            defer { tus.kill() }
-            try tus.start()
-            // Through nginx, whose log counts the PATCHes (its limit is no constraint here).
-            let proxy = try BodyLimitProxy(
-                directory: daemon.directory.appendingPathComponent("nginx").path,
-                forwardingTo: tus.port,
-                maxBody: "8m"
-            )
-            defer { proxy.stop() }
-            try proxy.start()
+        // Through nginx, whose log counts the PATCHes (its limit is no constraint here).
+        try await behindNginx(maxBody: "8m") { daemon, client, tus, proxy in
             let source = daemon.directory.appendingPathComponent("one.bin").path
             try Data(content).write(to: URL(fileURLWithPath: source))
             let job = try await client.submit(

@@ -27,23 +27,7 @@ struct SystemdServiceTests {
         try SystemdEnvironment.install(into: machine)
         try SystemdEnvironment.serveFiles(in: machine, port: port)
 
-        // Issue 30: /etc/lull/lull.toml is the system instance's example, valid and without
-        // keys the units make useless; the man pages the units cite are installed.
-        let installed = try String(contentsOfFile: machine.root + "/etc/lull/lull.toml", encoding: .utf8)
-        let example = try String(
-            contentsOfFile: SystemdEnvironment.repository + "/examples/lull-system.toml",
-            encoding: .utf8
-        )
-        #expect(installed == example, "make install-files installs examples/lull-system.toml as /etc/lull/lull.toml")
-        let shipped = try machine.run(["lulld", "--check-config", "--system"])
-        #expect(
-            shipped.status == 0 && shipped.stderr.isEmpty && shipped.stdout.contains("/etc/lull/lull.toml: ok"),
-            "\(shipped.stderr)"
-        )
-        for page in ["/usr/share/man/man8/lulld.8", "/usr/share/man/man5/lull.toml.5", "/usr/share/man/man1/lullctl.1"]
-        {
-            #expect(FileManager.default.fileExists(atPath: machine.root + page), "\(page) installed")
-        }
+        try expectInstalledConfigAndPages(machine)
 
         // A regular user in the socket's group, with a download directory only they can enter.
         try machine.check(["useradd", "--create-home", "--groups", "lull-clients", "alice"])
@@ -275,23 +259,7 @@ struct SystemdServiceTests {
         try SystemdEnvironment.install(into: machine)
         try SystemdEnvironment.serveFiles(in: machine, port: port)
 
-        // Issue 30: /etc/lull/lull.toml is the system instance's example, valid and without
-        // keys the units make useless; the man pages the units cite are installed.
-        let installed = try String(contentsOfFile: machine.root + "/etc/lull/lull.toml", encoding: .utf8)
-        let example = try String(
-            contentsOfFile: SystemdEnvironment.repository + "/examples/lull-system.toml",
-            encoding: .utf8
-        )
-        #expect(installed == example, "make install-files installs examples/lull-system.toml as /etc/lull/lull.toml")
-        let shipped = try machine.run(["lulld", "--check-config", "--system"])
-        #expect(
-            shipped.status == 0 && shipped.stderr.isEmpty && shipped.stdout.contains("/etc/lull/lull.toml: ok"),
-            "\(shipped.stderr)"
-        )
-        for page in ["/usr/share/man/man8/lulld.8", "/usr/share/man/man5/lull.toml.5", "/usr/share/man/man1/lullctl.1"]
-        {
-            #expect(FileManager.default.fileExists(atPath: machine.root + page), "\(page) installed")
-        }
+        try expectInstalledConfigAndPages(machine)
         try machine.check(["useradd", "--create-home", "bob"])
         try machine.write(
             """
@@ -336,6 +304,26 @@ struct SystemdServiceTests {
         }
         try machine.check(userctl + ["stop", "lulld.service"])
         #expect(try machine.property("lulld.service", "Result", user: "bob") == "success")
+    }
+
+    /// Issue 30: /etc/lull/lull.toml is the system instance's example, valid and without keys
+    /// the units make useless; the man pages the units cite are installed.
+    private func expectInstalledConfigAndPages(_ machine: NspawnMachine) throws {
+        let installed = try String(contentsOfFile: machine.root + "/etc/lull/lull.toml", encoding: .utf8)
+        let example = try String(
+            contentsOfFile: SystemdEnvironment.repository + "/examples/lull-system.toml",
+            encoding: .utf8
+        )
+        #expect(installed == example, "make install-files installs examples/lull-system.toml as /etc/lull/lull.toml")
+        let shipped = try machine.run(["lulld", "--check-config", "--system"])
+        #expect(
+            shipped.status == 0 && shipped.stderr.isEmpty && shipped.stdout.contains("/etc/lull/lull.toml: ok"),
+            "\(shipped.stderr)"
+        )
+        for page in ["/usr/share/man/man8/lulld.8", "/usr/share/man/man5/lull.toml.5", "/usr/share/man/man1/lullctl.1"]
+        {
+            #expect(FileManager.default.fileExists(atPath: machine.root + page), "\(page) installed")
+        }
     }
 
     static func config(heldSlots: Int, extra: String = "") -> String {
