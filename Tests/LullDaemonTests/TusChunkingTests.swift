@@ -39,6 +39,37 @@ struct TusChunkingTests {
         }
     }
 
+    /// Uploads `content` with tus through `proxy` in one attempt at most, and checks that the
+    /// server stored it byte for byte. Returns the finished job.
+    private static func upload(
+        _ content: [UInt8],
+        chunkBytes: Int64? = nil,
+        through proxy: BodyLimitProxy,
+        to tus: TusServerProcess,
+        _ daemon: DaemonProcess,
+        _ client: LullClient
+    ) async throws -> JobView {
+        let source = daemon.directory.appendingPathComponent("upload-\(content.count).bin").path
+        try Data(content).write(to: URL(fileURLWithPath: source))
+        let job = try await client.submit(
+            JobSubmission(
+                kind: .upload,
+                url: "http://127.0.0.1:\(proxy.port)/files",
+                source: source,
+                uploadProtocol: .tus,
+                retry: RetrySettings(maxAttempts: 1),
+                chunkBytes: chunkBytes
+            )
+        )
+        let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
+        #expect(done.state == .succeeded, "\(String(describing: done.error))")
+        let stored = try Data(
+            contentsOf: URL(fileURLWithPath: tus.storedFile(for: try #require(done.result?.uploadURL)))
+        )
+        #expect(TestHTTPServer.sha256([UInt8](stored)) == TestHTTPServer.sha256(content))
+        return done
+    }
+
     /// 5 MiB through a proxy that refuses bodies over 1 MiB: the first PATCH (the whole file,
     /// under the default chunk of 64 MiB) is refused with 413, the chunk halves until nginx takes
     /// it, and the upload goes on from the server's offset in one attempt. The server's file is the
@@ -47,25 +78,8 @@ struct TusChunkingTests {
     func a5MiBUploadPassesA1MiBRequestLimit() async throws {
         let content = TestHTTPServer.bytes(count: 5 << 20, seed: 51)
         try await behindNginx(maxBody: "1m") { daemon, client, tus, proxy in
-            let source = daemon.directory.appendingPathComponent("five.bin").path
-            try Data(content).write(to: URL(fileURLWithPath: source))
-
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .upload,
-                    url: "http://127.0.0.1:\(proxy.port)/files",
-                    source: source,
-                    uploadProtocol: .tus,
-                    retry: RetrySettings(maxAttempts: 1)
-                )
-            )
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
-            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            let done = try await Self.upload(content, through: proxy, to: tus, daemon, client)
             #expect(done.attempts == 1)
-            let uploadURL = try #require(done.result?.uploadURL)
-            let stored = try Data(contentsOf: URL(fileURLWithPath: tus.storedFile(for: uploadURL)))
-            #expect(stored.count == content.count)
-            #expect(TestHTTPServer.sha256([UInt8](stored)) == TestHTTPServer.sha256(content))
 
             let answered = proxy.answered()
             let refused = answered.filter { $0 == "PATCH 413" }.count
@@ -75,7 +89,7 @@ struct TusChunkingTests {
             #expect(refused == 3)
             #expect(accepted == 8)
             // Progress went on past the first chunk that was taken.
-            let events = try await client.events(after: 0).events.filter { $0.jobId == job.id && $0.type == .progress }
+            let events = try await client.events(after: 0).events.filter { $0.jobId == done.id && $0.type == .progress }
             #expect((events.compactMap(\.progress?.bytesDone).max() ?? 0) > 640 << 10)
         }
     }
@@ -87,25 +101,8 @@ struct TusChunkingTests {
         let content = TestHTTPServer.bytes(count: 1 << 20, seed: 52)
         // Through nginx, whose log counts the PATCHes (its limit is no constraint here).
         try await behindNginx(maxBody: "8m") { daemon, client, tus, proxy in
-            let source = daemon.directory.appendingPathComponent("one.bin").path
-            try Data(content).write(to: URL(fileURLWithPath: source))
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .upload,
-                    url: "http://127.0.0.1:\(proxy.port)/files",
-                    source: source,
-                    uploadProtocol: .tus,
-                    retry: RetrySettings(maxAttempts: 1),
-                    chunkBytes: 256 << 10
-                )
-            )
-            #expect(job.chunkBytes == 256 << 10)
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
-            #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            let stored = try Data(
-                contentsOf: URL(fileURLWithPath: tus.storedFile(for: try #require(done.result?.uploadURL)))
-            )
-            #expect(TestHTTPServer.sha256([UInt8](stored)) == TestHTTPServer.sha256(content))
+            let done = try await Self.upload(content, chunkBytes: 256 << 10, through: proxy, to: tus, daemon, client)
+            #expect(done.chunkBytes == 256 << 10)
             #expect(proxy.answered().filter { $0.hasPrefix("PATCH 2") }.count == 4, "\(proxy.answered())")
         }
     }
