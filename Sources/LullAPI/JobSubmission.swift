@@ -217,45 +217,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
 
     /// The domain spec this submission describes, before policy validation.
     public func spec() throws(ValidationError) -> JobSpec {
-        if body != nil, bodyBase64 != nil {
-            throw ValidationError(.invalidValue, field: "body_base64", "give either body or body_base64, not both")
-        }
-        var payload: [UInt8]?
-        if let body { payload = Array(body.utf8) }
-        if let bodyBase64 {
-            guard let data = Data(base64Encoded: bodyBase64) else {
-                throw ValidationError(.invalidValue, field: "body_base64", "body_base64 is not valid base64")
-            }
-            payload = [UInt8](data)
-        }
-        var fileMode: FileMode?
-        if let mode {
-            guard let parsed = FileMode(octal: mode) else {
-                throw ValidationError(
-                    .invalidValue,
-                    field: "mode",
-                    "mode \"\(mode)\" is not a file mode; give 3 or 4 octal digits from 0000 to 0777, such as \"0644\""
-                )
-            }
-            fileMode = parsed
-        }
-        return JobSpec(
-            kind: kind,
-            url: url,
-            destination: destination,
-            source: source,
-            method: method?.uppercased(),
-            headers: headers,
-            contentType: contentType,
-            body: payload,
+        JobSpec(
+            try payload(),
             label: label,
             jobClass: jobClass ?? JobClassName.default,
-            sha256: sha256?.lowercased(),
-            expectedBytes: expectedBytes,
-            maxBytes: maxBytes,
-            uploadProtocol: uploadProtocol,
-            formField: formField,
-            idempotencyKey: idempotencyKey,
             retry: retry,
             timeouts: timeouts,
             constraints: network == nil && requiresAC == nil && minBattery == nil
@@ -264,12 +229,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             notBefore: notBefore,
             deadline: deadline,
             onDeadline: onDeadline,
-            expectedBytesUp: expectedBytesUp,
             periodic: periodic,
-            onCompleteUnit: onCompleteUnit,
-            fileMode: fileMode,
-            chunkBytes: chunkBytes,
-            caFile: caFile
+            onCompleteUnit: onCompleteUnit
         )
     }
 }

@@ -86,10 +86,7 @@ public struct JobView: Codable, Sendable, Equatable {
         kind = job.spec.kind
         state = job.state
         ownerUid = job.owner.rawValue
-        url = job.spec.url
-        destination = job.spec.destination
-        source = job.spec.source
-        method = job.spec.method
+        url = ""
         label = job.spec.label
         jobClass = job.spec.jobClass
         createdAt = job.createdAt
@@ -98,13 +95,6 @@ public struct JobView: Codable, Sendable, Equatable {
         progress = job.progress.map(ProgressView.init)
         result = job.result.map(ResultView.init)
         error = job.failure.map(FailureView.init)
-        sha256 = job.spec.sha256
-        expectedBytes = job.spec.expectedBytes
-        maxBytes = job.spec.maxBytes
-        mode = job.spec.fileMode?.octal
-        uploadProtocol = job.spec.uploadProtocol
-        chunkBytes = job.spec.chunkBytes
-        caFile = job.spec.caFile
         retry = job.spec.retry
         timeouts = job.spec.timeouts
         retryAt = job.state == .queued ? job.retryAt : nil
@@ -119,6 +109,7 @@ public struct JobView: Codable, Sendable, Equatable {
         periodic = job.spec.periodic
         periodSeconds = job.spec.periodic.map { job.spec.periodInterval ?? $0.every }
         onCompleteUnit = job.spec.onCompleteUnit
+        describe(job.spec.payload)
     }
 }
 

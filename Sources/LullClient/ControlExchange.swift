@@ -1,20 +1,25 @@
 /// One call to the daemon: a request and its whole answer. `LullClient` makes every call but
-/// the event stream through one of these.
-protocol ControlExchange: Sendable {
+/// the event stream through one of these. Package access: tests answer calls in-process.
+package protocol ControlExchange: Sendable {
     func exchange(_ request: ControlRequest, timeout: Duration) async throws -> ControlAnswer
 }
 
-struct ControlRequest: Sendable {
-    var method: String
+package struct ControlRequest: Sendable {
+    package var method: String
     /// Path and query, e.g. `/v1/jobs?state=queued`.
-    var target: String
-    var headers: [(String, String)] = []
-    var body: [UInt8]?
+    package var target: String
+    package var headers: [(String, String)] = []
+    package var body: [UInt8]?
 }
 
-struct ControlAnswer: Sendable {
-    var status: Int
-    var body: [UInt8]
+package struct ControlAnswer: Sendable {
+    package var status: Int
+    package var body: [UInt8]
+
+    package init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
 }
 
 /// How a `LullClient` makes its calls.

@@ -26,6 +26,14 @@ public final class LullClient: Sendable {
         }
     }
 
+    /// Calls made through `exchange` (the event stream still goes to `socketPath`): for tests
+    /// that answer calls in-process, without a socket.
+    package init(socketPath: String, timeout: Duration = .seconds(30), exchange: any ControlExchange) {
+        self.socketPath = socketPath
+        self.timeout = timeout
+        calls = exchange
+    }
+
     /// Releases the connection pool, if one was made; call once when done.
     public func shutdown() async {
         await http.shutdown()

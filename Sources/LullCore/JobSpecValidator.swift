@@ -27,7 +27,7 @@ public struct JobSpecValidator: Sendable {
     public func validate(_ spec: JobSpec) throws(ValidationError) {
         // First, so that no later message echoes a control character back.
         try refuseControlCharacters(spec)
-        try validateURL(spec.url)
+        try spec.payload.contents.validate(with: self)
         if let label = spec.label, label.utf8.count > limits.maxLabelBytes {
             throw ValidationError(
                 .tooLarge,
@@ -43,111 +43,35 @@ public struct JobSpecValidator: Sendable {
             )
         }
         try validateCommon(spec)
-        try validatePath(spec.caFile, field: "ca_file")
-        try refusePrivate(spec.caFile, field: "ca_file")
-        switch spec.kind {
-        case .fetch:
-            try require(spec.destination, "destination", for: .fetch)
-            try validatePath(spec.destination, field: "destination")
-            try refusePrivate(spec.destination, field: "destination")
-            try forbid(spec.source, "source", for: .fetch)
-            try forbid(spec.body, "body", for: .fetch)
-            try forbid(spec.method, "method", for: .fetch)
-            try forbid(spec.uploadProtocol, "protocol", for: .fetch)
-            try forbid(spec.idempotencyKey, "idempotency_key", for: .fetch)
-            try forbid(spec.chunkBytes, "chunk_bytes", for: .fetch)
-        case .upload:
-            try require(spec.source, "source", for: .upload)
-            try validatePath(spec.source, field: "source")
-            try refusePrivate(spec.source, field: "source")
-            try forbid(spec.destination, "destination", for: .upload)
-            try forbid(spec.body, "body", for: .upload)
-            try forbid(spec.sha256, "sha256", for: .upload)
-            try forbid(spec.expectedBytes, "expected_bytes", for: .upload)
-            try forbid(spec.maxBytes, "max_bytes", for: .upload)
-            try forbid(spec.fileMode, "mode", for: .upload)
-            if spec.formField != nil, spec.uploadProtocol != .multipart {
-                throw ValidationError(
-                    .invalidValue,
-                    field: "form_field",
-                    "form_field applies only to protocol \"multipart\""
-                )
-            }
-            if let chunk = spec.chunkBytes {
-                guard spec.uploadProtocol == .tus else {
-                    throw ValidationError(
-                        .invalidValue,
-                        field: "chunk_bytes",
-                        "chunk_bytes applies only to protocol \"tus\""
-                    )
-                }
-                guard JobSpec.chunkBytesRange.contains(chunk) else {
-                    throw ValidationError(
-                        .invalidValue,
-                        field: "chunk_bytes",
-                        "chunk_bytes must be from \(JobSpec.chunkBytesRange.lowerBound) (64 KiB) to \(JobSpec.chunkBytesRange.upperBound) (1 TiB) bytes, not \(chunk)"
-                    )
-                }
-            }
-            if spec.uploadProtocol == .tus, let method = spec.method, method != "POST" {
-                throw ValidationError(
-                    .invalidValue,
-                    field: "method",
-                    "tus uploads create with POST and send with PATCH; leave method out"
-                )
-            }
-            if let method = spec.method, !["PUT", "POST"].contains(method) {
-                throw ValidationError(
-                    .invalidValue,
-                    field: "method",
-                    "upload method must be PUT or POST, not \"\(method)\""
-                )
-            }
-        case .push:
-            try forbid(spec.destination, "destination", for: .push)
-            try forbid(spec.source, "source", for: .push)
-            try forbid(spec.uploadProtocol, "protocol", for: .push)
-            try forbid(spec.sha256, "sha256", for: .push)
-            try forbid(spec.expectedBytes, "expected_bytes", for: .push)
-            try forbid(spec.maxBytes, "max_bytes", for: .push)
-            try forbid(spec.fileMode, "mode", for: .push)
-            try forbid(spec.chunkBytes, "chunk_bytes", for: .push)
-            if let method = spec.method, !["POST", "PUT", "PATCH"].contains(method) {
-                throw ValidationError(
-                    .invalidValue,
-                    field: "method",
-                    "push method must be POST, PUT or PATCH, not \"\(method)\""
-                )
-            }
-            if let body = spec.body, body.count > limits.maxPushBodyBytes {
-                throw ValidationError(
-                    .tooLarge,
-                    field: "body",
-                    "push body is \(body.count) bytes; the limit is \(limits.maxPushBodyBytes) bytes (limits.max_push_body_bytes)"
-                )
-            }
-        }
     }
 
-    private func validateCommon(_ spec: JobSpec) throws(ValidationError) {
-        // ASCII only: Character.isHexDigit also takes the full-width forms, which no digest matches.
-        if let sha = spec.sha256, sha.utf8.count != 64 || !sha.utf8.allSatisfy({ Self.isASCIIHexDigit($0) }) {
-            throw ValidationError(.invalidValue, field: "sha256", "sha256 must be 64 hexadecimal characters")
-        }
-        for (field, value) in [
-            ("expected_bytes", spec.expectedBytes), ("max_bytes", spec.maxBytes),
-            ("expected_bytes_up", spec.expectedBytesUp),
-        ] {
-            if let value, value < 0 {
-                throw ValidationError(.invalidValue, field: field, "\(field) must not be negative")
-            }
-        }
-        for (name, value) in spec.headers ?? [:] {
+    /// What every HTTP transfer shares: its URL, request headers and certificate authorities.
+    func validateTransfer(url: String, headers: [String: String]?, caFile: String?) throws(ValidationError) {
+        try validateURL(url)
+        for (name, value) in headers ?? [:] {
             let token = name.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }
             guard !name.isEmpty, token, !value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
                 throw ValidationError(.invalidValue, field: "headers", "header \"\(name)\" is not a valid HTTP header")
             }
         }
+        try validatePath(caFile, field: "ca_file")
+        try refusePrivate(caFile, field: "ca_file")
+    }
+
+    func validateSHA256(_ sha: String?) throws(ValidationError) {
+        // ASCII only: Character.isHexDigit also takes the full-width forms, which no digest matches.
+        if let sha, sha.utf8.count != 64 || !sha.utf8.allSatisfy({ Self.isASCIIHexDigit($0) }) {
+            throw ValidationError(.invalidValue, field: "sha256", "sha256 must be 64 hexadecimal characters")
+        }
+    }
+
+    func validateByteCount(_ value: Int64?, field: String) throws(ValidationError) {
+        if let value, value < 0 {
+            throw ValidationError(.invalidValue, field: field, "\(field) must not be negative")
+        }
+    }
+
+    private func validateCommon(_ spec: JobSpec) throws(ValidationError) {
         if let retry = spec.retry {
             if let attempts = retry.maxAttempts, !(1...100).contains(attempts) {
                 throw ValidationError(
@@ -252,11 +176,7 @@ public struct JobSpecValidator: Sendable {
     /// Control characters in any text a client chose: they could forge log records or drive
     /// another user's terminal (`lullctl list` as root shows every owner's labels).
     private func refuseControlCharacters(_ spec: JobSpec) throws(ValidationError) {
-        let texts: [(String, String?)] = [
-            ("url", spec.url), ("label", spec.label), ("destination", spec.destination), ("source", spec.source),
-            ("method", spec.method), ("content_type", spec.contentType), ("form_field", spec.formField),
-            ("idempotency_key", spec.idempotencyKey), ("ca_file", spec.caFile),
-        ]
+        let texts = [("label", spec.label)] + spec.payload.contents.texts
         for (field, text) in texts {
             guard let text, let found = UntrustedText.firstControl(in: text) else { continue }
             throw ValidationError(
@@ -265,7 +185,7 @@ public struct JobSpecValidator: Sendable {
                 "\(field) holds the control character \(UntrustedText.name(found.scalar)) at byte \(found.offset); control characters are refused (they could forge log lines or terminal output)"
             )
         }
-        for (name, value) in spec.headers ?? [:] {
+        for (name, value) in spec.payload.contents.headers ?? [:] {
             // HTTP allows a tab inside a field value, nothing else below 0x20.
             if let found = UntrustedText.firstControl(in: name)
                 ?? UntrustedText.firstControl(in: value, allowingTab: true)
@@ -279,7 +199,7 @@ public struct JobSpecValidator: Sendable {
         }
     }
 
-    private func refusePrivate(_ path: String?, field: String) throws(ValidationError) {
+    func refusePrivate(_ path: String?, field: String) throws(ValidationError) {
         guard let path, let directory = privateDirectories.containing(path) else { return }
         throw ValidationError(
             .invalidValue,
@@ -303,7 +223,7 @@ public struct JobSpecValidator: Sendable {
         }
     }
 
-    private func validatePath(_ path: String?, field: String) throws(ValidationError) {
+    func validatePath(_ path: String?, field: String) throws(ValidationError) {
         guard let path else { return }
         guard path.hasPrefix("/") else {
             throw ValidationError(
@@ -330,18 +250,6 @@ public struct JobSpecValidator: Sendable {
             UInt8(ascii: "A")...UInt8(ascii: "F"):
             true
         default: false
-        }
-    }
-
-    private func require<T>(_ value: T?, _ field: String, for kind: JobKind) throws(ValidationError) {
-        if value == nil {
-            throw ValidationError(.missingField, field: field, "\(kind.rawValue) jobs need \"\(field)\"")
-        }
-    }
-
-    private func forbid<T>(_ value: T?, _ field: String, for kind: JobKind) throws(ValidationError) {
-        if value != nil {
-            throw ValidationError(.invalidValue, field: field, "\"\(field)\" does not apply to \(kind.rawValue) jobs")
         }
     }
 }

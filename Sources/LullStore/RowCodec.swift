@@ -43,7 +43,7 @@ struct RowCodec: Sendable {
 
     func job(from row: Row) throws -> Job {
         var spec = try decode(JobSpec.self, from: row["spec"])
-        if let payload: Data = row["payload"] { spec.body = [UInt8](payload) }
+        if let payload: Data = row["payload"] { spec.payload = spec.payload.attaching([UInt8](payload)) }
         let bytesDone: Int64? = row["bytes_done"]
         let resultJSON: String? = row["result"]
         let failureJSON: String? = row["failure"]
@@ -66,7 +66,7 @@ struct RowCodec: Sendable {
     }
 
     func saveValidators(for job: Job, into db: Database) throws {
-        guard job.spec.kind == .fetch, let destination = job.spec.destination, let result = job.result,
+        guard let key = job.spec.payload.contents.conditionalFetch, let result = job.result,
             result.etag != nil || result.lastModified != nil
         else { return }
         try db.execute(
@@ -75,7 +75,7 @@ struct RowCodec: Sendable {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                Int64(job.owner.rawValue), job.spec.url, destination, result.etag, result.lastModified,
+                Int64(job.owner.rawValue), key.url, key.destination, result.etag, result.lastModified,
                 job.updatedAt.timeIntervalSince1970,
             ]
         )
@@ -183,8 +183,9 @@ struct JobRow: Sendable {
     init(_ new: NewJob) throws {
         self.new = new
         var spec = new.spec
-        let payload = spec.body
-        spec.body = nil
+        let contents = spec.payload.contents
+        let payload = contents.detachedBytes
+        spec.payload = spec.payload.attaching(nil)
         let time = new.createdAt.timeIntervalSince1970
         let constraints = spec.constraints ?? .none
         arguments = [
@@ -192,7 +193,7 @@ struct JobRow: Sendable {
             try spec.storedJSON(), payload.map { Data($0) }, time, time,
             spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
             constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
-            spec.onDeadline?.rawValue, spec.expectedBytes, spec.expectedBytesUp, spec.onCompleteUnit,
+            spec.onDeadline?.rawValue, contents.expectedBytesDown, contents.expectedBytesUp, spec.onCompleteUnit,
         ]
     }
 }

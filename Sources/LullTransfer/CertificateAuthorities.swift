@@ -28,7 +28,7 @@ public struct CertificateAuthorities: Sendable {
         if let path = settings.classCAFiles[job.spec.jobClass] {
             loaded.append((path, try await files.pool.runIfActive { try read(path) }))
         }
-        if let path = job.spec.caFile {
+        if let path = job.transfer?.caFile {
             loaded.append((path, try await files.run(as: job.owner) { try read(path) }))
         }
         guard !loaded.isEmpty else { return nil }
@@ -38,7 +38,8 @@ public struct CertificateAuthorities: Sendable {
             switch parse(bytes) {
             case .success(let found): certificates += found
             case .failure(let problem):
-                let setting = path == job.spec.caFile ? "the job's ca_file" : "[classes.\(job.spec.jobClass)] ca_file"
+                let setting =
+                    path == job.transfer?.caFile ? "the job's ca_file" : "[classes.\(job.spec.jobClass)] ca_file"
                 throw JobFailure(
                     code: "ca_file_invalid",
                     message: "\(setting) \(path) \(problem.text)",

@@ -65,7 +65,7 @@ public final class HTTPClients: Sendable {
 
     /// The client to use for `job`: its URL decides the route, its `connect_seconds` the timeout.
     func client(for job: Job) -> HTTPClient {
-        client(for: job.spec.url, connectSeconds: job.spec.timeouts?.connectSeconds)
+        client(for: job.transfer?.url ?? "", connectSeconds: job.spec.timeouts?.connectSeconds)
     }
 
     private func client(for url: String, connectSeconds: Double?) -> HTTPClient {

@@ -9,9 +9,9 @@ extension HTTPClientRequest {
     static let userAgent = "lull/\(LullVersion.current)"
 
     init(of job: Job, url: String? = nil, method: HTTPMethod) {
-        self.init(url: url ?? job.spec.url)
+        self.init(url: url ?? job.transfer?.url ?? "")
         self.method = method
-        for (name, value) in job.spec.headers ?? [:] { headers.add(name: name, value: value) }
+        for (name, value) in job.transfer?.headers ?? [:] { headers.add(name: name, value: value) }
         if !headers.contains(name: "user-agent") { headers.add(name: "User-Agent", value: Self.userAgent) }
     }
 }

@@ -15,16 +15,16 @@ extension FileAccess {
         let problem: ValidationError?
         do {
             problem = try await run(as: owner) { () -> ValidationError? in
-                if let caFile = spec.caFile, let problem = CertificateAuthorities.problem(with: caFile) {
+                if let caFile = (spec.payload.contents as? any HTTPTransferPayload)?.caFile,
+                    let problem = CertificateAuthorities.problem(with: caFile)
+                {
                     return ValidationError(
                         .invalidValue,
                         field: "ca_file",
                         "ca_file: \(problem); give a PEM file of certificate authorities that you may read"
                     )
                 }
-                if let source = spec.source { return Self.sourceProblem(source) }
-                if let destination = spec.destination { return Self.destinationProblem(destination, owner: owner) }
-                return nil
+                return (spec.payload.contents as? any OwnedPaths)?.pathProblem(owner: owner)
             }
         } catch {
             // The identity could not be taken on: the attempt will say why; do not refuse here.
@@ -108,4 +108,11 @@ extension FileAccess {
         }
         return ValidationError(.invalidValue, field: field, reason)
     }
+}
+
+/// A kind whose job reads or writes files of its owner's, checked at submission.
+protocol OwnedPaths {
+    /// The first problem with the job's files, seen with the owner's rights (the caller has
+    /// taken them on); nil when there is none.
+    func pathProblem(owner: OwnerID) -> ValidationError?
 }

@@ -43,7 +43,6 @@ public struct TransferSettings: Sendable, Equatable {
     func idle(for job: Job) -> Double { job.spec.timeouts?.idleSeconds ?? idleTimeout }
     func totalSeconds(for job: Job) -> Double { job.spec.timeouts?.totalSeconds ?? totalTimeout }
     func total(for job: Job) -> TimeAmount { .milliseconds(Int64(totalSeconds(for: job) * 1000)) }
-    func tusChunk(for job: Job) -> Int64 { job.spec.chunkBytes ?? tusChunkBytes }
     /// The time a request without a body may take to be answered.
     var shortRequest: TimeAmount { .seconds(Int64(connectTimeout + idleTimeout)) }
 }

@@ -83,9 +83,12 @@ enum ScaleBenchmark {
                     NewJob(
                         owner: owner,
                         spec: JobSpec(
-                            kind: .fetch,
-                            url: "http://host\(n % 5_000).example/scale/\(n)",
-                            destination: "/tmp/lull-bench/scale/\(n)",
+                            .fetch(
+                                FetchJob(
+                                    url: "http://host\(n % 5_000).example/scale/\(n)",
+                                    destination: "/tmp/lull-bench/scale/\(n)"
+                                )
+                            ),
                             label: "scale",
                             jobClass: classes[n % classes.count]
                         ),

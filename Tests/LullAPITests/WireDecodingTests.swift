@@ -26,9 +26,9 @@ import Testing
             )
         )
         let spec = try submission.spec()
-        #expect(spec.body == Array("hi".utf8))
-        #expect(spec.method == "PUT")
-        #expect(spec.headers == ["X-A_b": "1"])
+        #expect(spec.payload.push?.body == Array("hi".utf8))
+        #expect(spec.payload.push?.method == "PUT")
+        #expect(spec.payload.push?.headers == ["X-A_b": "1"])
         #expect(spec.jobClass == "utility")
     }
 

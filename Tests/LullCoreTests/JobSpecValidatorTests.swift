@@ -19,12 +19,12 @@ extension JobSpecValidator {
     func error(_ spec: JobSpec) -> ValidationError? { validator.refusal(of: spec) }
 
     @Test func acceptsAPlainFetch() throws {
-        try validator.validate(JobSpec(kind: .fetch, url: "https://example.org/a", destination: "/tmp/a"))
+        try validator.validate(JobSpec(.fetch(FetchJob(url: "https://example.org/a", destination: "/tmp/a"))))
     }
 
     @Test(arguments: ["ftp://example.org/a", "file:///etc/passwd", "example.org/a", "http://"])
     func refusesNonHTTPURLs(url: String) {
-        let failure = error(JobSpec(kind: .fetch, url: url, destination: "/tmp/a"))
+        let failure = error(JobSpec(.fetch(FetchJob(url: url, destination: "/tmp/a"))))
         #expect(failure?.field == "url")
         #expect(failure?.code == .invalidValue)
     }
@@ -33,7 +33,7 @@ extension JobSpecValidator {
     /// localhost is not supported".
     @Test(arguments: ["localhost:8000/f", "example.org/a", "127.0.0.1:9/x", "a.org/x?u=http://b", "http:/host/x"])
     func aURLWithoutASchemeGetsTheFixInTheMessage(url: String) {
-        let failure = error(JobSpec(kind: .fetch, url: url, destination: "/tmp/a"))
+        let failure = error(JobSpec(.fetch(FetchJob(url: url, destination: "/tmp/a"))))
         #expect(failure?.field == "url")
         #expect(failure?.message == "url \"\(url)\" has no scheme; write http://\(url) or https://\(url)")
     }
@@ -46,58 +46,54 @@ extension JobSpecValidator {
         ] as [(String, String?)]
     )
     func hostOfTheURL(url: String, host: String?) {
-        #expect(JobSpec(kind: .fetch, url: url, destination: "/tmp/a").host == host)
+        #expect(JobSpec(.fetch(FetchJob(url: url, destination: "/tmp/a"))).host == host)
     }
 
     @Test func refusesRelativeAndDirectoryDestinations() {
-        #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "tmp/a"))?.field == "destination")
-        #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/"))?.field == "destination")
-        #expect(error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/../etc/x"))?.field == "destination")
-    }
-
-    @Test func requiresWhatEachKindNeeds() {
-        #expect(error(JobSpec(kind: .fetch, url: "http://h/a"))?.code == .missingField)
-        #expect(error(JobSpec(kind: .upload, url: "http://h/a"))?.field == "source")
-        #expect(error(JobSpec(kind: .push, url: "http://h/a", destination: "/tmp/a"))?.field == "destination")
+        #expect(error(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "tmp/a"))))?.field == "destination")
+        #expect(error(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/"))))?.field == "destination")
+        #expect(
+            error(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/../etc/x"))))?.field == "destination"
+        )
     }
 
     @Test func statesThePushBodyLimit() {
-        let failure = error(JobSpec(kind: .push, url: "http://h/a", body: Array(repeating: 1, count: 17)))
+        let failure = error(JobSpec(.push(PushJob(url: "http://h/a", body: Array(repeating: 1, count: 17)))))
         #expect(failure?.code == .tooLarge)
         #expect(failure?.field == "body")
         #expect(failure?.message.contains("16 bytes") == true)
     }
 
     @Test func refusesUnknownClassesNamingTheKnownOnes() {
-        let failure = error(JobSpec(kind: .push, url: "http://h/a", jobClass: "turbo"))
+        let failure = error(JobSpec(.push(PushJob(url: "http://h/a")), jobClass: "turbo"))
         #expect(failure?.field == "class")
         #expect(failure?.message.contains("background") == true)
     }
 
     @Test func byteCountsMustNotBeNegative() {
-        var spec = JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a")
-        spec.expectedBytesUp = -1
-        #expect(error(spec)?.field == "expected_bytes_up")
-        spec.expectedBytesUp = nil
-        spec.maxBytes = -1
-        #expect(error(spec)?.field == "max_bytes")
+        #expect(error(JobSpec(.push(PushJob(url: "http://h/a", expectedBytesUp: -1))))?.field == "expected_bytes_up")
+        #expect(
+            error(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/a", maxBytes: -1))))?.field
+                == "max_bytes"
+        )
     }
 
     @Test func sha256IsSixtyFourASCIIHexDigits() throws {
         let digest = String(repeating: "aB", count: 32)
-        try validator.validate(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: digest))
+        try validator.validate(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/a", sha256: digest))))
         for bad in [
             String(repeating: "\u{FF41}", count: 64), String(repeating: "a", count: 63),
             String(repeating: "g", count: 64),
         ] {
             #expect(
-                error(JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", sha256: bad))?.field == "sha256"
+                error(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/a", sha256: bad))))?.field
+                    == "sha256"
             )
         }
     }
 
     @Test func refusesMethodsThatDoNotFitTheKind() {
-        #expect(error(JobSpec(kind: .push, url: "http://h/a", method: "GET"))?.field == "method")
-        #expect(error(JobSpec(kind: .upload, url: "http://h/a", source: "/a", method: "PATCH"))?.field == "method")
+        #expect(error(JobSpec(.push(PushJob(url: "http://h/a", method: "GET"))))?.field == "method")
+        #expect(error(JobSpec(.upload(UploadJob(url: "http://h/a", source: "/a", method: "PATCH"))))?.field == "method")
     }
 }

@@ -14,7 +14,7 @@ import Testing
         ("http://h/a\u{85}b", "U+0085"), ("http://h/a\u{7F}", "U+007F"),
     ])
     func urlsWithControlCharactersAreRefusedByName(url: String, name: String) throws {
-        let failure = try #require(error(JobSpec(kind: .fetch, url: url, destination: "/srv/a")))
+        let failure = try #require(error(JobSpec(.fetch(FetchJob(url: url, destination: "/srv/a")))))
         #expect(failure.field == "url")
         #expect(failure.message.contains(name), "\(failure.message)")
         #expect(UntrustedText.firstControl(in: failure.message) == nil, "the message echoes no control character")
@@ -23,16 +23,19 @@ import Testing
     @Test func everyTextFieldIsChecked() {
         let url = "http://h/a"
         #expect(
-            error(JobSpec(kind: .fetch, url: url, destination: "/srv/a", label: "x\u{1B}]0;pwned\u{7}"))?.field
+            error(JobSpec(.fetch(FetchJob(url: url, destination: "/srv/a")), label: "x\u{1B}]0;pwned\u{7}"))?.field
                 == "label"
         )
-        #expect(error(JobSpec(kind: .fetch, url: url, destination: "/srv/a\nb"))?.field == "destination")
-        #expect(error(JobSpec(kind: .upload, url: url, source: "/srv/\u{0}a"))?.field == "source")
-        #expect(error(JobSpec(kind: .push, url: url, contentType: "text/plain\r\nX: y"))?.field == "content_type")
-        #expect(error(JobSpec(kind: .push, url: url, idempotencyKey: "k\u{9B}1m"))?.field == "idempotency_key")
-        #expect(error(JobSpec(kind: .push, url: url, headers: ["X-A": "v\u{1B}[31m"]))?.field == "headers")
-        #expect(error(JobSpec(kind: .push, url: url, headers: ["X-A": "a\tb"])) == nil, "HTTP allows a tab in a value")
-        #expect(error(JobSpec(kind: .fetch, url: url, destination: "/srv/ünïcode ✓", label: "nightly — ☾")) == nil)
+        #expect(error(JobSpec(.fetch(FetchJob(url: url, destination: "/srv/a\nb"))))?.field == "destination")
+        #expect(error(JobSpec(.upload(UploadJob(url: url, source: "/srv/\u{0}a"))))?.field == "source")
+        #expect(error(JobSpec(.push(PushJob(url: url, contentType: "text/plain\r\nX: y"))))?.field == "content_type")
+        #expect(error(JobSpec(.push(PushJob(url: url, idempotencyKey: "k\u{9B}1m"))))?.field == "idempotency_key")
+        #expect(error(JobSpec(.push(PushJob(url: url, headers: ["X-A": "v\u{1B}[31m"]))))?.field == "headers")
+        #expect(
+            error(JobSpec(.push(PushJob(url: url, headers: ["X-A": "a\tb"])))) == nil,
+            "HTTP allows a tab in a value"
+        )
+        #expect(error(JobSpec(.fetch(FetchJob(url: url, destination: "/srv/ünïcode ✓")), label: "nightly — ☾")) == nil)
     }
 
     @Test func escapingKeepsOneRecordOnOneLine() {
@@ -48,7 +51,7 @@ import Testing
         "http://alice:S3cret@127.0.0.1:9000/f", "https://alice@example.org/f", "http://alice:S3cret@h/f?x=1",
     ])
     func urlsWithCredentialsAreRefused(url: String) throws {
-        let failure = try #require(error(JobSpec(kind: .fetch, url: url, destination: "/srv/a")))
+        let failure = try #require(error(JobSpec(.fetch(FetchJob(url: url, destination: "/srv/a")))))
         #expect(failure.field == "url")
         #expect(failure.message.contains("--user alice:PASSWORD"), "\(failure.message)")
         #expect(failure.message.contains("Authorization"))
@@ -56,7 +59,7 @@ import Testing
     }
 
     @Test func aURLWithAnAtInItsPathIsNotCredentials() {
-        #expect(error(JobSpec(kind: .fetch, url: "http://h/users/@alice/feed", destination: "/srv/a")) == nil)
+        #expect(error(JobSpec(.fetch(FetchJob(url: "http://h/users/@alice/feed", destination: "/srv/a")))) == nil)
     }
 }
 
@@ -88,8 +91,8 @@ import Testing
             privateDirectories: PrivateDirectories(["/tmp", "/var/tmp"])
         )
         for (spec, field) in [
-            (JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/x.bin"), "destination"),
-            (JobSpec(kind: .upload, url: "http://h/a", source: "/var/tmp/report.csv"), "source"),
+            (JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/x.bin"))), "destination"),
+            (JobSpec(.upload(UploadJob(url: "http://h/a", source: "/var/tmp/report.csv"))), "source"),
         ] {
             do {
                 try validator.validate(spec)
@@ -102,6 +105,6 @@ import Testing
                 )
             }
         }
-        try validator.validate(JobSpec(kind: .fetch, url: "http://h/a", destination: "/srv/tmp/x.bin"))
+        try validator.validate(JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/srv/tmp/x.bin"))))
     }
 }

@@ -5,9 +5,11 @@ import LullCore
 import LullTestSupport
 import Testing
 
+/// The routes' answers, called in-process (`InProcessDaemon`): what the socket, the server's
+/// request size cap and a restart add is in `ControlSocketTests`.
 @Suite struct ControlAPITests {
     @Test func badInputGetsANamedErrorAndTheDaemonKeepsServing() async throws {
-        try await withDaemon(config: holdEverything) { daemon, client in
+        try await withInProcessDaemon(config: holdEverything) { daemon, client in
             let cases: [(String, String, Int, String, String?)] = [
                 ("malformed JSON", #"{"kind": "fetch", "url": "#, 400, "malformed_json", nil),
                 ("missing url", #"{"kind":"fetch","destination":"/tmp/x"}"#, 400, "missing_field", "url"),
@@ -26,7 +28,7 @@ import Testing
                 ),
             ]
             for (name, body, status, code, field) in cases {
-                let (got, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: Data(body.utf8))
+                let (got, text) = await daemon.curl("POST", "/v1/jobs", body: Data(body.utf8))
                 #expect(got == status, "\(name): \(text)")
                 let error = try apiError(text)
                 #expect(error.code == code, "\(name)")
@@ -34,18 +36,11 @@ import Testing
                 #expect(!error.message.isEmpty)
             }
 
-            let huge = Data(repeating: UInt8(ascii: "a"), count: 10 << 20)
-            let (status, text) = try curl(daemon.socketPath, "POST", "/v1/jobs", body: huge)
-            #expect(status == 413)
-            let error = try apiError(text)
-            #expect(error.code == "too_large")
-            #expect(error.message.contains("1048576"))
-
-            let (notFound, _) = try curl(daemon.socketPath, "GET", "/v1/nothing")
+            let (notFound, _) = await daemon.curl("GET", "/v1/nothing")
             #expect(notFound == 404)
-            let (wrongMethod, _) = try curl(daemon.socketPath, "PUT", "/v1/jobs")
+            let (wrongMethod, _) = await daemon.curl("PUT", "/v1/jobs")
             #expect(wrongMethod == 405)
-            let (badQuery, queryText) = try curl(daemon.socketPath, "GET", "/v1/jobs?stat=queued")
+            let (badQuery, queryText) = await daemon.curl("GET", "/v1/jobs?stat=queued")
             #expect(badQuery == 400)
             #expect(try apiError(queryText).field == "stat")
 
@@ -55,7 +50,7 @@ import Testing
     }
 
     @Test func doubledSlashesAreIgnoredAndQueryValuesStillDecoded() async throws {
-        try await withDaemon(config: holdEverything) { daemon, client in
+        try await withInProcessDaemon(config: holdEverything) { daemon, client in
             for n in 0..<2 {
                 _ = try await client.submit(
                     JobSubmission(
@@ -67,18 +62,18 @@ import Testing
                 )
             }
             // A leading "//" is what a URL parser takes for an authority ("v1" the host).
-            let (status, statusText) = try curl(daemon.socketPath, "GET", "//v1//status")
+            let (status, statusText) = await daemon.curl("GET", "//v1//status")
             #expect(status == 200, "\(statusText)")
             #expect(try WireJSON.decoder().decode(StatusView.self, from: Data(statusText.utf8)).pid == daemon.pid)
 
-            let (listed, listText) = try curl(daemon.socketPath, "GET", "/v1//jobs?limit=1")
+            let (listed, listText) = await daemon.curl("GET", "/v1//jobs?limit=1")
             #expect(listed == 200, "\(listText)")
             #expect(
                 try WireJSON.decoder().decode(JobListView.self, from: Data(listText.utf8)).jobs.count == 1,
                 "\(listText)"
             )
 
-            let (labelled, labelText) = try curl(daemon.socketPath, "GET", "//v1/jobs/?label=a%20b%2Bc&limit=5")
+            let (labelled, labelText) = await daemon.curl("GET", "//v1/jobs/?label=a%20b%2Bc&limit=5")
             #expect(labelled == 200, "\(labelText)")
             #expect(
                 try WireJSON.decoder().decode(JobListView.self, from: Data(labelText.utf8)).jobs.map(\.label) == [
@@ -87,26 +82,16 @@ import Testing
                 "\(labelText)"
             )
 
-            let (badLimit, badText) = try curl(daemon.socketPath, "GET", "//v1/jobs?limit=%zz")
+            let (badLimit, badText) = await daemon.curl("GET", "//v1/jobs?limit=%zz")
             #expect(badLimit == 400, "\(badText)")
             #expect(try apiError(badText).field == "limit")
-
-            // The absolute form, which HTTP/1.1 servers must accept, keeps working.
-            let connection = try UnixSocketConnection(path: daemon.socketPath)
-            defer { connection.close() }
-            connection.send("GET http://lull//v1/status HTTP/1.1\r\nHost: lull\r\nConnection: close\r\n\r\n")
-            let answer = connection.receive(timeout: .seconds(10))
-            #expect(
-                UnixSocketConnection.status(of: answer.bytes) == 200,
-                "\(String(decoding: answer.bytes, as: UTF8.self))"
-            )
         }
     }
 
     /// A key given twice could mean one job to a proxy in front of lulld (most parsers keep the
     /// last value) and another to lulld (JSONDecoder keeps the first): every JSON body refuses it.
     @Test func aKeyGivenTwiceIsRefusedOnEveryRouteThatTakesJSON() async throws {
-        try await withDaemon(config: holdEverything) { daemon, client in
+        try await withInProcessDaemon(config: holdEverything) { daemon, client in
             let job = #""kind":"fetch","url":"http://127.0.0.1/f""#
             let cases: [(String, String, String)] = [
                 ("/v1/jobs", #"{\#(job),"destination":"/tmp/a","destination":"/etc/passwd"}"#, "destination"),
@@ -122,15 +107,14 @@ import Testing
                 ("/v1/simulate", #"{"battery":80,"on_battery":true,"battery":5}"#, "battery"),
             ]
             for (path, body, field) in cases {
-                let (status, text) = try curl(daemon.socketPath, "POST", path, body: Data(body.utf8))
+                let (status, text) = await daemon.curl("POST", path, body: Data(body.utf8))
                 #expect(status == 400, "\(path) \(body): \(text)")
                 let error = try apiError(text)
                 #expect(error.code == "duplicate_field" && error.field == field, "\(path) \(body): \(text)")
                 #expect(error.message == "duplicate key \"\(field)\" in the request body; give each key once")
             }
             #expect(try await client.status().jobs["queued"] == 0, "no job with a doubled key may have been stored")
-            let (accepted, _) = try curl(
-                daemon.socketPath,
+            let (accepted, _) = await daemon.curl(
                 "POST",
                 "/v1/jobs",
                 body: Data(#"{\#(job),"destination":"/tmp/a"}"#.utf8)
@@ -140,7 +124,7 @@ import Testing
     }
 
     @Test func pauseResumeAndCancelFollowTheRules() async throws {
-        try await withDaemon(config: holdEverything) { daemon, client in
+        try await withInProcessDaemon(config: holdEverything) { daemon, client in
             let job = try await client.submit(
                 JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/x", destination: "/tmp/never")
             )
@@ -163,7 +147,7 @@ import Testing
     }
 
     @Test func batchSubmissionIsAllOrNothing() async throws {
-        try await withDaemon(config: holdEverything) { _, client in
+        try await withInProcessDaemon(config: holdEverything) { _, client in
             let good = JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a")
             let bad = JobSubmission(kind: .fetch, url: "gopher://x", destination: "/tmp/b")
             do {
@@ -177,31 +161,6 @@ import Testing
             let jobs = try await client.submit(batch: Array(repeating: good, count: 50))
             #expect(jobs.count == 50)
             #expect(Set(jobs.map(\.id)).count == 50)
-        }
-    }
-
-    @Test func eventsReplayFromACursorAcrossRestarts() async throws {
-        try await withDaemon(config: holdEverything) { daemon, client in
-            let first = try await client.submit(
-                JobSubmission(kind: .fetch, url: "http://127.0.0.1/a", destination: "/tmp/a")
-            )
-            let cursor = try await client.events(after: 0).lastSeq
-            daemon.stop()
-            try daemon.start()
-            _ = try await client.cancel(first.id)
-            let second = try await client.submit(
-                JobSubmission(kind: .fetch, url: "http://127.0.0.1/b", destination: "/tmp/b")
-            )
-            let missed = try await client.events(after: cursor).events
-            #expect(missed.map(\.type) == [.cancelled, .submitted])
-            #expect(missed.map(\.jobId) == [first.id, second.id])
-            // The SSE stream replays the same log from the cursor, then waits for more.
-            var streamed: [Int64] = []
-            for try await event in client.followEvents(after: 0) {
-                streamed.append(event.seq)
-                if event.jobId == second.id { break }
-            }
-            #expect(streamed == Array(1...Int64(streamed.count)))
         }
     }
 }

@@ -23,9 +23,12 @@ import Glibc
                 NewJob(
                     owner: OwnerID(getuid()),
                     spec: JobSpec(
-                        kind: .fetch,
-                        url: "http://127.0.0.1:9/f",
-                        destination: daemon.directory.appendingPathComponent("x\u{1B}]0;t\u{07}").path,
+                        .fetch(
+                            FetchJob(
+                                url: "http://127.0.0.1:9/f",
+                                destination: daemon.directory.appendingPathComponent("x\u{1B}]0;t\u{07}").path
+                            )
+                        ),
                         label: hostile
                     ),
                     createdAt: Date()

@@ -19,8 +19,9 @@ struct SubmissionPathCheckTests {
         }
     }
 
+    /// In-process: the checks are the route's, made with the peer's rights.
     @Test func missingFilesAndDirectoriesAreNamedAtSubmission() async throws {
-        try await withDaemon(config: holdEverything) { daemon, client in
+        try await withInProcessDaemon(config: holdEverything) { daemon, client in
             let directory = daemon.directory.path
             let upload = try await refusal(
                 JobSubmission(kind: .upload, url: "http://127.0.0.1:9/u", source: directory + "/no-such-report.csv"),

@@ -115,7 +115,7 @@ struct SubmissionSecurityTests {
         let stored = try await store.insert([
             NewJob(
                 owner: OwnerID(getuid()),
-                spec: JobSpec(kind: .fetch, url: "http://127.0.0.1:9/" + forged, destination: destination),
+                spec: JobSpec(.fetch(FetchJob(url: "http://127.0.0.1:9/" + forged, destination: destination))),
                 createdAt: Date()
             )
         ])

@@ -84,10 +84,10 @@ import Testing
             // The fields the job object does not show, in the store the daemon wrote.
             #expect(daemon.stop() == 0)
             let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
-            let storedMultipart = try #require(try await store.job(JobID(multipart.id))).spec
+            let storedMultipart = try #require(try await store.job(JobID(multipart.id))?.spec.payload.upload)
             #expect(storedMultipart.uploadProtocol == .multipart && storedMultipart.formField == "attachment")
             #expect(storedMultipart.contentType == "image/png")
-            #expect(try #require(try await store.job(JobID(push.id))).spec.idempotencyKey == "order-42")
+            #expect(try #require(try await store.job(JobID(push.id))).spec.payload.push?.idempotencyKey == "order-42")
         }
     }
 

@@ -105,7 +105,7 @@ import Testing
             ["a.service", "b.service"].map {
                 NewJob(
                     owner: OwnerID(1000),
-                    spec: JobSpec(kind: .fetch, url: "http://h/x", destination: "/tmp/x", onCompleteUnit: $0),
+                    spec: JobSpec(.fetch(FetchJob(url: "http://h/x", destination: "/tmp/x")), onCompleteUnit: $0),
                     createdAt: now
                 )
             }
@@ -174,7 +174,7 @@ import Testing
     @Test func theSystemManagerAllowsOnlyListedUnitsAndAUserManagerAny() throws {
         let system = HookManager(.system).allowedUnits(["ok.service"])
         let user = HookManager(.user).allowedUnits([])
-        let spec = JobSpec(kind: .fetch, url: "http://h/x", destination: "/tmp/x", onCompleteUnit: "other.service")
+        let spec = JobSpec(.fetch(FetchJob(url: "http://h/x", destination: "/tmp/x")), onCompleteUnit: "other.service")
         let refusal = #expect(throws: ValidationError.self) {
             try JobSpecValidator(limits: SubmissionLimits(), allowedUnits: system).validate(spec)
         }

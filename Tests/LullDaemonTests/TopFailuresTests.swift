@@ -19,7 +19,7 @@ import Testing
             attributes: [.posixPermissions: 0o700]
         )
         let store = try SQLiteJobStore(path: daemon.stateDirectory + "/lull.sqlite")
-        let spec = JobSpec(kind: .fetch, url: "http://127.0.0.1:9/gone", destination: "/tmp/lull-top-failures/gone")
+        let spec = JobSpec(.fetch(FetchJob(url: "http://127.0.0.1:9/gone", destination: "/tmp/lull-top-failures/gone")))
         let start = Date().addingTimeInterval(-3_600)
         var ids: [JobID] = []
         for first in stride(from: 0, to: count, by: 1_000) {

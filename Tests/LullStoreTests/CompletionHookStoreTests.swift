@@ -15,17 +15,17 @@ import Testing
         let jobs = try await store.insert([
             NewJob(
                 owner: OwnerID(1000),
-                spec: JobSpec(kind: .fetch, url: "http://h/a", destination: "/tmp/a", onCompleteUnit: "a.service"),
+                spec: JobSpec(.fetch(FetchJob(url: "http://h/a", destination: "/tmp/a")), onCompleteUnit: "a.service"),
                 createdAt: t0
             ),
             NewJob(
                 owner: OwnerID(1000),
-                spec: JobSpec(kind: .fetch, url: "http://h/b", destination: "/tmp/b"),
+                spec: JobSpec(.fetch(FetchJob(url: "http://h/b", destination: "/tmp/b"))),
                 createdAt: t0
             ),
             NewJob(
                 owner: OwnerID(1000),
-                spec: JobSpec(kind: .fetch, url: "http://h/c", destination: "/tmp/c", onCompleteUnit: "c@.service"),
+                spec: JobSpec(.fetch(FetchJob(url: "http://h/c", destination: "/tmp/c")), onCompleteUnit: "c@.service"),
                 createdAt: t0
             ),
         ])

@@ -18,7 +18,7 @@ import Testing
     func fetch(_ n: Int, owner: UInt32 = 1000) -> NewJob {
         NewJob(
             owner: OwnerID(owner),
-            spec: JobSpec(kind: .fetch, url: "http://h/\(n)", destination: "/tmp/\(n)", label: "batch"),
+            spec: JobSpec(.fetch(FetchJob(url: "http://h/\(n)", destination: "/tmp/\(n)")), label: "batch"),
             createdAt: t0
         )
     }
@@ -26,12 +26,15 @@ import Testing
     @Test func roundTripsEveryField() async throws {
         let store = try SQLiteJobStore(path: path)
         let spec = JobSpec(
-            kind: .push,
-            url: "https://h/p",
-            method: "PUT",
-            headers: ["X-Trace_id": "a"],
-            contentType: "application/json",
-            body: [0, 1, 2, 255],
+            .push(
+                PushJob(
+                    url: "https://h/p",
+                    method: "PUT",
+                    headers: ["X-Trace_id": "a"],
+                    contentType: "application/json",
+                    body: [0, 1, 2, 255]
+                )
+            ),
             label: "l",
             jobClass: "utility"
         )
@@ -53,16 +56,17 @@ import Testing
         let store = try SQLiteJobStore(path: path)
         let networks: [JobConstraints.Network] = [.any, .unmetered, .notCellular]
         let specs = (0..<7).map { n in
-            var spec = JobSpec(
-                kind: [.fetch, .push, .upload][n % 3],
-                url: "http://host\(n % 2).example:8\(n)/x",
-                label: "paged"
-            )
-            switch spec.kind {
-            case .fetch: spec.destination = "/tmp/\(n)"
-            case .push: spec.body = Array("b".utf8)
-            case .upload: spec.source = "/tmp/s\(n)"
-            }
+            let url = "http://host\(n % 2).example:8\(n)/x"
+            let payload: JobPayload =
+                switch n % 3 {
+                case 0:
+                    .fetch(
+                        FetchJob(url: url, destination: "/tmp/\(n)", expectedBytes: n % 2 == 0 ? Int64(1000 * n) : nil)
+                    )
+                case 1: .push(PushJob(url: url, body: Array("b".utf8), expectedBytesUp: Int64(7 * n)))
+                default: .upload(UploadJob(url: url, source: "/tmp/s\(n)"))
+                }
+            var spec = JobSpec(payload, label: "paged")
             spec.jobClass = ["background", "default", "interactive"][n % 3]
             spec.constraints = JobConstraints(
                 network: networks[n % 3],
@@ -72,8 +76,6 @@ import Testing
             spec.notBefore = n % 3 == 0 ? t0.addingTimeInterval(Double(n)) : nil
             spec.deadline = n % 2 == 1 ? t0.addingTimeInterval(3600 + Double(n)) : nil
             spec.onDeadline = n % 2 == 1 ? .expire : nil
-            spec.expectedBytes = n % 2 == 0 ? Int64(1000 * n) : nil
-            spec.expectedBytesUp = n % 3 == 1 ? Int64(7 * n) : nil
             return NewJob(owner: OwnerID(UInt32(2000 + n % 3)), spec: spec, createdAt: t0)
         }
         let inserted = try await store.insert(specs)

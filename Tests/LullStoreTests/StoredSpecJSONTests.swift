@@ -20,23 +20,57 @@ import Testing
         return (0..<count).map { _ in
             func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
             func maybe<T>(_ value: T) -> T? { random.next() % 3 == 0 ? nil : value }
+            let url = "https://h.example/" + pick(strings)
+            let headers = maybe([pick(strings): pick(strings), "Idempotency-Key": pick(strings)])
+            let payload: JobPayload =
+                switch pick(JobKind.allCases) {
+                case .fetch:
+                    .fetch(
+                        FetchJob(
+                            url: url,
+                            destination: pick(strings),
+                            headers: headers,
+                            sha256: maybe(pick(strings)),
+                            expectedBytes: maybe(Int64(random.next() >> 2)),
+                            maxBytes: maybe(Int64(random.next() % 1_000_000)),
+                            fileMode: maybe(FileMode(UInt32(random.next() % 0o1000))!),
+                            caFile: maybe(pick(strings)),
+                            expectedBytesUp: maybe(Int64(random.next() % 1 << 40))
+                        )
+                    )
+                case .push:
+                    .push(
+                        PushJob(
+                            url: url,
+                            method: maybe(pick(["POST", "PUT", "PATCH"])),
+                            headers: headers,
+                            contentType: maybe(pick(strings)),
+                            body: maybe([0, 1, 127, 255]),
+                            idempotencyKey: maybe(pick(strings)),
+                            caFile: maybe(pick(strings)),
+                            expectedBytesUp: maybe(Int64(random.next() % 1 << 40))
+                        )
+                    )
+                case .upload:
+                    .upload(
+                        UploadJob(
+                            url: url,
+                            source: pick(strings),
+                            method: maybe(pick(["POST", "PUT"])),
+                            headers: headers,
+                            contentType: maybe(pick(strings)),
+                            uploadProtocol: maybe(pick(UploadProtocol.allCases)),
+                            formField: maybe(pick(strings)),
+                            chunkBytes: maybe(Int64(random.next() % 1 << 30)),
+                            caFile: maybe(pick(strings)),
+                            expectedBytesUp: maybe(Int64(random.next() % 1 << 40))
+                        )
+                    )
+                }
             return JobSpec(
-                kind: pick(JobKind.allCases),
-                url: "https://h.example/" + pick(strings),
-                destination: maybe(pick(strings)),
-                source: maybe(pick(strings)),
-                method: maybe(pick(["POST", "PUT", "PATCH"])),
-                headers: maybe([pick(strings): pick(strings), "Idempotency-Key": pick(strings)]),
-                contentType: maybe(pick(strings)),
-                body: maybe([0, 1, 127, 255]),
+                payload,
                 label: maybe(pick(strings)),
                 jobClass: pick(strings),
-                sha256: maybe(pick(strings)),
-                expectedBytes: maybe(Int64(random.next() >> 2)),
-                maxBytes: maybe(Int64(random.next() % 1_000_000)),
-                uploadProtocol: maybe(pick(UploadProtocol.allCases)),
-                formField: maybe(pick(strings)),
-                idempotencyKey: maybe(pick(strings)),
                 retry: maybe(
                     RetrySettings(maxAttempts: maybe(5), baseSeconds: maybe(pick(numbers)), capSeconds: maybe(600))
                 ),
@@ -51,55 +85,84 @@ import Testing
                 notBefore: maybe(Date(timeIntervalSinceReferenceDate: pick(numbers) * 1e3 + 0.25)),
                 deadline: maybe(Date(timeIntervalSince1970: 1_763_751_483.123_456)),
                 onDeadline: maybe(pick(DeadlineAction.allCases)),
-                expectedBytesUp: maybe(Int64(random.next() % 1 << 40)),
                 periodic: maybe(PeriodicSchedule(every: 3600, flex: pick(numbers), jitter: 0, maxEvery: maybe(7200))),
                 periodInterval: maybe(pick(numbers)),
-                onCompleteUnit: maybe(pick(strings)),
-                fileMode: maybe(FileMode(UInt32(random.next() % 0o1000))!),
-                chunkBytes: maybe(Int64(random.next() % 1 << 30)),
-                caFile: maybe(pick(strings))
+                onCompleteUnit: maybe(pick(strings))
             )
         }
     }
 
-    /// A spec with every field set, so that a field the writer forgets cannot hide as nil.
-    static let full = JobSpec(
-        kind: .upload,
-        url: "https://h.example/u",
-        destination: "/srv/d",
-        source: "/srv/s",
-        method: "PATCH",
-        headers: ["X-A": "1"],
-        contentType: "application/offset+octet-stream",
-        body: [1, 2],
-        label: "l",
-        jobClass: "bulk",
-        sha256: "ab",
-        expectedBytes: 100,
-        maxBytes: 1_000,
-        uploadProtocol: .tus,
-        formField: "file",
-        idempotencyKey: "k-1",
-        retry: RetrySettings(maxAttempts: 5, baseSeconds: 2.5, capSeconds: 600),
-        timeouts: TimeoutSettings(connectSeconds: 2, idleSeconds: 30, totalSeconds: 3_600),
-        constraints: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 20.5),
-        notBefore: Date(timeIntervalSince1970: 1_763_751_483.25),
-        deadline: Date(timeIntervalSince1970: 1_763_851_483),
-        onDeadline: .expire,
-        expectedBytesUp: 7,
-        periodic: PeriodicSchedule(every: 3_600, flex: 600, jitter: 5, maxEvery: 7_200),
-        periodInterval: 3_600,
-        onCompleteUnit: "done.service",
-        fileMode: FileMode(0o640),
-        chunkBytes: 1 << 20,
-        caFile: "/etc/ssl/lab-ca.pem"
-    )
+    /// A spec of each kind with every field set, so that a field the writer forgets cannot hide as nil.
+    static func full(_ payload: JobPayload) -> JobSpec {
+        JobSpec(
+            payload,
+            label: "l",
+            jobClass: "bulk",
+            retry: RetrySettings(maxAttempts: 5, baseSeconds: 2.5, capSeconds: 600),
+            timeouts: TimeoutSettings(connectSeconds: 2, idleSeconds: 30, totalSeconds: 3_600),
+            constraints: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 20.5),
+            notBefore: Date(timeIntervalSince1970: 1_763_751_483.25),
+            deadline: Date(timeIntervalSince1970: 1_763_851_483),
+            onDeadline: .expire,
+            periodic: PeriodicSchedule(every: 3_600, flex: 600, jitter: 5, maxEvery: 7_200),
+            periodInterval: 3_600,
+            onCompleteUnit: "done.service"
+        )
+    }
 
-    @Test func aFullSpecMeansWhatJSONEncoderWrites() throws {
-        #expect(unsetOptionals(in: Self.full).isEmpty, "set these in `full`: \(unsetOptionals(in: Self.full))")
-        let written = Array(try Self.full.storedJSON().utf8)
-        #expect(try JSONDecoder().decode(JobSpec.self, from: Data(written)) == Self.full)
-        #expect(try jsonKeyPaths(written) == jsonKeyPaths(try JSONEncoder().encode(Self.full)))
+    static let fulls = [
+        full(
+            .fetch(
+                FetchJob(
+                    url: "https://h.example/f",
+                    destination: "/srv/d",
+                    headers: ["X-A": "1"],
+                    sha256: "ab",
+                    expectedBytes: 100,
+                    maxBytes: 1_000,
+                    fileMode: FileMode(0o640),
+                    caFile: "/etc/ssl/lab-ca.pem",
+                    expectedBytesUp: 7
+                )
+            )
+        ),
+        full(
+            .push(
+                PushJob(
+                    url: "https://h.example/p",
+                    method: "PATCH",
+                    headers: ["X-A": "1"],
+                    contentType: "application/json",
+                    body: [1, 2],
+                    idempotencyKey: "k-1",
+                    caFile: "/etc/ssl/lab-ca.pem",
+                    expectedBytesUp: 7
+                )
+            )
+        ),
+        full(
+            .upload(
+                UploadJob(
+                    url: "https://h.example/u",
+                    source: "/srv/s",
+                    method: "POST",
+                    headers: ["X-A": "1"],
+                    contentType: "application/offset+octet-stream",
+                    uploadProtocol: .tus,
+                    formField: "file",
+                    chunkBytes: 1 << 20,
+                    caFile: "/etc/ssl/lab-ca.pem",
+                    expectedBytesUp: 7
+                )
+            )
+        ),
+    ]
+
+    @Test(arguments: fulls) func aFullSpecMeansWhatJSONEncoderWrites(full: JobSpec) throws {
+        #expect(unsetOptionals(in: full).isEmpty, "set these in `full`: \(unsetOptionals(in: full))")
+        let written = Array(try full.storedJSON().utf8)
+        #expect(try JSONDecoder().decode(JobSpec.self, from: Data(written)) == full)
+        #expect(try jsonKeyPaths(written) == jsonKeyPaths(try JSONEncoder().encode(full)))
     }
 
     @Test func meansWhatJSONEncoderWrites() throws {

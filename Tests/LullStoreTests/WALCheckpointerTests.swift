@@ -13,7 +13,7 @@ import Testing
     func fetch(_ n: Int) -> NewJob {
         NewJob(
             owner: OwnerID(1000),
-            spec: JobSpec(kind: .fetch, url: "http://h/\(n)", destination: "/tmp/\(n)", label: "wal"),
+            spec: JobSpec(.fetch(FetchJob(url: "http://h/\(n)", destination: "/tmp/\(n)")), label: "wal"),
             createdAt: t0
         )
     }

@@ -290,7 +290,7 @@ public enum ConfigLoader {
                     config.transfers.progressInterval =
                         seconds(value, "transfers", key, 0.01...60) ?? config.transfers.progressInterval
                 case "tus_chunk_bytes":
-                    let range = Int(JobSpec.chunkBytesRange.lowerBound)...Int(JobSpec.chunkBytesRange.upperBound)
+                    let range = Int(UploadJob.chunkBytesRange.lowerBound)...Int(UploadJob.chunkBytesRange.upperBound)
                     config.transfers.tusChunkBytes =
                         integer(value, "transfers", key, range).map(Int64.init) ?? config.transfers.tusChunkBytes
                 case "allowed_directories":

@@ -24,7 +24,7 @@ final class AttemptMeter: Sendable {
     /// Starts counting an attempt of `job`, which resumes from its stored offset (a fetch's
     /// partial file, a tus upload's confirmed bytes) or from zero.
     init(job: Job, accountant: JobAccountant, network: NetworkState, metrics: DaemonMetrics) {
-        direction = job.spec.kind == .fetch ? .down : .up
+        direction = job.spec.payload.contents.progressDirection == .received ? .down : .up
         owner = job.owner
         jobClass = job.spec.jobClass
         self.metrics = metrics

@@ -19,7 +19,7 @@ struct CompletionHooks: Sendable {
     func run(for job: Job) async {
         guard let name = job.spec.onCompleteUnit, let unit = UnitName(name) else { return }
         let instance = unit.instance(for: job.id)
-        let metadata = Dispatcher.metadata(job, ["unit": "\(instance)", "state": "\(job.state.rawValue)"])
+        let metadata = JobLogLine.metadata(job, ["unit": "\(instance)", "state": "\(job.state.rawValue)"])
         var delays = retryDelays[...]
         while true {
             do {

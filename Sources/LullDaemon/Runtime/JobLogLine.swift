@@ -1,3 +1,4 @@
+import Logging
 import LullCore
 
 /// The text of a job's log records. The essentials are in the message itself, not only in the
@@ -11,14 +12,7 @@ enum JobLogLine {
     }
 
     /// `fetch http://host/f → /srv/f`.
-    static func work(_ job: Job) -> String {
-        let spec = job.spec
-        switch spec.kind {
-        case .fetch: return "fetch \(spec.url) → \(spec.destination ?? "?")"
-        case .upload: return "upload \(spec.source ?? "?") → \(spec.url)"
-        case .push: return "push \(spec.method ?? "POST") \(spec.url)"
-        }
-    }
+    static func work(_ job: Job) -> String { job.spec.payload.contents.summary }
 
     static func started(_ job: Job) -> String {
         "\(name(job)) started: \(work(job)), attempt \(job.attempts)"
@@ -38,5 +32,15 @@ enum JobLogLine {
 
     static func requeued(_ job: Job, because reason: String) -> String {
         "\(name(job)) checkpointed and requeued: \(reason)"
+    }
+
+    /// The fields every job record in the journal carries (upper-cased there: JOB_ID, …).
+    static func metadata(_ job: Job, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "job_id": "\(job.id)", "job_kind": "\(job.spec.kind.rawValue)", "class": "\(job.spec.jobClass)",
+            "owner_uid": "\(job.owner.rawValue)", "attempt": "\(job.attempts)",
+        ]
+        metadata.merge(extra) { _, new in new }
+        return metadata
     }
 }

@@ -106,22 +106,8 @@ extension ControlRouter {
         }
     }
 
-    /// Fills in what the daemon decides once per job at submission: a push's idempotency key
-    /// (the client's own `Idempotency-Key` header wins), so every retry carries the same one.
-    /// A fetch's file mode likewise: stored, so what the job shows is what its file gets (a job
-    /// stored before `mode` existed keeps the daemon's umask, as it had when it was accepted).
-    static func prepared(_ spec: JobSpec) -> JobSpec {
-        if spec.kind == .fetch, spec.fileMode == nil {
-            var spec = spec
-            spec.fileMode = .fetchDefault
-            return spec
-        }
-        guard spec.kind == .push, spec.idempotencyKey == nil else { return spec }
-        var spec = spec
-        let header = spec.headers?.first { $0.key.lowercased() == "idempotency-key" }
-        spec.idempotencyKey = header?.value ?? UUID().uuidString.lowercased()
-        return spec
-    }
+    /// Fills in what the daemon decides once per job at submission (`JobSpec.prepared`).
+    static func prepared(_ spec: JobSpec) -> JobSpec { spec.prepared() }
 
     /// The `owner` query parameter of `GET /v1/jobs`: a uid whose jobs are listed. Root may name
     /// any uid (and without it sees every owner); anyone else only their own uid, since other

@@ -20,10 +20,13 @@ public struct PushTransfer: TransferEngine {
     }
 
     public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
-        var request = HTTPClientRequest(of: job, method: HTTPMethod(rawValue: job.spec.method ?? "POST"))
-        if let key = job.spec.idempotencyKey { request.headers.replaceOrAdd(name: "idempotency-key", value: key) }
-        let body = job.spec.body ?? []
-        if let contentType = job.spec.contentType {
+        guard let push = job.spec.payload.push else {
+            throw JobFailure(code: "invalid_job", message: "not a push job", retryable: false)
+        }
+        var request = HTTPClientRequest(of: job, method: HTTPMethod(rawValue: push.method ?? "POST"))
+        if let key = push.idempotencyKey { request.headers.replaceOrAdd(name: "idempotency-key", value: key) }
+        let body = push.body ?? []
+        if let contentType = push.contentType {
             request.headers.replaceOrAdd(name: "content-type", value: contentType)
         }
         request.body = .bytes(ByteBuffer(bytes: body))

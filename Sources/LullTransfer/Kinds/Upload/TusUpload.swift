@@ -15,7 +15,7 @@ import NIOHTTP1
 struct TusUpload {
     static let version = "1.0.0"
     /// The least a `PATCH` shrinks to after a `413`.
-    static let smallestChunk = JobSpec.chunkBytesRange.lowerBound
+    static let smallestChunk = UploadJob.chunkBytesRange.lowerBound
 
     let job: Job
     let source: SourceFile
@@ -188,7 +188,7 @@ struct TusUpload {
         request.headers.add(name: "tus-resumable", value: Self.version)
         request.headers.add(name: "upload-length", value: String(source.size))
         let name = Data(URL(fileURLWithPath: source.path).lastPathComponent.utf8).base64EncodedString()
-        let type = Data((job.spec.contentType ?? "application/octet-stream").utf8).base64EncodedString()
+        let type = Data((job.spec.payload.upload?.contentType ?? "application/octet-stream").utf8).base64EncodedString()
         request.headers.add(name: "upload-metadata", value: "filename \(name),filetype \(type)")
         let response = try await client.execute(request, timeout: settings.shortRequest)
         watchdog.touch()
@@ -199,7 +199,7 @@ struct TusUpload {
         }
         try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
         guard let location = response.headers.first(name: "location"),
-            let absolute = URL(string: location, relativeTo: URL(string: job.spec.url))?.absoluteString
+            let absolute = URL(string: location, relativeTo: URL(string: job.transfer?.url ?? ""))?.absoluteString
         else {
             throw JobFailure(
                 code: "tus_protocol",
@@ -209,4 +209,9 @@ struct TusUpload {
         }
         return absolute
     }
+}
+
+extension TransferSettings {
+    /// The most bytes one tus `PATCH` of `job` carries.
+    func tusChunk(for job: Job) -> Int64 { job.spec.payload.upload?.chunkBytes ?? tusChunkBytes }
 }

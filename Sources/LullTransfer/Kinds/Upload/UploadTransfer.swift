@@ -18,7 +18,7 @@ public struct UploadTransfer: TransferEngine {
     }
 
     public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
-        guard let path = job.spec.source else {
+        guard let path = job.spec.payload.upload?.source else {
             throw JobFailure(code: "invalid_job", message: "upload job has no source", retryable: false)
         }
         do {
@@ -26,14 +26,14 @@ public struct UploadTransfer: TransferEngine {
             defer { Task { await source.close() } }
             if let resume = job.resume, resume.sourceSize != nil {
                 try await source.checkUnchanged(against: resume)
-            } else if job.spec.uploadProtocol != .tus {
+            } else if job.spec.payload.upload?.uploadProtocol != .tus {
                 // Remember what the file was, so a retry after a change fails instead of sending a mix.
                 await context.checkpoint(ResumeState(sourceSize: source.size, sourceModified: source.modified))
             }
             let client = try await clients.client(for: job, settings: settings, files: files)
             let watchdog = TransferWatchdog(for: job, settings: settings, sleeper: clients.sleeper)
             return try await watchdog.guarding {
-                switch job.spec.uploadProtocol ?? .raw {
+                switch job.spec.payload.upload?.uploadProtocol ?? .raw {
                 case .raw:
                     try await sendWhole(
                         job,
@@ -83,7 +83,7 @@ public struct UploadTransfer: TransferEngine {
     ) async throws -> JobResult {
         var request = HTTPClientRequest(
             of: job,
-            method: HTTPMethod(rawValue: job.spec.method ?? (multipart ? "POST" : "PUT"))
+            method: HTTPMethod(rawValue: job.spec.payload.upload?.method ?? (multipart ? "POST" : "PUT"))
         )
         let total = source.size
         let chunks = source.chunks(from: 0) { sent in
@@ -92,9 +92,9 @@ public struct UploadTransfer: TransferEngine {
         }
         if multipart {
             let boundary = "lull-" + UUID().uuidString
-            let field = job.spec.formField ?? "file"
+            let field = job.spec.payload.upload?.formField ?? "file"
             let filename = URL(fileURLWithPath: source.path).lastPathComponent.replacingOccurrences(of: "\"", with: "_")
-            let type = job.spec.contentType ?? "application/octet-stream"
+            let type = job.spec.payload.upload?.contentType ?? "application/octet-stream"
             let head = ByteBuffer(
                 string:
                     "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n"
@@ -104,7 +104,9 @@ public struct UploadTransfer: TransferEngine {
             let parts = MultipartBody(head: head, file: chunks, tail: tail)
             request.body = .stream(parts, length: .known(Int64(head.readableBytes + tail.readableBytes) + total))
         } else {
-            if let type = job.spec.contentType { request.headers.replaceOrAdd(name: "content-type", value: type) }
+            if let type = job.spec.payload.upload?.contentType {
+                request.headers.replaceOrAdd(name: "content-type", value: type)
+            }
             request.body = .stream(chunks, length: .known(total))
         }
         let response = try await client.execute(request, timeout: settings.total(for: job))

@@ -22,7 +22,7 @@ public struct FetchTransfer: TransferEngine {
     }
 
     public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
-        guard let destination = job.spec.destination else {
+        guard let destination = job.spec.payload.fetch?.destination else {
             throw JobFailure(code: "invalid_job", message: "fetch job has no destination", retryable: false)
         }
         do {
@@ -44,7 +44,7 @@ public struct FetchTransfer: TransferEngine {
 
     /// The partial download is of no use once the job is over.
     public func discardResumeData(of job: Job) async {
-        guard let destination = job.spec.destination else { return }
+        guard let destination = job.spec.payload.fetch?.destination else { return }
         let path = StagingFile.path(for: destination, jobID: job.id.rawValue)
         _ = try? await files.run(as: job.owner) { unlink(path) }
     }
@@ -63,7 +63,7 @@ public struct FetchTransfer: TransferEngine {
             jobID: job.id.rawValue,
             owner: job.owner,
             keep: resumable ? previous.offset : 0,
-            mode: job.spec.fileMode,
+            mode: job.spec.payload.fetch?.fileMode,
             files: files
         )
         var keepStaging = true
@@ -122,7 +122,7 @@ public struct FetchTransfer: TransferEngine {
         let digest = RunningDigest(try await staging.hashPrefix(offset))
         var received = offset
         var writer = OverlappedWriter(staging: staging, digest: digest)
-        let cap = job.spec.maxBytes ?? settings.maxFetchBytes
+        let cap = job.spec.payload.fetch?.maxBytes ?? settings.maxFetchBytes
         var lastCheckpoint = ContinuousClock.now
         let interval = Duration.milliseconds(Int64(settings.checkpointInterval * 1000))
         var chunks = response.body.makeAsyncIterator()
@@ -197,7 +197,7 @@ public struct FetchTransfer: TransferEngine {
             )
         }
         let sha256 = digest.hex()
-        if let expected = job.spec.sha256, expected.lowercased() != sha256 {
+        if let expected = job.spec.payload.fetch?.sha256, expected.lowercased() != sha256 {
             keepStaging = false
             await staging.discard()
             throw JobFailure(
@@ -206,7 +206,7 @@ public struct FetchTransfer: TransferEngine {
                 retryable: false
             )
         }
-        if let expected = job.spec.expectedBytes, expected != received {
+        if let expected = job.spec.payload.fetch?.expectedBytes, expected != received {
             keepStaging = false
             await staging.discard()
             throw JobFailure(
@@ -216,7 +216,7 @@ public struct FetchTransfer: TransferEngine {
             )
         }
         keepStaging = false
-        try await staging.commit(mode: job.spec.fileMode)
+        try await staging.commit(mode: job.spec.payload.fetch?.fileMode)
         return JobResult(
             httpStatus: Int(response.status.code),
             bytes: received,
@@ -255,7 +255,7 @@ public struct FetchTransfer: TransferEngine {
     }
 
     private func checkLimits(_ job: Job, total: Int64?, offset: Int64, destination: String) async throws {
-        let cap = job.spec.maxBytes ?? settings.maxFetchBytes
+        let cap = job.spec.payload.fetch?.maxBytes ?? settings.maxFetchBytes
         if let total, total > cap {
             throw JobFailure(
                 code: "too_large",
@@ -263,14 +263,16 @@ public struct FetchTransfer: TransferEngine {
                 retryable: false
             )
         }
-        if let expected = job.spec.expectedBytes, let total, total != expected {
+        if let expected = job.spec.payload.fetch?.expectedBytes, let total, total != expected {
             throw JobFailure(
                 code: "size_mismatch",
                 message: "the server offers \(total) bytes, expected \(expected)",
                 retryable: false
             )
         }
-        guard let needed = (total ?? job.spec.expectedBytes).map({ $0 - offset }), needed > 0 else { return }
+        guard let needed = (total ?? job.spec.payload.fetch?.expectedBytes).map({ $0 - offset }), needed > 0 else {
+            return
+        }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         let free = try await files.freeBytes(in: directory, owner: job.owner)
         if free < needed {

@@ -1,0 +1,44 @@
+import LullCore
+
+// The flat wire body holds every kind's fields; a kind takes the ones it names and refuses the
+// rest, so a field sent to the wrong kind is an error rather than silently ignored. A few that
+// release 0.1 documented as "accepted, not used" for a kind are still accepted (and dropped), so
+// that clients sending them keep working.
+extension JobSubmission {
+    /// The typed payload this submission describes. Where kinds are registered on the wire: a
+    /// new kind adds its arm here.
+    func payload() throws(ValidationError) -> JobPayload {
+        switch kind {
+        case .fetch: try FetchJob(self).payload
+        case .push: try PushJob(self).payload
+        case .upload: try UploadJob(self).payload
+        }
+    }
+
+    /// The kind-specific fields this submission carries, by wire name, in wire order.
+    var kindFields: [(name: String, present: Bool)] {
+        [
+            ("destination", destination != nil), ("source", source != nil),
+            ("body", body != nil || bodyBase64 != nil), ("method", method != nil), ("content_type", contentType != nil),
+            ("protocol", uploadProtocol != nil), ("form_field", formField != nil),
+            ("idempotency_key", idempotencyKey != nil), ("sha256", sha256 != nil),
+            ("expected_bytes", expectedBytes != nil), ("max_bytes", maxBytes != nil), ("mode", mode != nil),
+            ("expected_bytes_up", expectedBytesUp != nil), ("chunk_bytes", chunkBytes != nil),
+        ]
+    }
+
+    /// Refuses the kind-specific fields `kind` neither takes nor tolerates.
+    func refuseFields(except taken: Set<String>, tolerating ignored: Set<String> = []) throws(ValidationError) {
+        for (name, present) in kindFields where present && !taken.contains(name) && !ignored.contains(name) {
+            throw ValidationError(.invalidValue, field: name, "\"\(name)\" does not apply to \(kind.rawValue) jobs")
+        }
+    }
+
+    /// A field the kind cannot do without.
+    func required<T>(_ value: T?, _ field: String) throws(ValidationError) -> T {
+        guard let value else {
+            throw ValidationError(.missingField, field: field, "\(kind.rawValue) jobs need \"\(field)\"")
+        }
+        return value
+    }
+}

@@ -1,0 +1,35 @@
+/// How one attempt of a job ended, as its runner reports it.
+public enum AttemptOutcome: Sendable, Equatable {
+    case succeeded(JobResult)
+    case failed(JobFailure)
+    /// The attempt was cancelled before it ended: by a command, a stop or the machine's sleep.
+    case interrupted
+}
+
+/// What to record once an attempt ended: the state machine's answer to an `AttemptOutcome`.
+public enum AttemptConclusion: Sendable, Equatable {
+    /// The job succeeded; a periodic job's next occurrence is stored with it.
+    case succeed(JobResult, next: PeriodicSuccessor?)
+    /// The job goes back to the queue and waits `delay` seconds before its next attempt.
+    case retry(JobFailure, delay: Double)
+    /// The job failed for good; a periodic job's next occurrence is stored with it.
+    case fail(JobFailure, next: PeriodicSuccessor?)
+    /// The daemon interrupted the attempt: the job goes back to the queue with its resume point.
+    case requeue(AttemptInterruption)
+    /// A command ended the attempt and recorded the job's new state itself.
+    case settledByCommand
+}
+
+/// Why the daemon cut an attempt short; such an attempt does not count.
+public enum AttemptInterruption: Sendable, Equatable {
+    case sleep
+    case stop
+
+    /// The event's words for it.
+    public var message: String {
+        switch self {
+        case .sleep: "the machine is going to sleep; the job resumes after it wakes up"
+        case .stop: "the daemon is stopping; the job resumes when it starts again"
+        }
+    }
+}

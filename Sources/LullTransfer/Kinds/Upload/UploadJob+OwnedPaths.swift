@@ -1,0 +1,5 @@
+import LullCore
+
+extension UploadJob: OwnedPaths {
+    func pathProblem(owner: OwnerID) -> ValidationError? { FileAccess.sourceProblem(source) }
+}
