@@ -5,14 +5,12 @@ import LullCore
 // release 0.1 documented as "accepted, not used" for a kind are still accepted (and dropped), so
 // that clients sending them keep working.
 extension JobSubmission {
-    /// The typed payload this submission describes. Where kinds are registered on the wire: a
-    /// new kind adds its arm here.
+    /// The typed payload this submission describes, made by the kind's `WireKind` conformance.
     func payload() throws(ValidationError) -> JobPayload {
-        switch kind {
-        case .fetch: try FetchJob(self).payload
-        case .push: try PushJob(self).payload
-        case .upload: try UploadJob(self).payload
+        guard let type = WireKinds.type(of: kind) else {
+            throw ValidationError(.invalidValue, field: "kind", "this daemon cannot take \(kind.rawValue) jobs")
         }
+        return try type.init(self).payload
     }
 
     /// The kind-specific fields this submission carries, by wire name, in wire order.

@@ -1,6 +1,6 @@
 import LullCore
 
-extension FetchJob {
+extension FetchJob: WireKind {
     /// The fetch a wire submission describes.
     init(_ submission: JobSubmission) throws(ValidationError) {
         try submission.refuseFields(

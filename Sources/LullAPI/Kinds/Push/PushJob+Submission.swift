@@ -1,7 +1,7 @@
 import Foundation
 import LullCore
 
-extension PushJob {
+extension PushJob: WireKind {
     /// The push a wire submission describes; its body comes as text or as base64.
     init(_ submission: JobSubmission) throws(ValidationError) {
         try submission.refuseFields(

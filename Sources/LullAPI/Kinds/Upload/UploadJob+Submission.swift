@@ -1,6 +1,6 @@
 import LullCore
 
-extension UploadJob {
+extension UploadJob: WireKind {
     /// The upload a wire submission describes.
     init(_ submission: JobSubmission) throws(ValidationError) {
         try submission.refuseFields(

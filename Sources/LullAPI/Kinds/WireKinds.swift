@@ -1,0 +1,25 @@
+import LullCore
+
+/// What a kind adds on the wire: its payload from a submission's fields, and its fields in a
+/// job's view. Each kind conforms in its own folder; the kinds are those `JobPayload` registers.
+protocol WireKind: KindPayload {
+    /// The payload a submission describes; refuses fields that belong to other kinds.
+    init(_ submission: JobSubmission) throws(ValidationError)
+    /// Fills in the view's fields that are the kind's own.
+    func describe(_ view: inout JobView)
+}
+
+enum WireKinds {
+    static func type(of kind: JobKind) -> (any WireKind.Type)? {
+        for type in JobPayload.kinds where type.kind == kind {
+            return type as? any WireKind.Type
+        }
+        return nil
+    }
+}
+
+extension JobView {
+    mutating func describe(_ payload: JobPayload) {
+        (payload.contents as? any WireKind)?.describe(&self)
+    }
+}
