@@ -1,7 +1,17 @@
+// Where kinds are registered: a new kind adds its name to `JobKind`, and to `JobPayload` its
+// case, its arm in `contents`, its type in `kinds` and its accessor.
+
+/// A kind's name, as the wire and the store spell it.
+public enum JobKind: String, Sendable, Codable, CaseIterable {
+    /// Download a URL into a file.
+    case fetch
+    /// Send a small inline payload.
+    case push
+    /// Send a file.
+    case upload
+}
+
 /// What a job does: one case per kind, each with its own type.
-///
-/// This file is where kinds are registered: a new kind adds its case, its arm in `contents` and
-/// its type in `kinds` (and its case in `JobKind`).
 public enum JobPayload: Sendable, Equatable {
     case fetch(FetchJob)
     case push(PushJob)
