@@ -173,10 +173,22 @@ public struct JobSpecValidator: Sendable {
         }
     }
 
+    /// What release 0.1 checked before a kind's own fields: control characters in the URL and
+    /// label, then the URL. A submission whose kind fields are wrong is checked this far first,
+    /// so its answer names the same field as before.
+    public func validateLeadingFields(url: String, label: String?) throws(ValidationError) {
+        try refuseControlCharacters(in: [("url", url), ("label", label)])
+        try validateURL(url)
+    }
+
     /// Control characters in any text a client chose: they could forge log records or drive
     /// another user's terminal (`lullctl list` as root shows every owner's labels).
     private func refuseControlCharacters(_ spec: JobSpec) throws(ValidationError) {
-        let texts = [("label", spec.label)] + spec.payload.contents.texts
+        try refuseControlCharacters(in: [("label", spec.label)] + spec.payload.contents.texts)
+        try refuseControlCharacters(inHeaders: spec.payload.contents.headers)
+    }
+
+    private func refuseControlCharacters(in texts: [(field: String, text: String?)]) throws(ValidationError) {
         for (field, text) in texts {
             guard let text, let found = UntrustedText.firstControl(in: text) else { continue }
             throw ValidationError(
@@ -185,7 +197,10 @@ public struct JobSpecValidator: Sendable {
                 "\(field) holds the control character \(UntrustedText.name(found.scalar)) at byte \(found.offset); control characters are refused (they could forge log lines or terminal output)"
             )
         }
-        for (name, value) in spec.payload.contents.headers ?? [:] {
+    }
+
+    private func refuseControlCharacters(inHeaders headers: [String: String]?) throws(ValidationError) {
+        for (name, value) in headers ?? [:] {
             // HTTP allows a tab inside a field value, nothing else below 0x20.
             if let found = UntrustedText.firstControl(in: name)
                 ?? UntrustedText.firstControl(in: value, allowingTab: true)

@@ -5,6 +5,17 @@ import LullCore
 // release 0.1 documented as "accepted, not used" for a kind are still accepted (and dropped), so
 // that clients sending them keep working.
 extension JobSubmission {
+    /// The spec, with the URL and label checked before the kind's fields when those are wrong
+    /// (`JobSpecValidator.validateLeadingFields`); the rest is `validator.validate`'s.
+    public func spec(checkingFirst validator: JobSpecValidator) throws(ValidationError) -> JobSpec {
+        do {
+            return try spec()
+        } catch {
+            try validator.validateLeadingFields(url: url, label: label)
+            throw error
+        }
+    }
+
     /// The typed payload this submission describes, made by the kind's `WireKind` conformance.
     func payload() throws(ValidationError) -> JobPayload {
         guard let type = WireKinds.type(of: kind) else {

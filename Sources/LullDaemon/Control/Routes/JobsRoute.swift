@@ -9,7 +9,7 @@ extension ControlRouter {
     func submit(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
-        let spec = Self.prepared(try submission.spec())
+        let spec = Self.prepared(try submission.spec(checkingFirst: validator))
         try validator.validate(spec)
         try await files.checkPaths(of: spec, owner: request.peer.owner)
         let jobs = try await storeWithinQuota(
@@ -41,7 +41,7 @@ extension ControlRouter {
         var newJobs: [NewJob] = []
         for (index, submission) in batch.jobs.enumerated() {
             do {
-                let spec = Self.prepared(try submission.spec())
+                let spec = Self.prepared(try submission.spec(checkingFirst: validator))
                 try validator.validate(spec)
                 try await files.checkPaths(of: spec, owner: request.peer.owner)
                 newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
