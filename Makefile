@@ -29,6 +29,8 @@ TMPFILESDIR ?= /etc/tmpfiles.d
 POLKITDIR   ?= /etc/polkit-1/rules.d
 endif
 SYSCONFDIR ?= /etc
+# Debian's zsh looks in vendor-completions, not site-functions (the package sets it).
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 # Where install-files takes lulld and lullctl from (make install builds them there).
 # Static release builds (what `make install` ships and `make bench` measures) get a build folder
 # of their own, so they and the dynamic `make run` / `swift build -c release` do not evict each other.
@@ -39,13 +41,23 @@ NO_SYSTEMD_SETUP ?=
 # Binaries are stripped when installed; INSTALL_STRIP= keeps their symbols.
 INSTALL_STRIP ?= -s
 
-.PHONY: run test test-long lint format deps test-deps build release bench bench-build bench-deps bench-quick clean install install-files uninstall man completions
+.PHONY: run test test-long test-python python-deps lint format deps test-deps build release bench bench-build bench-deps \
+	bench-quick clean install install-files uninstall man completions deb deb-deps
+
+# Lull's one version (CHANGELOG.md): lulld, lullctl, GET /v1/status, the Debian package and the
+# Python client state it, and VersionTests fails when one of them says otherwise.
+VERSION := $(shell cat VERSION)
 
 # System packages the build and the tests use. Installed only when something is missing.
 # prometheus is there for promtool, which lints /metrics; nginx puts a request-size limit in
 # front of a tus server. The services either package would start are stopped and disabled.
+# debhelper builds the packages the systemd test installs (`make deb` itself adds lintian).
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
-	debootstrap systemd-container man-db groff-base tmux openssl prometheus nginx
+	debootstrap systemd-container man-db groff-base tmux openssl prometheus nginx debhelper
+
+# qemu boots the power-cut test's guest (PowerCutTests); headless, so without its recommends
+# (a GTK front end, firmware, media libraries).
+APT_NO_RECOMMENDS = qemu-system-x86
 
 # What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx).
 BENCH_APT_PACKAGES = task-spooler nq nginx valgrind binutils
@@ -61,6 +73,10 @@ deps:
 			$$SUDO service nginx stop >/dev/null 2>&1 || true;; \
 		esac; \
 	fi
+	@dpkg -s $(APT_NO_RECOMMENDS) >/dev/null 2>&1 || { echo "installing: $(APT_NO_RECOMMENDS)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			$$SUDO apt-get install -y -qq --no-install-recommends $(APT_NO_RECOMMENDS); }
 
 # Python packages the tests use: a third-party tus server for upload interoperability, the
 # Prometheus client's parser for /metrics, and schemathesis, which fuzzes the control API from
@@ -84,15 +100,35 @@ run: deps
 	$(SWIFT) build -c release --product lullctl
 	$$($(SWIFT) build -c release --show-bin-path)/lulld
 
-# The robustness tests (crash loop, faults, hostile input, load, full disk) run in a quick form;
-# `make test-long` (LULL_LONG_TESTS=1) runs their long form: 200 kills, 60 s of load, a 30-minute soak.
+# The robustness tests (crash loop, power cuts, faults, hostile input, load, full disk) run in a quick
+# form; `make test-long` (LULL_LONG_TESTS=1) runs their long form: 200 kills, 100 power cuts (25 under
+# emulation), 60 s of load, a 30-minute soak.
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	$(MAKE) --no-print-directory test-python
+
+# The Python client (clients/python), as its users get it: `pip install ./clients/python` into
+# a new virtual environment, with pytest and mypy (which checks its types), then its tests
+# against a real lulld from the debug build, which they start and restart themselves.
+PYTHON  ?= python3
+PY_VENV  = .build/python-venv
+
+# A Python without ensurepip (Debian's own, before python3-venv) cannot make the environment.
+python-deps:
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || $(MAKE) --no-print-directory deps APT_PACKAGES=python3-venv
+
+test-python: python-deps
+	$(SWIFT) build --product lulld
+	rm -rf $(PY_VENV)
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check ./clients/python pytest mypy
+	cd clients/python && ../../$(PY_VENV)/bin/python -m mypy --strict src/lull tests
+	LULLD=$$($(SWIFT) build --show-bin-path)/lulld $(PY_VENV)/bin/python -m pytest -q clients/python/tests
 
 test-long: test-deps
 	$(SWIFT) build --build-tests
-	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|DispatcherStoreFailureTests|ClockJump'
+	LULL_LONG_TESTS=1 $(SWIFT) test --skip-build --no-parallel --filter 'CrashLoopTests|PowerCutTests|NetworkFaultTests|HostileInputTests|DecoderFuzzTests|LoadTests|FullDiskTests|DispatcherStoreFailureTests|ClockJump'
 
 # swift-format, from the toolchain, with the checked-in .swift-format (120 columns, ordered imports).
 FORMAT_PATHS = Package.swift Sources Tests
@@ -141,7 +177,7 @@ install-files:
 	install -m 0644 units/lull.tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf
 	install -m 0644 units/lull-hooks.polkit.rules $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules
 	install -m 0644 examples/lull.toml examples/lull-system.toml $(DESTDIR)$(DOCDIR)/examples/
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md CHANGELOG.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	@# The system instance's example (the laptop one is for ~/.config), a starting point, never
 	@# written over an admin's file.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml ] || install -m 0644 examples/lull-system.toml $(DESTDIR)$(SYSCONFDIR)/lull/lull.toml
@@ -151,11 +187,13 @@ install-files:
 		section=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$section; \
 		install -m 0644 "$$page" $(DESTDIR)$(MANDIR)/man$$section/; \
 	done
+	@# The bash completion is sourced, not run: no #! line (lintian's bash-completion-with-hashbang).
 	if $(INSTALL_FROM)/lullctl --generate-completion-script bash >/dev/null 2>&1; then \
-		install -d $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
+		install -d $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(ZSHCOMPDIR) \
 			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d; \
-		$(INSTALL_FROM)/lullctl --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl; \
-		$(INSTALL_FROM)/lullctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_lullctl; \
+		$(INSTALL_FROM)/lullctl --generate-completion-script bash | sed '1{/^#!/d}' \
+			> $(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl; \
+		$(INSTALL_FROM)/lullctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_lullctl; \
 		$(INSTALL_FROM)/lullctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish; \
 	fi
 	@# On a live system (no DESTDIR): create the user and directories, tell systemd.
@@ -180,13 +218,54 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/lulld.service $(DESTDIR)$(UNITDIR)/lulld.socket \
 		$(DESTDIR)$(USERUNITDIR)/lulld.service $(DESTDIR)$(USERUNITDIR)/lulld.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/lull.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules \
-		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_lullctl \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(ZSHCOMPDIR)/_lullctl \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
 	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
 		systemctl daemon-reload; systemctl reset-failed lulld.service lulld.socket 2>/dev/null || true; \
 	fi
 	@echo "kept: $(SYSCONFDIR)/lull (config) and /var/lib/lull (the store); remove them by hand to purge"
+
+# The Debian package, lull_VERSION_ARCH.deb in DEB_DIR (docs/packaging.md). debian/rules lays the
+# files out with install-files and debhelper writes the maintainer scripts; it runs on a staging
+# copy of the tree's packaging inputs, so the tree gets no build products. Then lintian: an
+# error or a warning fails the target (warnings are fixed, or overridden with a reason in
+# debian/lull.lintian-overrides). The systemd test packages its debug build with DEB_BINARIES
+# (lulld and lullctl from there instead of the static release build), twice, the second time
+# with DEB_VERSION (a changelog entry for it is added to the staged copy), and DEB_LINTIAN=no.
+DEB_DIR      ?= .build/deb
+DEB_BINARIES ?=
+DEB_VERSION  ?= $(VERSION)
+DEB_LINTIAN  ?= yes
+DEB_INPUTS    = debian units man completions docs examples README.md CHANGELOG.md VERSION Makefile
+
+deb-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="debhelper $(if $(filter no,$(DEB_LINTIAN)),,lintian)"
+
+deb: deb-deps
+	@changelog=$$(dpkg-parsechangelog -S Version); [ "$$changelog" = "$(VERSION)" ] || { \
+		echo "debian/changelog is at $$changelog, VERSION at $(VERSION): add a debian/changelog entry for $(VERSION)" >&2; \
+		exit 1; }
+	if [ -z "$(DEB_BINARIES)" ]; then \
+		$(SWIFT) build $(STATIC_BUILD) --product lulld && $(SWIFT) build $(STATIC_BUILD) --product lullctl; \
+	fi
+	@set -e; \
+	binaries=$$(cd "$(or $(DEB_BINARIES),$$($(SWIFT) build $(STATIC_BUILD) --show-bin-path))" && pwd); \
+	mkdir -p $(DEB_DIR); out=$$(cd $(DEB_DIR) && pwd); stage=$$out/lull-$(DEB_VERSION); \
+	rm -rf "$$stage"; mkdir -p "$$stage"; cp -a $(DEB_INPUTS) "$$stage/"; \
+	if [ "$(DEB_VERSION)" != "$(VERSION)" ]; then \
+		{ printf 'lull (%s) unstable; urgency=medium\n\n  * Built as %s from the tree at %s (make deb DEB_VERSION=%s).\n\n -- %s  %s\n\n' \
+			"$(DEB_VERSION)" "$(DEB_VERSION)" "$(VERSION)" "$(DEB_VERSION)" "$$(dpkg-parsechangelog -S Maintainer)" "$$(date -R)"; \
+		  cat debian/changelog; } > "$$stage/debian/changelog"; \
+	fi; \
+	external=0; \
+	if readelf -d "$$binaries/lulld" | grep -q 'NEEDED.*libswiftCore'; then \
+		external=1; echo "note: $$binaries/lulld loads the Swift runtime from /opt/swift: this package is for tests only"; \
+	fi; \
+	(cd "$$stage" && LULL_BINARIES="$$binaries" LULL_EXTERNAL_SWIFT_RUNTIME=$$external dpkg-buildpackage -b -us -uc); \
+	deb=$$out/lull_$(DEB_VERSION)_$$(dpkg --print-architecture).deb; test -f "$$deb"; \
+	if [ "$(DEB_LINTIAN)" != no ]; then lintian --fail-on error,warning --display-info "$$deb"; fi; \
+	echo "built $$deb"
 
 # Man pages: lullctl(1) and lulld(8) from the argument parsers (swift-argument-parser's
 # generate-manual tool), lull.toml(5) from docs/configuration.md. Committed under man/.

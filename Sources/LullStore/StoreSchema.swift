@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Versioned migrations. Each one is append-only: never edit a migration that has shipped.
@@ -86,6 +87,7 @@ enum StoreSchema {
                     """
             )
         }
+        TestMigration.register(in: &migrator, environment: ProcessInfo.processInfo.environment)
         return migrator
     }
 }

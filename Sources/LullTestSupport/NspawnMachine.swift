@@ -210,7 +210,8 @@ public final class NspawnMachine: @unchecked Sendable {
     }
 
     /// debootstraps the root once; later runs find it complete (a stamp written last) and reuse it.
-    private static func prepareCache() throws {
+    /// The power-cut test's guest image is made from it too.
+    public static func prepareCache() throws {
         let stamp = cacheRoot + "/.lull-complete"
         if FileManager.default.fileExists(atPath: stamp) { return }
         let partial = cacheRoot + ".partial"

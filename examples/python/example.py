@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fetch a URL through lulld and print its events until it ends.
 
+    pip install ./clients/python        # the `lull` package, standard library only
     python3 examples/python/example.py https://example.org/file /tmp/file [--socket PATH]
 
 Prints one JSON event per line (so other programs can read it), then the final job. Exit status
@@ -14,8 +15,12 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lull  # noqa: E402
+try:
+    import lull
+except ImportError:
+    # Run from a checkout without `pip install ./clients/python`: the package's source is here.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../clients/python/src"))
+    import lull
 
 
 def follow_job(client, job_id, cursor, drop_after):

@@ -1,0 +1,81 @@
+"""Each kind of job, submitted through the client and run by the daemon against a real peer."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+import lull
+from peer import Peer
+
+
+def test_fetch_downloads_the_file(client: lull.Client, peer: Peer, tmp_path: Path) -> None:
+    data = os.urandom(200_000)
+    peer.files["/fetch.bin"] = data
+    job = client.fetch(peer.url("/fetch.bin"), tmp_path / "fetch.bin", label="py-fetch", sha256=hashlib.sha256(data).hexdigest())
+    assert job["kind"] == "fetch" and job["state"] in ("queued", "running")
+    assert job["destination"] == str(tmp_path / "fetch.bin")
+    final = client.wait(job["id"], timeout=30)
+    assert final["state"] == "succeeded", final
+    assert final["result"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert (tmp_path / "fetch.bin").read_bytes() == data
+
+
+def test_fetch_takes_a_relative_destination_against_the_current_directory(
+    client: lull.Client, peer: Peer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    peer.files["/relative.txt"] = b"relative\n"
+    monkeypatch.chdir(tmp_path)
+    job = client.fetch(peer.url("/relative.txt"), "relative.txt", class_="utility")
+    assert job["destination"] == str(tmp_path / "relative.txt") and job["class"] == "utility"
+    assert client.wait(job["id"], timeout=30)["state"] == "succeeded"
+    assert (tmp_path / "relative.txt").read_bytes() == b"relative\n"
+
+
+def test_push_sends_text_and_bytes_with_one_idempotency_key(client: lull.Client, peer: Peer) -> None:
+    text = client.push(peer.url("/push-text"), '{"boot_ms": 5120}', content_type="application/json", idempotency_key="k-1")
+    raw = client.push(peer.url("/push-bytes"), b"\x00\x01\xfe\xff", method="put")
+    assert client.wait(text["id"], timeout=30)["state"] == "succeeded"
+    assert client.wait(raw["id"], timeout=30)["state"] == "succeeded"
+    [sent_text] = peer.requests_to("/push-text")
+    assert sent_text.method == "POST" and sent_text.body == b'{"boot_ms": 5120}'
+    assert sent_text.headers["content-type"] == "application/json"
+    assert sent_text.headers["idempotency-key"] == "k-1"
+    [sent_raw] = peer.requests_to("/push-bytes")
+    assert sent_raw.method == "PUT" and sent_raw.body == b"\x00\x01\xfe\xff"
+    assert sent_raw.headers["idempotency-key"]  # one was made up at submission
+
+
+def test_upload_sends_the_file_raw_and_as_multipart(client: lull.Client, peer: Peer, tmp_path: Path) -> None:
+    source = tmp_path / "report.csv"
+    source.write_bytes(b"a,b\n1,2\n")
+    raw = client.upload(peer.url("/upload-raw"), source)
+    form = client.upload(peer.url("/upload-form"), source, protocol="multipart", form_field="report")
+    assert client.wait(raw["id"], timeout=30)["state"] == "succeeded"
+    done = client.wait(form["id"], timeout=30)
+    assert done["state"] == "succeeded" and done["result"]["http_status"] == 201
+    [sent_raw] = peer.requests_to("/upload-raw")
+    assert sent_raw.method == "PUT" and sent_raw.body == b"a,b\n1,2\n"
+    [sent_form] = peer.requests_to("/upload-form")
+    assert sent_form.headers["content-type"].startswith("multipart/form-data")
+    assert b'name="report"; filename="report.csv"' in sent_form.body and b"a,b\n1,2\n" in sent_form.body
+
+
+def test_a_batch_is_submitted_at_once(client: lull.Client, peer: Peer, tmp_path: Path) -> None:
+    peer.files["/batch.txt"] = b"batch"
+    jobs = client.submit_batch(
+        {"kind": "fetch", "url": peer.url("/batch.txt"), "destination": str(tmp_path / f"b{i}.txt")} for i in range(3)
+    )
+    assert [job["destination"] for job in jobs] == [str(tmp_path / f"b{i}.txt") for i in range(3)]
+    for job in jobs:
+        assert client.wait(job["id"], timeout=30)["state"] == "succeeded"
+
+
+def test_bytes_go_as_base64_exactly(client: lull.Client, peer: Peer) -> None:
+    payload = bytes(range(256))
+    job = client.push(peer.url("/push-all-bytes"), payload)
+    assert client.wait(job["id"], timeout=30)["state"] == "succeeded"
+    assert peer.requests_to("/push-all-bytes")[0].body == payload
