@@ -26,8 +26,9 @@ public struct JobSpecValidator: Sendable {
 
     public func validate(_ spec: JobSpec) throws(ValidationError) {
         // First, so that no later message echoes a control character back.
-        try refuseControlCharacters(spec)
-        try spec.payload.contents.validate(with: self)
+        let contents = spec.payload.contents
+        try refuseControlCharacters(label: spec.label, contents)
+        try contents.validate(with: self)
         if let label = spec.label, label.utf8.count > limits.maxLabelBytes {
             throw ValidationError(
                 .tooLarge,
@@ -183,9 +184,9 @@ public struct JobSpecValidator: Sendable {
 
     /// Control characters in any text a client chose: they could forge log records or drive
     /// another user's terminal (`lullctl list` as root shows every owner's labels).
-    private func refuseControlCharacters(_ spec: JobSpec) throws(ValidationError) {
-        try refuseControlCharacters(in: [("label", spec.label)] + spec.payload.contents.texts)
-        try refuseControlCharacters(inHeaders: spec.payload.contents.headers)
+    private func refuseControlCharacters(label: String?, _ contents: any KindPayload) throws(ValidationError) {
+        try refuseControlCharacters(in: [("label", label)] + contents.texts)
+        try refuseControlCharacters(inHeaders: contents.headers)
     }
 
     private func refuseControlCharacters(in texts: [(field: String, text: String?)]) throws(ValidationError) {

@@ -185,13 +185,14 @@ struct JobRow: Sendable {
         var spec = new.spec
         let contents = spec.payload.contents
         let payload = contents.detachedBytes
-        spec.payload = spec.payload.attaching(nil)
+        if payload != nil { spec.payload = spec.payload.attaching(nil) }
         let time = new.createdAt.timeIntervalSince1970
         let constraints = spec.constraints ?? .none
         arguments = [
             Int64(new.owner.rawValue), spec.kind.rawValue, spec.jobClass, spec.label,
             try spec.storedJSON(), payload.map { Data($0) }, time, time,
-            spec.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue, constraints.requiresAC,
+            contents.host ?? "", constraints.network == .any ? nil : constraints.network.rawValue,
+            constraints.requiresAC,
             constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
             spec.onDeadline?.rawValue, contents.expectedBytesDown, contents.expectedBytesUp, spec.onCompleteUnit,
         ]

@@ -59,7 +59,7 @@ public final class HTTPClients: Sendable {
         defaultConnectSeconds = max(1, (connectTimeout.nanoseconds + 999_999_999) / 1_000_000_000)
         defaultConnect = connectTimeout
         // No client until the first transfer: a daemon that only holds jobs never loads the
-        // HTTP/2, TLS and proxy code a client brings in (about 2 MiB of resident memory).
+        // HTTP/2, TLS and proxy code a client brings in (its resident memory: docs/performance.md).
         routes = Mutex([:])
     }
 

@@ -8,7 +8,7 @@ enum ProcessMemory {
     /// Drops a program's file from the page cache, so the next start reads it from disk as after
     /// a boot. Most of an idle daemon's RSS is its binary's pages, and how many a fault maps
     /// depends on how they came into the cache: a binary just written by `cp` (large folios)
-    /// measured 30.8–31.2 MiB idle, the same binary read back from disk 28.2–28.7 MiB.
+    /// shows more than the same binary read back from disk (docs/performance.md, idle memory).
     static func evictFromPageCache(_ path: String) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return }

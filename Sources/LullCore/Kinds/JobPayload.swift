@@ -31,7 +31,13 @@ public enum JobPayload: Sendable, Equatable {
 }
 
 extension JobPayload {
-    public var kind: JobKind { type(of: contents).kind }
+    public var kind: JobKind {
+        switch self {
+        case .fetch: FetchJob.kind
+        case .push: PushJob.kind
+        case .upload: UploadJob.kind
+        }
+    }
     public var host: String? { contents.host }
 
     /// Decodes the payload of a stored spec of `kind` from the spec's own (flat) container.

@@ -7,8 +7,8 @@ import Glibc
 
 /// The local time zone as the C library reads it (`TZ`, else `/etc/localtime`), the zone `date`
 /// and cron use, for class windows and daily budgets. Foundation's `TimeZone.current` would do
-/// the same job by loading ICU's zone data, about 3 MiB of an idle daemon's resident memory,
-/// for one offset and its next change.
+/// the same job by loading ICU's zone data, megabytes of an idle daemon's resident memory
+/// (docs/performance.md), for one offset and its next change.
 public enum SystemTimeZone {
     /// Reads the zone again (a reload or a passed change picks up a moved machine) and returns
     /// its offset at `now` with the next change.

@@ -1,14 +1,15 @@
 import LullCore
 
 extension FetchJob: WireKind {
+    /// The kind-specific wire fields it takes, and those it accepts and drops (see `refuseFields`).
+    static let wireFields: Set<String> = [
+        "destination", "sha256", "expected_bytes", "max_bytes", "mode", "expected_bytes_up",
+    ]
+    static let toleratedFields: Set<String> = ["content_type", "form_field"]
+
     /// The fetch a wire submission describes.
     init(_ submission: JobSubmission) throws(ValidationError) {
-        try submission.refuseFields(
-            except: [
-                "destination", "sha256", "expected_bytes", "max_bytes", "mode", "expected_bytes_up",
-            ],
-            tolerating: ["content_type", "form_field"]
-        )
+        try submission.refuseFields(except: Self.wireFields, tolerating: Self.toleratedFields)
         var fileMode: FileMode?
         if let mode = submission.mode {
             guard let parsed = FileMode(octal: mode) else {
