@@ -24,7 +24,12 @@ enum ScaleBenchmark {
         let sizes = quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
         let daemon = try DaemonProcess(config: "[limits]\nmax_concurrent = 0\n")
         defer { daemon.remove() }
-        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        // 0700, as lulld makes it: it refuses a state directory other users may enter.
+        try FileManager.default.createDirectory(
+            atPath: daemon.stateDirectory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let storePath = daemon.stateDirectory + "/lull.sqlite"
         var scheduler = JobScheduler()
         var rows: [Row] = []
