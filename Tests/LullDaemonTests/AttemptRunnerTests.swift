@@ -25,9 +25,7 @@ struct ScriptedEngine: TransferEngine {
     ) async throws {
         try await withTemporaryDirectory("runner") { directory in
             let store = try SQLiteJobStore(path: directory + "/lull.sqlite")
-            let spec = ControlRouter.prepared(
-                try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec()
-            )
+            let spec = try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec().prepared()
             let queued = try await store.insert([NewJob(owner: OwnerID(1000), spec: spec, createdAt: Date())])[0]
             let start = JobUpdate(id: queued.id, from: [.queued], to: .running, event: .started, time: Date())
             guard case .applied(let job) = try await store.apply(start) else {

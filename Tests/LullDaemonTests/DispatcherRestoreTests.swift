@@ -13,9 +13,7 @@ import Testing
     @Test func everyQueuedJobIsRestoredAcrossPages() async throws {
         try await withTemporaryDirectory("restore") { directory in
             let store = try SQLiteJobStore(path: directory + "/lull.sqlite")
-            let spec = ControlRouter.prepared(
-                try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec()
-            )
+            let spec = try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec().prepared()
             let jobs = try await store.insert(
                 (0..<230).map { NewJob(owner: OwnerID(UInt32(1000 + $0 % 3)), spec: spec, createdAt: Date()) }
             )

@@ -10,12 +10,14 @@ protocol WireKind: KindPayload {
 }
 
 enum WireKinds {
-    static func type(of kind: JobKind) -> (any WireKind.Type)? {
-        for type in JobPayload.kinds where type.kind == kind {
-            return type as? any WireKind.Type
+    /// Found once, so that a submission looks its kind up instead of casting a type each time.
+    private static let byKind: [JobKind: any WireKind.Type] = Dictionary(
+        uniqueKeysWithValues: JobPayload.kinds.compactMap { type in
+            (type as? any WireKind.Type).map { (type.kind, $0) }
         }
-        return nil
-    }
+    )
+
+    static func type(of kind: JobKind) -> (any WireKind.Type)? { byKind[kind] }
 }
 
 extension JobView {

@@ -115,43 +115,12 @@ public enum Daemon {
         // reload meanwhile then waits for it instead of killing the daemon with the default action.
         let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         let config = settings.config
-        let clock = SystemClock()
-        let files = FileAccess(allowedDirectories: config.allowedDirectories)
-        let engines: [JobKind: any TransferEngine] = [
-            .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),
-            .push: PushTransfer(clients: clients, settings: config.transfers),
-            .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
-        ]
-        let sleeper = clients.sleeper
-        let notifier = SystemdNotifier(sleeper: sleeper)
-        let sensors = await WorldMonitor.start(config: config.sensors, sleeper: sleeper, logger: logger)
-        let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
-        let samples = SampleWatch(sampler: sensors.sampler, sleeper: sleeper)
-        let metrics = DaemonMetrics()
-        let manager = HookManager(config.hooks.manager)
-        let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
-        let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, sleeper: sleeper, logger: logger)
-        let dispatcher = Dispatcher(
-            store: store,
-            engines: engines,
-            policy: config.policy,
-            world: sensors.current,
-            pressure: pressure,
-            metrics: metrics,
-            progressInterval: config.transfers.progressInterval,
-            clock: clock,
-            sleeper: sleeper,
-            logger: logger,
-            hooks: hooks
+        let core = await DaemonCore.assemble(config: config, store: store, clients: clients, logger: logger)
+        let (clock, files, notifier, samples, metrics) = (
+            core.clock, core.files, core.notifier, core.samples, core.metrics
         )
-        sensors.follow(dispatcher)
-        defer {
-            Task {
-                await sensors.stop()
-                await pressure.stop()
-                await samples.stop()
-            }
-        }
+        let (manager, unitStarter, dispatcher) = (core.manager, core.unitStarter, core.dispatcher)
+        defer { Task { await core.stopSensing() } }
         do {
             try await notifier.extendingTimeout(progress: { await dispatcher.progressTicks }) {
                 try await dispatcher.restore()
@@ -221,7 +190,7 @@ public enum Daemon {
         )
         notifier.ready(status: await dispatcher.statusLine())
         let status = ServiceStatus(
-            sleeper: sleeper,
+            sleeper: clients.sleeper,
             line: { await dispatcher.statusLine() },
             send: { notifier.status($0) }
         )

@@ -19,7 +19,7 @@ enum GoldenHistory {
     static func specs() throws -> [JobSpec] {
         try GoldenJobs.submissions.map { _, json in
             let submission = try WireDecoding.decode(JobSubmission.self, from: Data(json.utf8))
-            let spec = ControlRouter.prepared(try submission.spec())
+            let spec = try submission.spec().prepared()
             try validator.validate(spec)
             return spec
         }

@@ -96,49 +96,21 @@ final class InProcessDaemon: Sendable {
             connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000))
         )
-        let clock = SystemClock()
-        let files = FileAccess(allowedDirectories: config.allowedDirectories)
-        let engines: [JobKind: any TransferEngine] = [
-            .fetch: FetchTransfer(clients: clients, files: files, settings: transfers),
-            .push: PushTransfer(clients: clients, settings: transfers),
-            .upload: UploadTransfer(clients: clients, files: files, settings: transfers),
-        ]
-        let sleeper = clients.sleeper
-        let notifier = SystemdNotifier(sleeper: sleeper)
-        let sensors = await WorldMonitor.start(config: config.sensors, sleeper: sleeper, logger: logger)
-        let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
-        let samples = SampleWatch(sampler: sensors.sampler, sleeper: sleeper)
-        let metrics = DaemonMetrics()
-        let manager = HookManager(config.hooks.manager)
-        let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
-        let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, sleeper: sleeper, logger: logger)
-        let dispatcher = Dispatcher(
-            store: store,
-            engines: engines,
-            policy: config.policy,
-            world: sensors.current,
-            pressure: pressure,
-            metrics: metrics,
-            progressInterval: transfers.progressInterval,
-            clock: clock,
-            sleeper: sleeper,
-            logger: logger,
-            hooks: hooks
-        )
-        sensors.follow(dispatcher)
+        let core = await DaemonCore.assemble(config: config, store: store, clients: clients, logger: logger)
+        let dispatcher = core.dispatcher
         try await dispatcher.restore()
         let validators = ValidatorHolder(
-            ConfigReloader.validator(for: config, manager: manager, privateDirectories: PrivateDirectories())
+            ConfigReloader.validator(for: config, manager: core.manager, privateDirectories: PrivateDirectories())
         )
         let descriptorLimit = 1024
         let connections = ConnectionLimit(ConfigReloader.connectionCaps(config, descriptorLimit: descriptorLimit))
         let reloader = ConfigReloader(
             settings: settings,
-            manager: manager,
+            manager: core.manager,
             dispatcher: dispatcher,
             validators: validators,
             connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit),
-            notifier: notifier,
+            notifier: core.notifier,
             logger: logger
         )
         let router = ControlRouter(
@@ -149,14 +121,14 @@ final class InProcessDaemon: Sendable {
             info: DaemonInfo(
                 version: LullDefaults.version,
                 pid: getpid(),
-                startedAt: clock.now(),
+                startedAt: core.clock.now(),
                 socketPath: settings.socketPath,
                 stateDirectory: settings.stateDirectory
             ),
-            clock: clock,
-            samples: samples,
-            metrics: metrics,
-            files: files,
+            clock: core.clock,
+            samples: core.samples,
+            metrics: core.metrics,
+            files: core.files,
             reloader: reloader
         )
         return InProcessDaemon(
@@ -169,10 +141,8 @@ final class InProcessDaemon: Sendable {
             logLines: lines,
             stopping: {
                 await dispatcher.drain()
-                await sensors.stop()
-                await pressure.stop()
-                await samples.stop()
-                await unitStarter.close()
+                await core.stopSensing()
+                await core.unitStarter.close()
                 await clients.shutdown()
             }
         )

@@ -68,7 +68,7 @@ struct StartRecorder: TransferEngine {
                 notBefore: wall.now().addingTimeInterval(delay)
             )
             specs.append(
-                NewJob(owner: OwnerID(0), spec: ControlRouter.prepared(try submission.spec()), createdAt: wall.now())
+                NewJob(owner: OwnerID(0), spec: try submission.spec().prepared(), createdAt: wall.now())
             )
         }
         let jobs = try await store.insert(specs)

@@ -90,7 +90,7 @@ struct GatedEngine: TransferEngine {
             sleeper: TaskSleeper(),
             logger: Logger(label: "lull.test")
         )
-        let spec = ControlRouter.prepared(try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec())
+        let spec = try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec().prepared()
         let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])
         await dispatcher.enqueue(jobs)
         try await waitUntil("the job to be running") { try await store.job(jobs[0].id)?.state == .running }

@@ -9,7 +9,7 @@ extension ControlRouter {
     func submit(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
-        let spec = Self.prepared(try submission.spec(checkingFirst: validator))
+        let spec = try submission.spec(checkingFirst: validator).prepared()
         try validator.validate(spec)
         try await files.checkPaths(of: spec, owner: request.peer.owner)
         let jobs = try await storeWithinQuota(
@@ -41,7 +41,7 @@ extension ControlRouter {
         var newJobs: [NewJob] = []
         for (index, submission) in batch.jobs.enumerated() {
             do {
-                let spec = Self.prepared(try submission.spec(checkingFirst: validator))
+                let spec = try submission.spec(checkingFirst: validator).prepared()
                 try validator.validate(spec)
                 try await files.checkPaths(of: spec, owner: request.peer.owner)
                 newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
@@ -105,9 +105,6 @@ extension ControlRouter {
             throw error
         }
     }
-
-    /// Fills in what the daemon decides once per job at submission (`JobSpec.prepared`).
-    static func prepared(_ spec: JobSpec) -> JobSpec { spec.prepared() }
 
     /// The `owner` query parameter of `GET /v1/jobs`: a uid whose jobs are listed. Root may name
     /// any uid (and without it sees every owner); anyone else only their own uid, since other

@@ -1,0 +1,79 @@
+import Logging
+import LullCore
+import LullSensors
+import LullStore
+import LullTransfer
+
+/// What runs jobs, below the control server: the kinds' runners, the sensors, the hooks and the
+/// dispatcher over them, built from the config the same way by lulld and by the in-process test
+/// harness.
+struct DaemonCore {
+    let clock: SystemClock
+    let files: FileAccess
+    let notifier: SystemdNotifier
+    let sensors: WorldMonitor
+    let pressure: SamplerPressureGauge
+    let samples: SampleWatch
+    let metrics: DaemonMetrics
+    let manager: HookManager
+    let unitStarter: SystemdUnitStarter
+    let dispatcher: Dispatcher
+
+    static func assemble(
+        config: DaemonConfig,
+        store: SQLiteJobStore,
+        clients: HTTPClients,
+        logger: Logger
+    ) async
+        -> DaemonCore
+    {
+        let clock = SystemClock()
+        let files = FileAccess(allowedDirectories: config.allowedDirectories)
+        // Where each kind's runner is registered.
+        let engines: [JobKind: any TransferEngine] = [
+            .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),
+            .push: PushTransfer(clients: clients, settings: config.transfers),
+            .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
+        ]
+        let sleeper = clients.sleeper
+        let sensors = await WorldMonitor.start(config: config.sensors, sleeper: sleeper, logger: logger)
+        let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
+        let metrics = DaemonMetrics()
+        let manager = HookManager(config.hooks.manager)
+        let unitStarter = SystemdUnitStarter(endpoint: manager.endpoint)
+        let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, sleeper: sleeper, logger: logger)
+        let dispatcher = Dispatcher(
+            store: store,
+            engines: engines,
+            policy: config.policy,
+            world: sensors.current,
+            pressure: pressure,
+            metrics: metrics,
+            progressInterval: config.transfers.progressInterval,
+            clock: clock,
+            sleeper: sleeper,
+            logger: logger,
+            hooks: hooks
+        )
+        sensors.follow(dispatcher)
+        return DaemonCore(
+            clock: clock,
+            files: files,
+            notifier: SystemdNotifier(sleeper: sleeper),
+            sensors: sensors,
+            pressure: pressure,
+            samples: SampleWatch(sampler: sensors.sampler, sleeper: sleeper),
+            metrics: metrics,
+            manager: manager,
+            unitStarter: unitStarter,
+            dispatcher: dispatcher
+        )
+    }
+
+    /// Stops the sensors and samplers; the dispatcher is drained by the caller first.
+    func stopSensing() async {
+        await sensors.stop()
+        await pressure.stop()
+        await samples.stop()
+    }
+}
