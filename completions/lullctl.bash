@@ -209,9 +209,9 @@ _lullctl_submit() {
 
 _lullctl_submit_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--requires-ac --system --user-instance --json --version -h --help)
+    non_repeating_flags=(--requires-ac --requires-idle --system --user-instance --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-o --output --sha256 --expected-size --max-size --mode --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket --call-timeout)
+    non_repeating_options=(-o --output --sha256 --expected-size --max-size --mode --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --max-rate --socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -296,6 +296,9 @@ _lullctl_submit_fetch() {
     '--timeout')
         return
         ;;
+    '--max-rate')
+        return
+        ;;
     '--socket')
         return
         ;;
@@ -307,9 +310,9 @@ _lullctl_submit_fetch() {
 
 _lullctl_submit_push() {
     repeating_flags=()
-    non_repeating_flags=(--requires-ac --system --user-instance --json --version -h --help)
+    non_repeating_flags=(--requires-ac --requires-idle --system --user-instance --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket --call-timeout)
+    non_repeating_options=(-d --data --data-file -X --method --content-type --idempotency-key --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --max-rate --socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -394,6 +397,9 @@ _lullctl_submit_push() {
     '--timeout')
         return
         ;;
+    '--max-rate')
+        return
+        ;;
     '--socket')
         return
         ;;
@@ -405,9 +411,9 @@ _lullctl_submit_push() {
 
 _lullctl_submit_upload() {
     repeating_flags=()
-    non_repeating_flags=(--requires-ac --system --user-instance --json --version -h --help)
+    non_repeating_flags=(--requires-ac --requires-idle --system --user-instance --json --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --chunk-size --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --socket --call-timeout)
+    non_repeating_options=(-f --file -X --method --protocol --form-field --content-type --chunk-size --label --class -u --user --ca-file --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --max-rate --socket --call-timeout)
     __lullctl_offer_flags_options 1
 
     # Offer option value completions
@@ -496,6 +502,9 @@ _lullctl_submit_upload() {
     '--timeout')
         return
         ;;
+    '--max-rate')
+        return
+        ;;
     '--socket')
         return
         ;;
@@ -579,7 +588,7 @@ _lullctl_explain() {
 
 _lullctl_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--on-battery --on-ac --metered --cellular --offline --system --user-instance --json --version -h --help)
+    non_repeating_flags=(--on-battery --on-ac --metered --cellular --offline --idle --user-active --system --user-instance --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--battery --cpu-pressure --memory-pressure --socket --call-timeout)
     __lullctl_offer_flags_options 0

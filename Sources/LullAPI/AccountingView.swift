@@ -8,13 +8,15 @@ public struct AccountingView: Codable, Sendable, Equatable {
     public var bytesUp: [String: Int64]
     public var wallSeconds: Double
     public var attempts: Int
+    /// Times the job was stopped on lost conditions; absent when never.
+    public var stops: Int?
     public var daemonCPUSeconds: Double
 
     enum CodingKeys: String, CodingKey {
         case bytesDown = "bytes_down"
         case bytesUp = "bytes_up"
         case wallSeconds = "wall_seconds"
-        case attempts
+        case attempts, stops
         case daemonCPUSeconds = "daemon_cpu_seconds"
     }
 
@@ -23,6 +25,7 @@ public struct AccountingView: Codable, Sendable, Equatable {
         bytesUp = Self.nonZero(accounting.bytesUp)
         wallSeconds = (accounting.wallSeconds * 1000).rounded() / 1000
         attempts = accounting.attempts
+        stops = accounting.stops
         daemonCPUSeconds = (accounting.daemonCPUSeconds * 1000).rounded() / 1000
     }
 

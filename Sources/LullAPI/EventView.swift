@@ -15,6 +15,8 @@ public struct EventView: Codable, Sendable, Equatable {
     public var error: FailureView?
     public var message: String?
     public var retryAt: Date?
+    /// Why a `stopped` event's attempt was stopped (a waiting reason's code).
+    public var reason: String?
 
     enum CodingKeys: String, CodingKey {
         case seq
@@ -22,6 +24,7 @@ public struct EventView: Codable, Sendable, Equatable {
         case ownerUid = "owner_uid"
         case time, type, state, attempt, progress, result, error, message
         case retryAt = "retry_at"
+        case reason
     }
 
     public init(_ event: JobEvent) {
@@ -37,6 +40,7 @@ public struct EventView: Codable, Sendable, Equatable {
         error = event.detail?.failure.map(FailureView.init)
         message = event.detail?.message
         retryAt = event.detail?.retryAt
+        reason = event.detail?.reason
     }
 }
 

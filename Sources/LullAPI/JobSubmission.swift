@@ -30,6 +30,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var network: JobConstraints.Network?
     public var requiresAC: Bool?
     public var minBattery: Double?
+    /// Start only while nobody uses the machine.
+    public var requiresIdle: Bool?
     public var notBefore: Date?
     public var deadline: Date?
     public var onDeadline: DeadlineAction?
@@ -40,6 +42,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var chunkBytes: Int64?
     /// A PEM file of certificate authorities to trust besides the system's.
     public var caFile: String?
+    /// The job's own bandwidth limit, bytes per second, down and up.
+    public var maxBytesPerSecond: Int64?
 
     public init(
         kind: JobKind,
@@ -64,6 +68,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         network: JobConstraints.Network? = nil,
         requiresAC: Bool? = nil,
         minBattery: Double? = nil,
+        requiresIdle: Bool? = nil,
         notBefore: Date? = nil,
         deadline: Date? = nil,
         onDeadline: DeadlineAction? = nil,
@@ -72,8 +77,10 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         onCompleteUnit: String? = nil,
         mode: String? = nil,
         chunkBytes: Int64? = nil,
-        caFile: String? = nil
+        caFile: String? = nil,
+        maxBytesPerSecond: Int64? = nil
     ) {
+        self.maxBytesPerSecond = maxBytesPerSecond
         self.mode = mode
         self.chunkBytes = chunkBytes
         self.caFile = caFile
@@ -82,6 +89,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         self.network = network
         self.requiresAC = requiresAC
         self.minBattery = minBattery
+        self.requiresIdle = requiresIdle
         self.notBefore = notBefore
         self.deadline = deadline
         self.onDeadline = onDeadline
@@ -123,6 +131,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case retry, timeouts, network
         case requiresAC = "requires_ac"
         case minBattery = "min_battery"
+        case requiresIdle = "requires_idle"
         case notBefore = "not_before"
         case deadline
         case onDeadline = "on_deadline"
@@ -132,6 +141,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case mode
         case chunkBytes = "chunk_bytes"
         case caFile = "ca_file"
+        case maxBytesPerSecond = "max_bytes_per_second"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -158,6 +168,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         network = try container.decodeIfPresent(JobConstraints.Network.self, forKey: .network)
         requiresAC = try container.decodeIfPresent(Bool.self, forKey: .requiresAC)
         minBattery = try container.decodeIfPresent(Double.self, forKey: .minBattery)
+        requiresIdle = try container.decodeIfPresent(Bool.self, forKey: .requiresIdle)
         notBefore = try Self.date(container, .notBefore)
         deadline = try Self.date(container, .deadline)
         onDeadline = try container.decodeIfPresent(DeadlineAction.self, forKey: .onDeadline)
@@ -167,6 +178,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         mode = try container.decodeIfPresent(String.self, forKey: .mode)
         chunkBytes = try container.decodeIfPresent(Int64.self, forKey: .chunkBytes)
         caFile = try container.decodeIfPresent(String.self, forKey: .caFile)
+        maxBytesPerSecond = try container.decodeIfPresent(Int64.self, forKey: .maxBytesPerSecond)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -203,6 +215,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(network, forKey: .network)
         try container.encodeIfPresent(requiresAC, forKey: .requiresAC)
         try container.encodeIfPresent(minBattery, forKey: .minBattery)
+        try container.encodeIfPresent(requiresIdle, forKey: .requiresIdle)
         let formatter = ISO8601DateFormatter()
         try container.encodeIfPresent(notBefore.map { formatter.string(from: $0) }, forKey: .notBefore)
         try container.encodeIfPresent(deadline.map { formatter.string(from: $0) }, forKey: .deadline)
@@ -213,6 +226,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(mode, forKey: .mode)
         try container.encodeIfPresent(chunkBytes, forKey: .chunkBytes)
         try container.encodeIfPresent(caFile, forKey: .caFile)
+        try container.encodeIfPresent(maxBytesPerSecond, forKey: .maxBytesPerSecond)
     }
 
     /// The domain spec this submission describes, before policy validation.
@@ -223,14 +237,20 @@ public struct JobSubmission: Codable, Sendable, Equatable {
             jobClass: jobClass ?? JobClassName.default,
             retry: retry,
             timeouts: timeouts,
-            constraints: network == nil && requiresAC == nil && minBattery == nil
+            constraints: network == nil && requiresAC == nil && minBattery == nil && requiresIdle == nil
                 ? nil
-                : JobConstraints(network: network ?? .any, requiresAC: requiresAC ?? false, minBattery: minBattery),
+                : JobConstraints(
+                    network: network ?? .any,
+                    requiresAC: requiresAC ?? false,
+                    minBattery: minBattery,
+                    requiresIdle: requiresIdle ?? false
+                ),
             notBefore: notBefore,
             deadline: deadline,
             onDeadline: onDeadline,
             periodic: periodic,
-            onCompleteUnit: onCompleteUnit
+            onCompleteUnit: onCompleteUnit,
+            maxBytesPerSecond: maxBytesPerSecond
         )
     }
 }

@@ -16,6 +16,10 @@ public struct JobView: Codable, Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var attempts: Int
+    /// Times a running attempt was stopped because its conditions lapsed (absent when never),
+    /// and the latest reason's code.
+    public var stops: Int?
+    public var lastStopReason: WaitingReason.Code?
     public var progress: ProgressView?
     public var result: ResultView?
     public var error: FailureView?
@@ -33,6 +37,8 @@ public struct JobView: Codable, Sendable, Equatable {
     /// The job's own retry and timeout settings, only the keys it gave.
     public var retry: RetrySettings?
     public var timeouts: TimeoutSettings?
+    /// The job's own bandwidth limit (its class's and the daemon's apply too).
+    public var maxBytesPerSecond: Int64?
     /// When a job waiting out a retry backoff is tried again.
     public var retryAt: Date?
     /// For a queued job: every condition that holds it now (empty when it is about to start).
@@ -42,6 +48,8 @@ public struct JobView: Codable, Sendable, Equatable {
     public var network: JobConstraints.Network?
     public var requiresAC: Bool?
     public var minBattery: Double?
+    /// True when the job waits for an idle machine; absent otherwise.
+    public var requiresIdle: Bool?
     public var notBefore: Date?
     public var deadline: Date?
     /// With a deadline only: what happens then (`run` when the submission did not say).
@@ -59,7 +67,9 @@ public struct JobView: Codable, Sendable, Equatable {
         case jobClass = "class"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
-        case attempts, progress, result, error, sha256
+        case attempts, stops
+        case lastStopReason = "last_stop_reason"
+        case progress, result, error, sha256
         case expectedBytes = "expected_bytes"
         case maxBytes = "max_bytes"
         case mode
@@ -67,11 +77,13 @@ public struct JobView: Codable, Sendable, Equatable {
         case chunkBytes = "chunk_bytes"
         case caFile = "ca_file"
         case retry, timeouts
+        case maxBytesPerSecond = "max_bytes_per_second"
         case retryAt = "retry_at"
         case waitingFor = "waiting_for"
         case network
         case requiresAC = "requires_ac"
         case minBattery = "min_battery"
+        case requiresIdle = "requires_idle"
         case notBefore = "not_before"
         case deadline
         case onDeadline = "on_deadline"
@@ -92,16 +104,20 @@ public struct JobView: Codable, Sendable, Equatable {
         createdAt = job.createdAt
         updatedAt = job.updatedAt
         attempts = job.attempts
+        stops = job.stops == 0 ? nil : job.stops
+        lastStopReason = job.lastStop
         progress = job.progress.map(ProgressView.init)
         result = job.result.map(ResultView.init)
         error = job.failure.map(FailureView.init)
         retry = job.spec.retry
         timeouts = job.spec.timeouts
+        maxBytesPerSecond = job.spec.maxBytesPerSecond
         retryAt = job.state == .queued ? job.retryAt : nil
         let constraints = job.spec.constraints ?? .none
         network = constraints.network == .any ? nil : constraints.network
         requiresAC = constraints.requiresAC ? true : nil
         minBattery = constraints.minBattery
+        requiresIdle = constraints.requiresIdle ? true : nil
         notBefore = job.spec.notBefore
         deadline = job.spec.deadline
         // The default the scheduler applies, so the view says what will happen.

@@ -69,9 +69,20 @@ public struct WorldView: Codable, Sendable, Equatable {
         public var source: String
     }
 
+    /// Whether someone uses the machine (logind), for jobs that require it idle.
+    public struct Idle: Codable, Sendable, Equatable {
+        /// "unknown" (no logind: a job that requires idle waits), "active" or "idle".
+        public var state: String
+        /// When the machine became idle, while idle; absent when it has no sessions at all.
+        public var since: Date?
+        public var source: String
+    }
+
     public var power: Power
     public var network: Network
     public var pressure: Pressure
+    /// Absent from daemons before idle was sensed.
+    public var idle: Idle?
 
     public init(_ world: WorldSnapshot) {
         power = Power(
@@ -94,6 +105,11 @@ public struct WorldView: Codable, Sendable, Equatable {
             io: world.pressure.io,
             source: world.pressure.source
         )
+        idle = Idle(
+            state: world.idle.name,
+            since: world.idle.since.flatMap { $0 == .distantPast ? nil : $0 },
+            source: world.idle.source
+        )
     }
 }
 
@@ -105,12 +121,17 @@ public struct ExplainView: Codable, Sendable {
     public var reasons: [WaitingReasonView]
     public var nextCheck: Date?
     public var world: WorldView
+    /// Times the job was stopped because its conditions lapsed while it ran, and the latest
+    /// reason; absent when never.
+    public var stops: Int?
+    public var lastStopReason: WaitingReason.Code?
 
     enum CodingKeys: String, CodingKey {
         case jobId = "job_id"
         case state, summary, reasons
         case nextCheck = "next_check"
-        case world
+        case world, stops
+        case lastStopReason = "last_stop_reason"
     }
 
     public init(
@@ -119,7 +140,9 @@ public struct ExplainView: Codable, Sendable {
         summary: String,
         reasons: [WaitingReasonView],
         nextCheck: Date?,
-        world: WorldView
+        world: WorldView,
+        stops: Int? = nil,
+        lastStopReason: WaitingReason.Code? = nil
     ) {
         self.jobId = jobId
         self.state = state
@@ -127,6 +150,8 @@ public struct ExplainView: Codable, Sendable {
         self.reasons = reasons
         self.nextCheck = nextCheck
         self.world = world
+        self.stops = stops
+        self.lastStopReason = lastStopReason
     }
 }
 
@@ -139,12 +164,15 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
     public var offline: Bool?
     public var cpuPressure: Double?
     public var memoryPressure: Double?
+    /// true: nobody has used the machine for long; false: someone uses it.
+    public var idle: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case onBattery = "on_battery"
         case battery, metered, cellular, offline
         case cpuPressure = "cpu_pressure"
         case memoryPressure = "memory_pressure"
+        case idle
     }
 
     public init(
@@ -154,7 +182,8 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
         cellular: Bool? = nil,
         offline: Bool? = nil,
         cpuPressure: Double? = nil,
-        memoryPressure: Double? = nil
+        memoryPressure: Double? = nil,
+        idle: Bool? = nil
     ) {
         self.onBattery = onBattery
         self.battery = battery
@@ -163,6 +192,7 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
         self.offline = offline
         self.cpuPressure = cpuPressure
         self.memoryPressure = memoryPressure
+        self.idle = idle
     }
 
     public init(from decoder: any Decoder) throws {
@@ -174,6 +204,7 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
         offline = try c.decodeIfPresent(Bool.self, forKey: .offline)
         cpuPressure = try c.decodeIfPresent(Double.self, forKey: .cpuPressure)
         memoryPressure = try c.decodeIfPresent(Double.self, forKey: .memoryPressure)
+        idle = try c.decodeIfPresent(Bool.self, forKey: .idle)
     }
 
     /// `world` changed as this request says; every changed part is marked as simulated.
@@ -205,6 +236,9 @@ public struct SimulateRequest: Codable, Sendable, Equatable {
                 io: world.pressure.io,
                 source: "simulated"
             )
+        }
+        if let idle {
+            world.idle = IdleState(idle ? .idle(since: .distantPast) : .active, source: "simulated")
         }
         return world
     }

@@ -17,6 +17,10 @@ public struct Job: Sendable, Equatable {
     public var resume: ResumeState?
     /// A queued job waiting out a retry backoff starts no earlier than this.
     public var retryAt: Date?
+    /// Times a running attempt was stopped because its conditions lapsed (not failures), and
+    /// the latest reason; the hold-down before its next start grows with the count.
+    public var stops: Int
+    public var lastStop: WaitingReason.Code?
 
     public init(
         id: JobID,
@@ -30,7 +34,9 @@ public struct Job: Sendable, Equatable {
         result: JobResult? = nil,
         failure: JobFailure? = nil,
         resume: ResumeState? = nil,
-        retryAt: Date? = nil
+        retryAt: Date? = nil,
+        stops: Int = 0,
+        lastStop: WaitingReason.Code? = nil
     ) {
         self.id = id
         self.owner = owner
@@ -44,6 +50,8 @@ public struct Job: Sendable, Equatable {
         self.failure = failure
         self.resume = resume
         self.retryAt = retryAt
+        self.stops = stops
+        self.lastStop = lastStop
     }
 }
 
@@ -101,6 +109,13 @@ public struct JobResult: Sendable, Equatable, Codable {
     public var uploadURL: String?
     /// What the job cost: bytes per link type, running time, attempts, daemon CPU.
     public var accounting: JobAccounting?
+    /// run: how the program ended (its exit status, or the signal that killed it), the last of
+    /// its output, and what it used by `wait4`'s rusage (user + system CPU, peak resident memory).
+    public var exitCode: Int?
+    public var signal: Int?
+    public var outputTail: String?
+    public var cpuSeconds: Double?
+    public var memoryPeakBytes: Int64?
 
     public init(
         httpStatus: Int? = nil,
@@ -114,7 +129,12 @@ public struct JobResult: Sendable, Equatable, Codable {
         responseBody: String? = nil,
         bytesTransferred: Int64? = nil,
         uploadURL: String? = nil,
-        accounting: JobAccounting? = nil
+        accounting: JobAccounting? = nil,
+        exitCode: Int? = nil,
+        signal: Int? = nil,
+        outputTail: String? = nil,
+        cpuSeconds: Double? = nil,
+        memoryPeakBytes: Int64? = nil
     ) {
         self.httpStatus = httpStatus
         self.bytes = bytes
@@ -128,6 +148,11 @@ public struct JobResult: Sendable, Equatable, Codable {
         self.bytesTransferred = bytesTransferred
         self.uploadURL = uploadURL
         self.accounting = accounting
+        self.exitCode = exitCode
+        self.signal = signal
+        self.outputTail = outputTail
+        self.cpuSeconds = cpuSeconds
+        self.memoryPeakBytes = memoryPeakBytes
     }
 }
 
@@ -138,11 +163,25 @@ public struct JobFailure: Error, Sendable, Equatable, Codable {
     public var retryable: Bool
     /// Seconds the server asked us to wait (`Retry-After`).
     public var retryAfter: Double?
+    /// What the failed attempt produced all the same (a run job's exit status and output): the
+    /// failed job's result. Not part of the stored failure.
+    public var result: JobResult? = nil
 
-    public init(code: String, message: String, retryable: Bool, retryAfter: Double? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case code, message, retryable, retryAfter
+    }
+
+    public init(
+        code: String,
+        message: String,
+        retryable: Bool,
+        retryAfter: Double? = nil,
+        result: JobResult? = nil
+    ) {
         self.code = code
         self.message = message
         self.retryable = retryable
         self.retryAfter = retryAfter
+        self.result = result
     }
 }

@@ -36,6 +36,8 @@ public enum JobEventType: String, Sendable, Codable, CaseIterable {
     case started
     case progress
     case requeued
+    /// A running attempt was stopped because its conditions lapsed; the job is queued again.
+    case stopped
     /// A retryable failure; the job waits in the queue until `retry_at`.
     case retrying
     case paused
@@ -54,6 +56,8 @@ public struct JobEventDetail: Sendable, Equatable, Codable {
     public var attempt: Int?
     public var message: String?
     public var retryAt: Date?
+    /// Why a `stopped` attempt was stopped: the waiting reason's code (`on_battery`, `metered`...).
+    public var reason: String?
 
     public init(
         progress: TransferProgress? = nil,
@@ -61,8 +65,10 @@ public struct JobEventDetail: Sendable, Equatable, Codable {
         failure: JobFailure? = nil,
         attempt: Int? = nil,
         message: String? = nil,
-        retryAt: Date? = nil
+        retryAt: Date? = nil,
+        reason: String? = nil
     ) {
+        self.reason = reason
         self.retryAt = retryAt
         self.progress = progress
         self.result = result

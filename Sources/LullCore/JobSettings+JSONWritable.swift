@@ -41,6 +41,7 @@ extension JobConstraints: JSONWritable {
             json.member("network", network)
             json.member("requiresAC", requiresAC)
             json.member("minBattery", minBattery)
+            if requiresIdle { json.member("requiresIdle", requiresIdle) }
         }
     }
 }

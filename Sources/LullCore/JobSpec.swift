@@ -24,6 +24,8 @@ public struct JobSpec: Sendable, Equatable {
     public var periodInterval: TimeInterval?
     /// A systemd unit to start when the job ends (succeeded, failed, cancelled or expired).
     public var onCompleteUnit: String?
+    /// The job's own bandwidth limit, down and up, besides its class's and the daemon's.
+    public var maxBytesPerSecond: Int64?
 
     public init(
         _ payload: JobPayload,
@@ -37,7 +39,8 @@ public struct JobSpec: Sendable, Equatable {
         onDeadline: DeadlineAction? = nil,
         periodic: PeriodicSchedule? = nil,
         periodInterval: TimeInterval? = nil,
-        onCompleteUnit: String? = nil
+        onCompleteUnit: String? = nil,
+        maxBytesPerSecond: Int64? = nil
     ) {
         self.payload = payload
         self.label = label
@@ -51,6 +54,7 @@ public struct JobSpec: Sendable, Equatable {
         self.periodic = periodic
         self.periodInterval = periodInterval
         self.onCompleteUnit = onCompleteUnit
+        self.maxBytesPerSecond = maxBytesPerSecond
     }
 
     public var kind: JobKind { payload.kind }
@@ -73,7 +77,7 @@ public struct JobSpec: Sendable, Equatable {
 extension JobSpec: Codable {
     enum CodingKeys: String, CodingKey {
         case kind, label, jobClass, retry, timeouts, constraints, notBefore, deadline, onDeadline, periodic
-        case periodInterval, onCompleteUnit
+        case periodInterval, onCompleteUnit, maxBytesPerSecond
     }
 
     public init(from decoder: any Decoder) throws {
@@ -90,6 +94,7 @@ extension JobSpec: Codable {
         periodic = try container.decodeIfPresent(PeriodicSchedule.self, forKey: .periodic)
         periodInterval = try container.decodeIfPresent(TimeInterval.self, forKey: .periodInterval)
         onCompleteUnit = try container.decodeIfPresent(String.self, forKey: .onCompleteUnit)
+        maxBytesPerSecond = try container.decodeIfPresent(Int64.self, forKey: .maxBytesPerSecond)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -107,6 +112,7 @@ extension JobSpec: Codable {
         try container.encodeIfPresent(periodic, forKey: .periodic)
         try container.encodeIfPresent(periodInterval, forKey: .periodInterval)
         try container.encodeIfPresent(onCompleteUnit, forKey: .onCompleteUnit)
+        try container.encodeIfPresent(maxBytesPerSecond, forKey: .maxBytesPerSecond)
     }
 }
 

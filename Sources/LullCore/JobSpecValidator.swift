@@ -91,6 +91,14 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(.invalidValue, field: "min_battery", "min_battery must be a percentage from 0 to 100")
         }
         if let unit = spec.onCompleteUnit { try validateUnit(unit) }
+        if let rate = spec.maxBytesPerSecond, !BandwidthSchedule.rateRange.contains(rate) {
+            let range = BandwidthSchedule.rateRange
+            throw ValidationError(
+                .invalidValue,
+                field: "max_bytes_per_second",
+                "max_bytes_per_second is \(rate); give bytes per second from \(range.lowerBound) (1 KiB/s) to \(range.upperBound) (1 TiB/s)"
+            )
+        }
         if let broken = TimingRule.firstBroken(
             notBefore: spec.notBefore,
             deadline: spec.deadline,

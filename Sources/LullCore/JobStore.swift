@@ -74,6 +74,9 @@ public struct JobUpdate: Sendable, Equatable {
     public var retryAt: Date?
     /// Store the change without an event (resume checkpoints).
     public var silent: Bool
+    /// The attempt was stopped because this condition lapsed: counted in `Job.stops`, named in
+    /// the event.
+    public var stop: WaitingReason.Code?
 
     public init(
         id: JobID,
@@ -89,8 +92,10 @@ public struct JobUpdate: Sendable, Equatable {
         resume: ResumeState? = nil,
         retryAt: Date? = nil,
         silent: Bool = false,
-        interruptsAttempt: Bool = false
+        interruptsAttempt: Bool = false,
+        stop: WaitingReason.Code? = nil
     ) {
+        self.stop = stop
         self.interruptsAttempt = interruptsAttempt
         self.resume = resume
         self.retryAt = retryAt

@@ -20,14 +20,28 @@ public struct TransferContext: Sendable {
     public var checkpoint: @Sendable (ResumeState) async -> Void
     /// Validators of the last successful fetch of the same URL into the same file.
     public var validators: FetchValidators?
+    /// The bandwidth limits over the job; nil when nothing limits it.
+    public var throttle: (any TransferThrottle)?
 
     public init(
         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
         checkpoint: @escaping @Sendable (ResumeState) async -> Void = { _ in },
-        validators: FetchValidators? = nil
+        validators: FetchValidators? = nil,
+        throttle: (any TransferThrottle)? = nil
     ) {
         self.progress = progress
         self.checkpoint = checkpoint
         self.validators = validators
+        self.throttle = throttle
     }
+}
+
+/// Paces a transfer to the bandwidth limits over it. The transfer asks before it moves the next
+/// bytes (a download before it reads on, an upload before it writes on), so a limit holds the
+/// stream back where it is: nothing piles up in memory and nothing spins.
+public protocol TransferThrottle: Sendable {
+    /// Returns once `bytes` may move under every limit over the transfer. Calls `waiting` now
+    /// and then while it holds them back, so an idle watchdog can tell paced from stalled.
+    /// Throws `CancellationError` when the task is cancelled meanwhile.
+    func admit(_ bytes: Int, waiting: () -> Void) async throws
 }

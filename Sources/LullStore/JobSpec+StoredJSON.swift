@@ -27,6 +27,7 @@ extension JobSpec {
             json.member("periodInterval", periodInterval)
             json.member("onCompleteUnit", onCompleteUnit)
             contents.writeStored(.trailing, to: &json)
+            json.member("maxBytesPerSecond", maxBytesPerSecond)
         }
         return String(decoding: json.bytes, as: UTF8.self)
     }

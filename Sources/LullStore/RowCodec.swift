@@ -11,8 +11,8 @@ struct RowCodec: Sendable {
             sql: """
                 INSERT INTO jobs (owner, kind, state, class, label, spec, payload, created_at, updated_at,
                     host, network, requires_ac, min_battery, not_before, deadline, on_deadline, expected_down, expected_up,
-                    on_complete_unit)
-                VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    on_complete_unit, requires_idle)
+                VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         )
         try statement.execute(arguments: row.arguments)
@@ -24,14 +24,14 @@ struct RowCodec: Sendable {
         let statement = try db.cachedStatement(
             sql: """
                 UPDATE jobs SET state = ?, updated_at = ?, attempts = ?, bytes_done = ?, bytes_total = ?,
-                    result = ?, failure = ?, resume = ?, retry_at = ? WHERE id = ?
+                    result = ?, failure = ?, resume = ?, retry_at = ?, stops = ?, last_stop = ? WHERE id = ?
                 """
         )
         try statement.execute(arguments: [
             job.state.rawValue, job.updatedAt.timeIntervalSince1970, job.attempts,
             job.progress?.bytesDone, job.progress?.bytesTotal,
             try job.result.map(Self.json), try job.failure.map(Self.json), try job.resume.map(Self.json),
-            job.retryAt?.timeIntervalSince1970, job.id.rawValue,
+            job.retryAt?.timeIntervalSince1970, job.stops, job.lastStop?.rawValue, job.id.rawValue,
         ])
     }
 
@@ -49,6 +49,7 @@ struct RowCodec: Sendable {
         let failureJSON: String? = row["failure"]
         let resumeJSON: String? = row["resume"]
         let retryAt: Double? = row["retry_at"]
+        let lastStop: String? = row["last_stop"]
         return Job(
             id: JobID(row["id"]),
             owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
@@ -61,7 +62,9 @@ struct RowCodec: Sendable {
             result: try resultJSON.map { try decode(JobResult.self, from: $0) },
             failure: try failureJSON.map { try decode(JobFailure.self, from: $0) },
             resume: try resumeJSON.map { try decode(ResumeState.self, from: $0) },
-            retryAt: retryAt.map { Date(timeIntervalSince1970: $0) }
+            retryAt: retryAt.map { Date(timeIntervalSince1970: $0) },
+            stops: row["stops"] ?? 0,
+            lastStop: lastStop.flatMap(WaitingReason.Code.init(rawValue:))
         )
     }
 
@@ -86,7 +89,7 @@ struct RowCodec: Sendable {
     /// looking columns up by name was a third of start-up with a million queued jobs.
     static let queuedJobColumns = """
         id, owner, kind, class, host, network, requires_ac, min_battery, not_before, deadline, \
-        on_deadline, expected_down, expected_up, retry_at
+        on_deadline, expected_down, expected_up, retry_at, requires_idle
         """
 
     func queuedJob(from row: Row) -> QueuedJob {
@@ -104,7 +107,8 @@ struct RowCodec: Sendable {
             constraints: JobConstraints(
                 network: network.flatMap(JobConstraints.Network.init(rawValue:)) ?? .any,
                 requiresAC: row[6],
-                minBattery: row[7]
+                minBattery: row[7],
+                requiresIdle: row[14]
             ),
             notBefore: notBefore.map { Date(timeIntervalSince1970: $0) },
             backoffUntil: retryAt.map { Date(timeIntervalSince1970: $0) },
@@ -195,6 +199,7 @@ struct JobRow: Sendable {
             constraints.requiresAC,
             constraints.minBattery, spec.notBefore?.timeIntervalSince1970, spec.deadline?.timeIntervalSince1970,
             spec.onDeadline?.rawValue, contents.expectedBytesDown, contents.expectedBytesUp, spec.onCompleteUnit,
+            constraints.requiresIdle,
         ]
     }
 }

@@ -112,6 +112,10 @@ public final class SQLiteJobStore: JobStore {
         job.updatedAt = update.time
         if update.countsAsAttempt { job.attempts += 1 }
         if update.interruptsAttempt { job.attempts = max(0, job.attempts - 1) }
+        if let stop = update.stop {
+            job.stops += 1
+            job.lastStop = stop
+        }
         if let progress = update.progress { job.progress = progress }
         if let result = update.result { job.result = result }
         if let failure = update.failure { job.failure = failure }
@@ -128,7 +132,8 @@ public final class SQLiteJobStore: JobStore {
             failure: update.failure,
             attempt: update.countsAsAttempt ? job.attempts : nil,
             message: update.message,
-            retryAt: update.retryAt
+            retryAt: update.retryAt,
+            reason: update.stop?.rawValue
         )
         events.append(
             try codec.appendEvent(

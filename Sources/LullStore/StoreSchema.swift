@@ -87,6 +87,17 @@ enum StoreSchema {
                     """
             )
         }
+        migrator.registerMigration("v5: stops on lost conditions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE jobs ADD COLUMN stops INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE jobs ADD COLUMN last_stop TEXT;
+                    """
+            )
+        }
+        migrator.registerMigration("v6: requires idle") { db in
+            try db.execute(sql: "ALTER TABLE jobs ADD COLUMN requires_idle INTEGER NOT NULL DEFAULT 0")
+        }
         TestMigration.register(in: &migrator, environment: ProcessInfo.processInfo.environment)
         return migrator
     }

@@ -85,13 +85,28 @@ public final class TestHTTPServer: Sendable {
         var routes: [String: Route] = [:]
         var recorded: [Recorded] = []
         var bytesSent: [String: Int] = [:]
+        var closed: [String: [Date]] = [:]
     }
 
     public static func start(files: [String: [UInt8]] = [:]) async throws -> TestHTTPServer {
+        let state = initialState(files)
+        return TestHTTPServer(channel: try await bootstrap(state).bind(host: "127.0.0.1", port: 0).get(), state: state)
+    }
+
+    /// For callers outside async code (lull-bench): blocks until the server listens.
+    public static func startBlocking(files: [String: [UInt8]] = [:]) throws -> TestHTTPServer {
+        let state = initialState(files)
+        return TestHTTPServer(channel: try bootstrap(state).bind(host: "127.0.0.1", port: 0).wait(), state: state)
+    }
+
+    private static func initialState(_ files: [String: [UInt8]]) -> NIOLockedValueBox<State> {
         var initial = State()
         for (path, bytes) in files { initial.routes[path] = Route(body: bytes) }
-        let state = NIOLockedValueBox(initial)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        return NIOLockedValueBox(initial)
+    }
+
+    private static func bootstrap(_ state: NIOLockedValueBox<State>) -> ServerBootstrap {
+        ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -99,8 +114,6 @@ public final class TestHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(Handler(state: state))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return TestHTTPServer(channel: channel, state: state)
     }
 
     private init(channel: any Channel, state: NIOLockedValueBox<State>) {
@@ -124,8 +137,15 @@ public final class TestHTTPServer: Sendable {
     /// Response body bytes sent for `path`, over all requests.
     public func bytesSent(_ path: String) -> Int { state.withLockedValue { $0.bytesSent[path] ?? 0 } }
 
+    /// When connections that last asked for `path` closed, in order.
+    public func connectionsClosed(_ path: String) -> [Date] { state.withLockedValue { $0.closed[path] ?? [] } }
+
     public func stop() async {
         try? await channel.close()
+    }
+
+    public func stopBlocking() {
+        try? channel.close().wait()
     }
 
     /// Deterministic pseudo-random content, so tests can make large files without storing them.
@@ -161,6 +181,14 @@ public final class TestHTTPServer: Sendable {
         var hasher = SHA256()
 
         init(state: NIOLockedValueBox<State>) { self.state = state }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if !path.isEmpty {
+                let now = Date()
+                state.withLockedValue { $0.closed[path, default: []].append(now) }
+            }
+            context.fireChannelInactive()
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {

@@ -9,7 +9,9 @@ import Synchronization
 /// AsyncHTTPClient sets the connect timeout per client, so a job's own `connect_seconds` gets a
 /// set of clients of its own, made on first use and shared by every job asking for the same
 /// whole number of seconds; past `maxTimeoutVariants` such sets, the nearest existing one serves.
-/// A job's extra certificate authorities need no client of their own (see `JobClient`).
+/// A class's traffic marking (`TrafficMarking`) gets sets of its own the same way, made when a
+/// job of such a class first runs. A job's extra certificate authorities need no client of their
+/// own (see `JobClient`).
 public final class HTTPClients: Sendable {
     private struct Routes: Sendable {
         let direct: HTTPClient
@@ -22,8 +24,15 @@ public final class HTTPClients: Sendable {
     let proxy: ProxySettings
     private let defaultConnectSeconds: Int64
     private let defaultConnect: TimeAmount
-    private let make: @Sendable (_ via: ProxyEndpoint?, _ connect: TimeAmount) -> HTTPClient
-    private let routes: Mutex<[Int64: Routes]>
+    private struct RouteKey: Hashable {
+        var connectSeconds: Int64
+        var marking: TrafficMarking
+    }
+
+    private let make: @Sendable (_ via: ProxyEndpoint?, _ connect: TimeAmount, _ marking: TrafficMarking) -> HTTPClient
+    private let routes: Mutex<[RouteKey: Routes]>
+    /// Markings the kernel refused, said once.
+    public let markingRefusals: MarkingRefusals
     static let maxTimeoutVariants = 8
     /// Waits on the clients' event loops (transfer watchdogs).
     public let sleeper: EventLoopSleeper
@@ -34,13 +43,23 @@ public final class HTTPClients: Sendable {
         environment: [String: String],
         maxRedirects: Int = 5,
         connectTimeout: TimeAmount = .seconds(15),
-        idleTimeout: TimeAmount = .seconds(60)
+        idleTimeout: TimeAmount = .seconds(60),
+        markingRefusals: MarkingRefusals = MarkingRefusals(logger: nil)
     ) {
         proxy = ProxySettings(environment: environment)
+        self.markingRefusals = markingRefusals
         sleeper = EventLoopSleeper(group: eventLoopGroup)
         self.eventLoopGroup = eventLoopGroup
-        make = { via, connect in
+        make = { via, connect, marking in
             var configuration = HTTPClient.Configuration()
+            if marking != .none {
+                // The one hook AsyncHTTPClient offers on a new connection's channel.
+                let mark: @Sendable (any Channel) -> EventLoopFuture<Void> = {
+                    marking.apply(to: $0, refusals: markingRefusals)
+                }
+                configuration.http1_1ConnectionDebugInitializer = mark
+                configuration.http2ConnectionDebugInitializer = mark
+            }
             configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
             configuration.timeout = .init(connect: connect, read: idleTimeout)
             // A failed connection fails the attempt at once with its real cause (refused, no
@@ -64,13 +83,13 @@ public final class HTTPClients: Sendable {
     }
 
     /// The client to use for `job`: its URL decides the route, its `connect_seconds` the timeout.
-    func client(for job: Job) -> HTTPClient {
-        client(for: job.transfer?.url ?? "", connectSeconds: job.spec.timeouts?.connectSeconds)
+    func client(for job: Job, marking: TrafficMarking = .none) -> HTTPClient {
+        client(for: job.transfer?.url ?? "", connectSeconds: job.spec.timeouts?.connectSeconds, marking: marking)
     }
 
-    private func client(for url: String, connectSeconds: Double?) -> HTTPClient {
+    private func client(for url: String, connectSeconds: Double?, marking: TrafficMarking) -> HTTPClient {
         let seconds = connectSeconds.map { max(1, Int64($0.rounded(.up))) } ?? defaultConnectSeconds
-        let set = routes(connectSeconds: seconds)
+        let set = routes(RouteKey(connectSeconds: seconds, marking: marking))
         guard let components = URLComponents(string: url), let host = components.host else { return set.direct }
         if proxy.bypasses(host) { return set.direct }
         switch components.scheme?.lowercased() {
@@ -92,23 +111,25 @@ public final class HTTPClients: Sendable {
         }
     }
 
-    private func routes(connectSeconds seconds: Int64) -> Routes {
+    private func routes(_ key: RouteKey) -> Routes {
         routes.withLock { routes in
-            if let existing = routes[seconds] { return existing }
-            // The default always gets its own set; the other timeouts share the remaining places.
-            let others = routes.keys.count { $0 != defaultConnectSeconds }
-            if seconds != defaultConnectSeconds, others >= Self.maxTimeoutVariants - 1,
-                let nearest = routes.keys.min(by: { abs($0 - seconds) < abs($1 - seconds) })
+            if let existing = routes[key] { return existing }
+            // The default always gets its own set per marking; the other timeouts share the
+            // remaining places.
+            let seconds = key.connectSeconds
+            let others = routes.keys.filter { $0.marking == key.marking && $0.connectSeconds != defaultConnectSeconds }
+            if seconds != defaultConnectSeconds, others.count >= Self.maxTimeoutVariants - 1,
+                let nearest = others.min(by: { abs($0.connectSeconds - seconds) < abs($1.connectSeconds - seconds) })
             {
                 return routes[nearest]!
             }
             let connect = seconds == defaultConnectSeconds ? defaultConnect : .seconds(seconds)
             let created = Routes(
-                direct: make(nil, connect),
-                httpProxied: proxy.http.map { make($0, connect) },
-                httpsProxied: proxy.https.map { make($0, connect) }
+                direct: make(nil, connect, key.marking),
+                httpProxied: proxy.http.map { make($0, connect, key.marking) },
+                httpsProxied: proxy.https.map { make($0, connect, key.marking) }
             )
-            routes[seconds] = created
+            routes[key] = created
             return created
         }
     }

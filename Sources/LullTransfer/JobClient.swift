@@ -46,7 +46,7 @@ extension HTTPClients {
         }
         let seconds = job.spec.timeouts?.connectSeconds ?? settings.connectTimeout
         return JobClient(
-            client: client(for: job),
+            client: client(for: job, marking: settings.classTraffic[job.spec.jobClass] ?? .none),
             tls: tls,
             clients: self,
             connectTimeout: .milliseconds(Int64(seconds * 1000))

@@ -21,6 +21,8 @@ public struct TransferSettings: Sendable, Equatable {
     /// `[classes.NAME] ca_file`: a PEM file of certificate authorities that jobs of the class
     /// trust besides the system's, read by the daemon at each attempt.
     public var classCAFiles: [String: String] = [:]
+    /// `[classes.NAME] dscp` and `tcp_congestion`: how the class's connections yield to other traffic.
+    public var classTraffic: [String: TrafficMarking] = [:]
 
     public init(
         connectTimeout: Double = 15,

@@ -32,7 +32,9 @@ struct LullBench: ParsableCommand {
     @Flag(name: .long, help: .hidden)
     var ceilingInline = false
 
-    static let sections = ["shell", "submit", "transfer", "scale", "idle", "sampler", "reaction", "coalescing"]
+    static let sections = [
+        "shell", "submit", "transfer", "bandwidth", "scale", "idle", "sampler", "reaction", "coalescing",
+    ]
 
     func validate() throws {
         for name in only where !Self.sections.contains(name) {
@@ -60,6 +62,7 @@ struct LullBench: ParsableCommand {
             case "shell": table = try ShellBenchmark.run(quick: quick, progress: progress)
             case "submit": table = try submitBenchmark()
             case "transfer": table = try transferBenchmark()
+            case "bandwidth": table = try BandwidthBenchmark.run(quick: quick, progress: progress)
             case "scale": table = try ScaleBenchmark.run(quick: quick, progress: progress)
             case "idle": table = try IdleBenchmark.run(quick: quick, progress: progress)
             case "sampler": table = try SamplerBenchmark.run(quick: quick, progress: progress)

@@ -68,11 +68,21 @@ enum ReactionBenchmark {
             withPython.append(seen.timeIntervalSince(before) * 1000)
         }
         let median = BenchReport.median(afterSignal)
+        let stop = try StopReactionBenchmark.run(
+            repetitions: repetitions,
+            daemon: daemon,
+            bus: bus,
+            connection: connection,
+            progress: progress
+        )
+        let stopMedian = BenchReport.median(stop.toSocketClosed)
         return """
             | measurement (median of \(repetitions)) | result | target | verdict |
             |---|---|---|---|
             | D-Bus `OnBattery=false` → held job's `started` event | \(BenchReport.spread(afterSignal, "%.1f ms")) | ≤ 250 ms | \(BenchReport.verdict(median <= 250)) |
             | the same including the python process that makes the change | \(BenchReport.spread(withPython, "%.1f ms")) | — | — |
+            | D-Bus `OnBattery=true` → running transfer's socket closed at the server | \(BenchReport.spread(stop.toSocketClosed, "%.1f ms")) | ≤ 250 ms | \(BenchReport.verdict(stopMedian <= 250)) |
+            | D-Bus `OnBattery=true` → its `stopped` event (resume point stored) | \(BenchReport.spread(stop.toStoppedEvent, "%.1f ms")) | — | — |
 
             Method: python-dbusmock's `upower` template runs on a private bus (`[sensors] bus`); for each
             repetition lull-bench sets `OnBattery=true`, waits until `/v1/status` shows it, submits a fetch job
@@ -80,7 +90,10 @@ enum ReactionBenchmark {
             `GET /v1/events` (server-sent events) and runs a python call that sets `OnBattery=false`. The
             python process prints `time.time()` just before it makes the D-Bus call; the first row runs from
             that moment to the arrival of the job's `started` event at lull-bench, the second from before
-            the python process was started (its start-up included).
+            the python process was started (its start-up included). For the stop rows, a `utility` fetch
+            with `requires_ac` runs against a loopback server sending 64 KiB every 50 ms; once it has
+            received bytes, lull-bench sets `OnBattery=true` and times the server's seeing the
+            connection close and the arrival of the job's `stopped` event.
             \(BenchReport.machine(quick: quick, peers: ["python3-dbusmock"]))
             """
     }

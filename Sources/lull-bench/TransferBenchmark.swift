@@ -137,7 +137,7 @@ enum TransferBenchmark {
     }
 
     /// Submits with lullctl and waits for the job to end by following its events.
-    private static func runJob(_ lullctl: String, _ arguments: [String], socket: String) throws {
+    static func runJob(_ lullctl: String, _ arguments: [String], socket: String) throws {
         let submitted = try CommandRunner.run(lullctl, arguments + ["--json", "--socket", socket])
         try submitted.requireSuccess("lullctl submit")
         guard let data = submitted.stdout.data(using: .utf8),

@@ -12,22 +12,25 @@ import Testing
         {"id":42,"kind":"upload","state":"failed","owner_uid":1000,"url":"https://example.test/up",
          "destination":"/srv/d","source":"/srv/s","method":"PUT","label":"nightly","class":"bulk",
          "created_at":"2026-11-21T18:58:03Z","updated_at":"2026-11-21T19:00:00Z","attempts":3,
+         "stops":2,"last_stop_reason":"on_battery",
          "progress":{"bytes_done":10,"bytes_total":100,"bytes_per_second":2048,"eta_seconds":44},
          "result":{"http_status":201,"bytes":100,"sha256":"ab","path":"/srv/d","not_modified":false,
                    "etag":"\\"e\\"","last_modified":"Sat","response_headers":{"x-a":"1"},"response_body":"ok",
                    "bytes_transferred":100,"upload_url":"https://example.test/u/1",
                    "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
-                                 "attempts":3,"daemon_cpu_seconds":0.25}},
+                                 "attempts":3,"stops":2,"daemon_cpu_seconds":0.25}},
          "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
          "sha256":"cd","expected_bytes":100,"max_bytes":1000,"mode":"0640","protocol":"tus","chunk_bytes":1048576,
          "ca_file":"/etc/ssl/lab-ca.pem",
          "retry":{"max_attempts":5,"base_seconds":2.5,"cap_seconds":600},
          "timeouts":{"connect_seconds":2,"idle_seconds":30,"total_seconds":3600},
+         "max_bytes_per_second":2097152,
          "retry_at":"2026-11-21T19:05:00Z",
          "waiting_for":[{"code":"power","text":"on battery","seen":"battery 40%","limit":"AC",
                          "setting":"requires_ac","class":"bulk","config":"lull.toml:3","from_job":true,
                          "until":"2026-11-22T00:00:00Z"}],
-         "network":"unmetered","requires_ac":true,"min_battery":20.5,"not_before":"2026-11-21T20:00:00Z",
+         "network":"unmetered","requires_ac":true,"min_battery":20.5,"requires_idle":true,
+         "not_before":"2026-11-21T20:00:00Z",
          "deadline":"2026-11-23T00:00:00Z","on_deadline":"expire",
          "periodic":{"every_seconds":3600,"flex_seconds":600,"jitter_seconds":0,"max_every_seconds":7200},
          "period_seconds":3600,"on_complete_unit":"backup-done.service"}
@@ -128,12 +131,14 @@ import Testing
             view.network = maybe(pick(JobConstraints.Network.allCases))
             view.requiresAC = maybe(random.next() % 2 == 0)
             view.minBattery = maybe(pick(numbers))
+            view.requiresIdle = maybe(true)
             view.notBefore = maybe(Date(timeIntervalSince1970: pick(times)))
             view.deadline = maybe(view.deadline)
             view.onDeadline = maybe(pick(DeadlineAction.allCases))
             view.periodic = maybe(view.periodic)
             view.periodSeconds = maybe(pick(numbers))
             view.onCompleteUnit = maybe(pick(strings))
+            view.maxBytesPerSecond = maybe(Int64(random.next() % (1 << 40)))
             view.mode = maybe(pick(["0644", "0600", "0777"]))
             try Self.expectSameMeaning(view)
         }

@@ -77,6 +77,7 @@ import Testing
         metrics.jobFinished(kind: .fetch, outcome: "failed", reason: "http_404")
         metrics.jobFinished(kind: .push, outcome: "failed", reason: "GET https://example.com/secret")
         metrics.jobFinished(kind: .fetch, outcome: "expired", reason: "deadline")
+        metrics.jobStopped(kind: .fetch, reason: .onBattery)
         var world = WorldSnapshot.assumed
         world.power.batteryPercent = 55
         world.pressure.cpu = 12.5

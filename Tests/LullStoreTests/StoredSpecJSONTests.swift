@@ -79,7 +79,8 @@ import Testing
                     JobConstraints(
                         network: pick(JobConstraints.Network.allCases),
                         requiresAC: random.next() % 2 == 0,
-                        minBattery: maybe(pick(numbers))
+                        minBattery: maybe(pick(numbers)),
+                        requiresIdle: random.next() % 2 == 0
                     )
                 ),
                 notBefore: maybe(Date(timeIntervalSinceReferenceDate: pick(numbers) * 1e3 + 0.25)),
@@ -87,7 +88,8 @@ import Testing
                 onDeadline: maybe(pick(DeadlineAction.allCases)),
                 periodic: maybe(PeriodicSchedule(every: 3600, flex: pick(numbers), jitter: 0, maxEvery: maybe(7200))),
                 periodInterval: maybe(pick(numbers)),
-                onCompleteUnit: maybe(pick(strings))
+                onCompleteUnit: maybe(pick(strings)),
+                maxBytesPerSecond: maybe(2_097_152)
             )
         }
     }
@@ -100,13 +102,14 @@ import Testing
             jobClass: "bulk",
             retry: RetrySettings(maxAttempts: 5, baseSeconds: 2.5, capSeconds: 600),
             timeouts: TimeoutSettings(connectSeconds: 2, idleSeconds: 30, totalSeconds: 3_600),
-            constraints: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 20.5),
+            constraints: JobConstraints(network: .unmetered, requiresAC: true, minBattery: 20.5, requiresIdle: true),
             notBefore: Date(timeIntervalSince1970: 1_763_751_483.25),
             deadline: Date(timeIntervalSince1970: 1_763_851_483),
             onDeadline: .expire,
             periodic: PeriodicSchedule(every: 3_600, flex: 600, jitter: 5, maxEvery: 7_200),
             periodInterval: 3_600,
-            onCompleteUnit: "done.service"
+            onCompleteUnit: "done.service",
+            maxBytesPerSecond: 1_048_576
         )
     }
 

@@ -8,6 +8,7 @@ import LullCore
 public struct SchedulingArguments: Sendable, Equatable {
     public var network: JobConstraints.Network?
     public var requiresAC = false
+    public var requiresIdle = false
     public var minBattery: BatteryPercent?
     public var notBefore: TimeArgument?
     public var deadline: TimeArgument?
@@ -21,6 +22,7 @@ public struct SchedulingArguments: Sendable, Equatable {
     public init(
         network: JobConstraints.Network? = nil,
         requiresAC: Bool = false,
+        requiresIdle: Bool = false,
         minBattery: BatteryPercent? = nil,
         notBefore: TimeArgument? = nil,
         deadline: TimeArgument? = nil,
@@ -33,6 +35,7 @@ public struct SchedulingArguments: Sendable, Equatable {
     ) {
         self.network = network
         self.requiresAC = requiresAC
+        self.requiresIdle = requiresIdle
         self.minBattery = minBattery
         self.notBefore = notBefore
         self.deadline = deadline
@@ -55,6 +58,7 @@ public struct SchedulingArguments: Sendable, Equatable {
         let (notBefore, deadline, periodic) = try resolved(now: now)
         if let network { submission.network = network }
         if requiresAC { submission.requiresAC = true }
+        if requiresIdle { submission.requiresIdle = true }
         if let minBattery { submission.minBattery = minBattery.percent }
         if let notBefore { submission.notBefore = notBefore }
         if let deadline { submission.deadline = deadline }

@@ -39,6 +39,8 @@ public struct JobAccounting: Sendable, Equatable, Codable {
     /// Time spent running (sum over attempts; waiting in the queue does not count).
     public var wallSeconds: Double = 0
     public var attempts: Int = 0
+    /// Times a running attempt was stopped because its conditions lapsed; nil when never.
+    public var stops: Int?
     /// Daemon CPU time consumed while the job ran. With several jobs running at once, each is
     /// charged the whole daemon's CPU for its running time: an upper bound, not a share.
     public var daemonCPUSeconds: Double = 0

@@ -24,10 +24,14 @@ public enum AttemptConclusion: Sendable, Equatable {
 public enum AttemptInterruption: Sendable, Equatable {
     case sleep
     case stop
+    /// The job's conditions lapsed while it ran; it resumes once they hold again.
+    case conditionsLost(WaitingReason.Code)
 
     /// The event's words for it.
     public var message: String {
         switch self {
+        case .conditionsLost(let reason):
+            "stopped: its conditions no longer hold (\(reason.rawValue)); it resumes once they hold again"
         case .sleep: "the machine is going to sleep; the job resumes after it wakes up"
         case .stop: "the daemon is stopping; the job resumes when it starts again"
         }

@@ -9,6 +9,8 @@ public enum DispatchAction: Sendable, Equatable {
     case holdOnPressure(Bool)
     /// Run an attempt of the job; the scheduler counts it as running already.
     case start(QueuedJob)
+    /// Stop the running attempt: its conditions lapsed. It is queued again with its resume point.
+    case stop(JobID, reason: WaitingReason.Code)
     /// Record that the job's deadline passed before it could start; the scheduler let it go.
     case expire(JobID)
     /// Set the one timer for this point of the time line, replacing the one set before.

@@ -20,6 +20,10 @@ public struct DispatchStateMachine: Sendable {
     private var pressureReadAt: Date?
     /// The local time rules know one daylight-saving change ahead; past it they are read again.
     private var localTimeKnownUntil: Date
+    /// Running jobs being stopped because their conditions lapsed, with the reason.
+    private var stopping: [JobID: WaitingReason.Code] = [:]
+    /// Each running job's expected time to finish at its current rate, from its last progress.
+    private var secondsLeft: [JobID: Double] = [:]
 
     /// A PSI avg10 reading older than this is read again before a decision that depends on it.
     public static let pressureMaxAge: TimeInterval = 2
@@ -65,7 +69,7 @@ public struct DispatchStateMachine: Sendable {
     ) -> [DispatchAction] {
         guard world != self.world else { return [] }
         self.world = world
-        return decide(at: instant, readings: readings)
+        return decide(at: instant, readings: readings, checkingRunning: true)
     }
 
     /// The sampler read pressure; the reading counts as fresh even when it changes nothing.
@@ -90,12 +94,12 @@ public struct DispatchStateMachine: Sendable {
         self.policy = policy
         refreshLocalTime(readings.localTime(at: instant.wall))
         scheduler.updatePolicy(policy, now: instant.now)
-        return decide(at: instant, readings: readings)
+        return decide(at: instant, readings: readings, checkingRunning: true)
     }
 
     public mutating func timerFired(at instant: DispatchInstant, readings: some DispatchReadings) -> [DispatchAction] {
         timerDue = nil
-        return decide(at: instant, readings: readings)
+        return decide(at: instant, readings: readings, checkingRunning: true)
     }
 
     /// An attempt's slot is free: its outcome is recorded, or it never started.
@@ -105,6 +109,8 @@ public struct DispatchStateMachine: Sendable {
         readings: some DispatchReadings
     ) -> [DispatchAction] {
         scheduler.jobFinished(id, at: instant.now)
+        stopping[id] = nil
+        secondsLeft[id] = nil
         return decide(at: instant, readings: readings)
     }
 
@@ -123,7 +129,7 @@ public struct DispatchStateMachine: Sendable {
     public mutating func woke(at instant: DispatchInstant, readings: some DispatchReadings) -> [DispatchAction] {
         guard mode == .sleeping else { return [] }
         mode = .accepting
-        return decide(at: instant, readings: readings)
+        return decide(at: instant, readings: readings, checkingRunning: true)
     }
 
     // MARK: - Inputs that only record
@@ -175,6 +181,12 @@ public struct DispatchStateMachine: Sendable {
         retryRecorded(job, now: now)
     }
 
+    /// A job stopped on lost conditions is queued again, held until they have held for its
+    /// hold-down (`holdDown` set).
+    public mutating func stopRecorded(_ job: QueuedJob, now: Date) {
+        retryRecorded(job, now: now)
+    }
+
     /// A periodic job's next occurrence was stored.
     public mutating func successorCreated(_ job: QueuedJob, now: Date) {
         unfinishedByOwner[job.owner, default: 0] += 1
@@ -184,6 +196,19 @@ public struct DispatchStateMachine: Sendable {
     /// Bytes moved over metered links count against the class's and owner's daily budgets.
     public mutating func meteredBytesMoved(_ bytes: Int64, owner: OwnerID, className: String, now: Date) {
         scheduler.recordMeteredBytes(bytes, owner: owner, className: className, at: now)
+    }
+
+    /// A running job reported progress: how long it has left counts for `finish_within`, and
+    /// the metered bytes it charged (`meteredBytesMoved`) may have spent a daily budget, which
+    /// stops it now rather than after the file.
+    public mutating func runningProgressed(
+        _ id: JobID,
+        secondsLeft left: Double?,
+        at instant: DispatchInstant
+    ) -> [DispatchAction] {
+        secondsLeft[id] = left
+        guard mode == .accepting, world.network.metered else { return [] }
+        return stopLapsedRunningJobs(now: instant.now)
     }
 
     // MARK: - Attempts
@@ -212,7 +237,9 @@ public struct DispatchStateMachine: Sendable {
             return .fail(failure, next: PeriodicSuccessor.after(job, endedAt: wall, unchanged: false))
         case .interrupted:
             switch mode {
-            case .accepting, .restoring: return .settledByCommand
+            case .accepting, .restoring:
+                if let reason = stopping[job.id] { return .requeue(.conditionsLost(reason)) }
+                return .settledByCommand
             case .sleeping: return .requeue(.sleep)
             case .stopping: return .requeue(.stop)
             }
@@ -260,7 +287,11 @@ public struct DispatchStateMachine: Sendable {
 
     /// Asks the scheduler what to do now: the jobs to start and to expire, whether pressure
     /// holds jobs, and one timer for the next time anything could change without an event.
-    private mutating func decide(at instant: DispatchInstant, readings: some DispatchReadings) -> [DispatchAction] {
+    private mutating func decide(
+        at instant: DispatchInstant,
+        readings: some DispatchReadings,
+        checkingRunning: Bool = false
+    ) -> [DispatchAction] {
         var actions: [DispatchAction] = [.statusChanged]
         guard mode == .accepting else { return actions }
         let now = instant.now
@@ -280,11 +311,19 @@ public struct DispatchStateMachine: Sendable {
         actions.append(.holdOnPressure(scheduler.pressureDependence(world: world, now: now).holding))
         actions += decision.start.map(DispatchAction.start)
         actions += decision.expired.map(DispatchAction.expire)
+        if checkingRunning { actions += stopLapsedRunningJobs(now: now) }
         if decision.nextWakeup != timerDue {
             timerDue = decision.nextWakeup
             actions.append(decision.nextWakeup.map { .armTimer(at: $0) } ?? .disarmTimer)
         }
         return actions
+    }
+
+    /// Running jobs whose conditions lapsed are stopped (see `JobScheduler.lapsedRunningJobs`).
+    private mutating func stopLapsedRunningJobs(now: Date) -> [DispatchAction] {
+        let lapsed = scheduler.lapsedRunningJobs(world: world, now: now) { secondsLeft[$0] }
+        for (id, reason) in lapsed { stopping[id] = reason }
+        return lapsed.map { DispatchAction.stop($0.id, reason: $0.reason) }
     }
 
     private mutating func refreshLocalTime(_ reading: (LocalTime, knownUntil: Date)) {

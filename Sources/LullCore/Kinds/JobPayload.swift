@@ -9,6 +9,8 @@ public enum JobKind: String, Sendable, Codable, CaseIterable {
     case push
     /// Send a file.
     case upload
+    /// Run a program.
+    case run
 }
 
 /// What a job does: one case per kind, each with its own type.
@@ -16,6 +18,7 @@ public enum JobPayload: Sendable, Equatable {
     case fetch(FetchJob)
     case push(PushJob)
     case upload(UploadJob)
+    case run(RunJob)
 
     /// The payload through its kind's contract.
     public var contents: any KindPayload {
@@ -23,11 +26,12 @@ public enum JobPayload: Sendable, Equatable {
         case .fetch(let job): job
         case .push(let job): job
         case .upload(let job): job
+        case .run(let job): job
         }
     }
 
     /// Every kind's payload type.
-    public static let kinds: [any KindPayload.Type] = [FetchJob.self, PushJob.self, UploadJob.self]
+    public static let kinds: [any KindPayload.Type] = [FetchJob.self, PushJob.self, UploadJob.self, RunJob.self]
 }
 
 extension JobPayload {
@@ -36,6 +40,7 @@ extension JobPayload {
         case .fetch: FetchJob.kind
         case .push: PushJob.kind
         case .upload: UploadJob.kind
+        case .run: RunJob.kind
         }
     }
     public var host: String? { contents.host }
@@ -59,4 +64,5 @@ extension JobPayload {
     public var fetch: FetchJob? { if case .fetch(let job) = self { job } else { nil } }
     public var push: PushJob? { if case .push(let job) = self { job } else { nil } }
     public var upload: UploadJob? { if case .upload(let job) = self { job } else { nil } }
+    public var run: RunJob? { if case .run(let job) = self { job } else { nil } }
 }

@@ -9,6 +9,8 @@ public struct EffectiveConstraints: Sendable, Hashable {
 
     public var requiresAC: Bool
     public var requiresACSource: Source
+    public var requiresIdle: Bool
+    public var requiresIdleSource: Source
     public var minBattery: Double?
     public var minBatterySource: Source
     public var allowMetered: Bool
@@ -24,6 +26,8 @@ public struct EffectiveConstraints: Sendable, Hashable {
 
         requiresAC = cls.requiresAC || job.requiresAC
         requiresACSource = cls.requiresAC || !job.requiresAC ? origin(.requiresAC) : .job
+        requiresIdle = cls.requiresIdle || job.requiresIdle
+        requiresIdleSource = cls.requiresIdle || !job.requiresIdle ? origin(.requiresIdle) : .job
 
         switch (cls.minBattery, job.minBattery) {
         case let (c?, j?) where j > c:

@@ -6,18 +6,32 @@ public struct JobClassPolicy: Sendable, Equatable {
         case maxConcurrent = "max_concurrent"
         case weight
         case requiresAC = "requires_ac"
+        case requiresIdle = "requires_idle"
         case minBattery = "min_battery"
         case allowMetered = "allow_metered"
         case allowCellular = "allow_cellular"
         case maxCPUPressure = "max_cpu_pressure"
         case maxMemoryPressure = "max_memory_pressure"
         case window
+        case maxBytesPerSecond = "max_bytes_per_second"
+        case bandwidth
         case maxAttempts = "max_attempts"
         case backoffBase = "backoff_base"
         case backoffCap = "backoff_cap"
         case maxMeteredJobBytes = "max_metered_job_bytes"
         case meteredBytesPerDay = "metered_bytes_per_day"
         case coalesce
+        case onConditionsLost = "on_conditions_lost"
+        case finishWithin = "finish_within"
+        case stopOnPressure = "stop_on_pressure"
+    }
+
+    /// What becomes of a running job whose conditions no longer hold.
+    public enum ConditionsLostAction: String, Sendable, Equatable, CaseIterable {
+        /// Stopped and requeued with its resume point; it resumes once they hold again.
+        case stop
+        /// Left to finish: for work someone waits on, where stopping costs more than it saves.
+        case finish
     }
 
     public var name: String
@@ -27,6 +41,8 @@ public struct JobClassPolicy: Sendable, Equatable {
     public var weight: Int
     /// Run only on AC (mains or UPS on line).
     public var requiresAC: Bool
+    /// Run only while nobody uses the machine (logind idle for `[sensors] idle_after`).
+    public var requiresIdle = false
     /// On battery, run only at or above this charge (0–100); ignored on AC.
     public var minBattery: Double?
     public var allowMetered: Bool
@@ -47,6 +63,14 @@ public struct JobClassPolicy: Sendable, Equatable {
     /// wait to ride along with other traffic instead of waking the link alone (until shortly before
     /// their deadline).
     public var coalesce: Bool
+    public var onConditionsLost: ConditionsLostAction
+    /// A running job expected to end within this many seconds (its rate and size) is not stopped.
+    public var finishWithin: Double
+    /// Whether pressure above the class's limits stops running jobs, not only holds queued ones.
+    public var stopOnPressure: Bool
+    /// `max_bytes_per_second` and `[[classes.NAME.bandwidth]]`: the bytes per second the class's
+    /// running jobs together may move, down and up.
+    public var bandwidth = BandwidthSchedule.none
     /// Where each setting was configured, for explanations; absent means the built-in default.
     public var origins: [Setting: ConfigOrigin]
 
@@ -65,6 +89,9 @@ public struct JobClassPolicy: Sendable, Equatable {
         maxMeteredJobBytes: Int64? = nil,
         meteredBytesPerDay: Int64? = nil,
         coalesce: Bool = false,
+        onConditionsLost: ConditionsLostAction = .stop,
+        finishWithin: Double = 10,
+        stopOnPressure: Bool = false,
         origins: [Setting: ConfigOrigin] = [:]
     ) {
         self.name = name
@@ -81,6 +108,9 @@ public struct JobClassPolicy: Sendable, Equatable {
         self.maxMeteredJobBytes = maxMeteredJobBytes
         self.meteredBytesPerDay = meteredBytesPerDay
         self.coalesce = coalesce
+        self.onConditionsLost = onConditionsLost
+        self.finishWithin = finishWithin
+        self.stopOnPressure = stopOnPressure
         self.origins = origins
     }
 
@@ -93,7 +123,8 @@ extension JobClassPolicy {
         name: "interactive",
         maxConcurrent: 4,
         weight: 8,
-        retry: RetryPolicy(maxAttempts: 5, backoffBase: 1, backoffCap: 60)
+        retry: RetryPolicy(maxAttempts: 5, backoffBase: 1, backoffCap: 60),
+        onConditionsLost: .finish
     )
 
     /// Ordinary work: any power, any link.
@@ -101,7 +132,8 @@ extension JobClassPolicy {
         name: "default",
         maxConcurrent: 4,
         weight: 4,
-        retry: RetryPolicy(maxAttempts: 5, backoffBase: 10, backoffCap: 3600)
+        retry: RetryPolicy(maxAttempts: 5, backoffBase: 10, backoffCap: 3600),
+        onConditionsLost: .finish
     )
 
     /// Useful but not urgent (the macOS utility floor): ≥ 10% battery or AC, moderate pressure.

@@ -14,15 +14,45 @@ public struct JobConstraints: Sendable, Hashable, Codable {
     public var requiresAC: Bool
     /// Least battery charge (0–100, `minBatteryRange`) when running on battery.
     public var minBattery: Double?
+    /// Start only while nobody uses the machine (logind idle for `[sensors] idle_after`).
+    public var requiresIdle: Bool
 
     /// What `minBattery` may be: a percentage, not a fraction. lullctl checks it as it parses,
     /// the daemon again when it validates a spec.
     public static let minBatteryRange: ClosedRange<Double> = 0...100
 
-    public init(network: Network = .any, requiresAC: Bool = false, minBattery: Double? = nil) {
+    public init(
+        network: Network = .any,
+        requiresAC: Bool = false,
+        minBattery: Double? = nil,
+        requiresIdle: Bool = false
+    ) {
         self.network = network
         self.requiresAC = requiresAC
         self.minBattery = minBattery
+        self.requiresIdle = requiresIdle
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case network, requiresAC, minBattery, requiresIdle
+    }
+
+    // `requiresIdle` came later: absent reads as false, and false is not written, so the specs
+    // stored before it read back and those without it stay byte for byte as they were.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        network = try container.decode(Network.self, forKey: .network)
+        requiresAC = try container.decode(Bool.self, forKey: .requiresAC)
+        minBattery = try container.decodeIfPresent(Double.self, forKey: .minBattery)
+        requiresIdle = try container.decodeIfPresent(Bool.self, forKey: .requiresIdle) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(network, forKey: .network)
+        try container.encode(requiresAC, forKey: .requiresAC)
+        try container.encodeIfPresent(minBattery, forKey: .minBattery)
+        if requiresIdle { try container.encode(requiresIdle, forKey: .requiresIdle) }
     }
 
     public static let none = JobConstraints()

@@ -13,14 +13,23 @@ extension JobScheduler {
         var failing: [ConditionSet] = []
         failing.reserveCapacity(groups.count)
         let secondOfDay = localTime.secondOfDay(now)
+        let idle = isIdle(world, now: now)
         for g in groups.indices {
             let rule = groupRules[g]
             let used =
                 rule.meteredBudget == nil ? 0 : meteredUsed(byClass: policy.classes[rule.classIndex].name, now: now)
             failing.append(
-                Self.conditions(rule, world: world, secondOfDay: secondOfDay, pausedAll: isPausedAll, classUsed: used)
+                Self.conditions(
+                    rule,
+                    world: world,
+                    secondOfDay: secondOfDay,
+                    pausedAll: isPausedAll,
+                    classUsed: used,
+                    idle: idle
+                )
             )
         }
+        releaseHeld(failing: failing, now: now)
         let statuses = failing.map(GroupStatus.init)
 
         let costly = world.network.metered || world.network.cellular
@@ -116,16 +125,19 @@ extension JobScheduler {
             world: world,
             secondOfDay: localTime.secondOfDay(now),
             pausedAll: isPausedAll,
-            classUsed: used
+            classUsed: used,
+            idle: isIdle(world, now: now)
         )
     }
 
+    /// `idle`: whether the machine counts as idle now (`isIdle`), which takes the clock.
     static func conditions(
         _ rule: GroupRule,
         world: WorldSnapshot,
         secondOfDay: Double,
         pausedAll: Bool,
-        classUsed: Int64
+        classUsed: Int64,
+        idle: Bool
     )
         -> ConditionSet
     {
@@ -151,6 +163,7 @@ extension JobScheduler {
         if world.network.metered, let budget = rule.meteredBudget, classUsed >= budget {
             failing |= ConditionSet.quota.rawValue
         }
+        if rule.requiresIdle && !idle { failing |= ConditionSet.notIdle.rawValue }
         return ConditionSet(rawValue: failing)
     }
 
@@ -252,6 +265,9 @@ extension JobScheduler {
         }
         let entry = slots[Int(item.slot)]
         let job = queuedJob(entry)
+        // Read before the drop, which may free the bucket and group for reuse.
+        let group = groups[bucketInfo[b].group].key
+        let rule = groupRules[bucketInfo[b].group]
         drop(Int(item.slot))
         let classIndex = bucketInfo[b].classIndex
         turns += 1
@@ -263,7 +279,12 @@ extension JobScheduler {
                 classIndex: classIndex,
                 kind: entry.kind,
                 owner: entry.owner,
-                host: entry.host
+                host: entry.host,
+                constraints: group.constraints,
+                tooBigForMetered: group.tooBigForMetered,
+                rule: rule,
+                deadline: entry.deadline,
+                onDeadline: entry.onDeadline
             )
         )
         return job
@@ -304,6 +325,7 @@ extension JobScheduler {
                     wake = min(wake, localTime.nextOpening(of: window, atOrAfter: now))
                 }
                 if f.contains(.quota) { wake = min(wake, localTime.nextMidnight(after: now)) }
+                if f.contains(.notIdle), let reached = idleReached(world), reached > now { wake = min(wake, reached) }
             }
         }
         if world.network.metered, let budget = policy.perOwnerMeteredBytesPerDay?.value,
@@ -311,6 +333,7 @@ extension JobScheduler {
         {
             wake = min(wake, localTime.nextMidnight(after: now))
         }
+        wake = min(wake, heldAndRunningWakeup(failing: failing, world: world, now: now))
         return wake.isFinite ? Date(timeIntervalSinceReferenceDate: wake) : nil
     }
 }

@@ -20,6 +20,10 @@ extension JobScheduler {
         where !(overdueRun && reason.code.isDiscretionary) {
             reasons.append(reason)
         }
+        // While the conditions still fail, they are the reason; the hold-down only once they hold.
+        if e.pool == .held, let hold = held[id], heldConditions(entry: e, failing: failing, now: now).rawValue == 0 {
+            reasons.append(holdDownReason(hold, now: now))
+        }
         if !e.notBefore.isNaN && e.notBefore > now {
             let until = Date(timeIntervalSinceReferenceDate: e.notBefore)
             reasons.append(
@@ -266,6 +270,17 @@ extension JobScheduler {
                 until: localTime.nextOpening(of: window, atOrAfter: Date(timeIntervalSinceReferenceDate: now))
             )
         }
+        if failing.contains(.notIdle) {
+            let (seen, until) = idleSeen(world, now: now)
+            rule(
+                .notIdle,
+                seen: seen,
+                limit: effective.requiresIdleSource == .job ? "requires_idle" : "requires_idle = true",
+                setting: .requiresIdle,
+                source: effective.requiresIdleSource,
+                until: until
+            )
+        }
         if failing.contains(.quota), let budget = cls.meteredBytesPerDay {
             rule(
                 .quota,
@@ -293,14 +308,15 @@ extension JobScheduler {
                 held[first.code, default: 0] += groups[g].live
             }
         }
-        if slotOf.count > live { held[.paused, default: 0] += slotOf.count - live }
+        if !self.held.isEmpty { held[.holdDown] = self.held.count }
+        if slotOf.count > live + self.held.count { held[.paused, default: 0] += slotOf.count - live - self.held.count }
         return held
     }
 
-    private static let explanationOrder: [(condition: ConditionSet, code: WaitingReason.Code)] = [
+    static let explanationOrder: [(condition: ConditionSet, code: WaitingReason.Code)] = [
         (.paused, .paused), (.offline, .offline), (.onBattery, .onBattery), (.batteryBelow, .batteryBelow),
         (.metered, .metered), (.cellular, .cellular), (.cpuPressure, .cpuPressure), (.memoryPressure, .memoryPressure),
-        (.outsideWindow, .outsideWindow), (.quota, .quota),
+        (.outsideWindow, .outsideWindow), (.quota, .quota), (.notIdle, .notIdle),
     ]
 
     /// 18 → "18", 17.5 → "17.5".

@@ -47,6 +47,8 @@ public struct JobScheduler: Sendable {
     var slotOf: [JobID: UInt32] = [:]
     var freeSlots: [UInt32] = []
     var running: [JobID: RunningJob] = [:]
+    /// Jobs stopped on lost conditions, waiting until those have held for their hold-down.
+    var held: [JobID: HeldJob] = [:]
     var runningByKind: [JobKind: Int] = [:]
     var runningByHost: [UInt32: Int] = [:]
     var runningByOwner: [OwnerID: Int] = [:]
@@ -147,7 +149,12 @@ public struct JobScheduler: Sendable {
             )
         )
         slotOf[job.id] = UInt32(slot)
-        attach(slot, now: t)
+        if let holdDown = job.holdDown {
+            slots[slot].pool = .held
+            held[job.id] = HeldJob(holdDown: holdDown)
+        } else {
+            attach(slot, now: t)
+        }
     }
 
     /// Drops a queued or paused job (cancelled, or handed elsewhere). Returns whether it was queued.
@@ -191,6 +198,7 @@ public struct JobScheduler: Sendable {
         forgetExpiry(of: job.id)
         guard running[job.id] == nil else { return }
         let classIndex = classIndexByName[job.className] ?? defaultClassIndex
+        let tooBig = policy.classes[classIndex].maxMeteredJobBytes.map { (job.expectedBytes ?? 0) > $0 } ?? false
         addRunning(
             job.id,
             RunningJob(
@@ -198,7 +206,12 @@ public struct JobScheduler: Sendable {
                 classIndex: classIndex,
                 kind: job.kind,
                 owner: job.owner,
-                host: intern(job.host)
+                host: intern(job.host),
+                constraints: job.constraints.inWholePercent,
+                tooBigForMetered: tooBig,
+                rule: runningRule(classIndex: classIndex, constraints: job.constraints.inWholePercent, tooBig: tooBig),
+                deadline: job.deadline?.timeIntervalSinceReferenceDate ?? .nan,
+                onDeadline: job.onDeadline
             )
         )
         lastLinkActivity = max(lastLinkActivity, time.timeIntervalSinceReferenceDate)
@@ -229,6 +242,7 @@ public struct JobScheduler: Sendable {
             $0.0.id < $1.0.id
         }
         let wasRunning = running
+        let wasHeld = held
         let oldHosts = hostNames
         let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn)
         self = JobScheduler(policy: newPolicy, localTime: localTime)
@@ -239,11 +253,15 @@ public struct JobScheduler: Sendable {
             moved.classIndex = classIndex
             moved.className = policy.classes[classIndex].name
             moved.host = intern(oldHosts[Int(job.host)])
+            moved.rule = runningRule(classIndex: classIndex, constraints: job.constraints, tooBig: job.tooBigForMetered)
             addRunning(id, moved)
         }
         for (job, paused) in queued {
+            var job = job
+            job.holdDown = wasHeld[job.id]?.holdDown
             enqueue(job, now: now)
             if paused { pause(job.id) }
+            if let since = wasHeld[job.id]?.heldSince { held[job.id]?.heldSince = since }
         }
     }
 
@@ -434,6 +452,8 @@ public struct JobScheduler: Sendable {
             groups[group].live -= 1
         case .timed:
             groups[group].live -= 1
+        case .held:
+            held[slots[slot].id] = nil
         case .paused, .detached:
             break
         }

@@ -23,6 +23,8 @@ public struct QueuedJob: Sendable, Equatable {
     /// Whether the job may be held on a costly link to ride along with other traffic; nil takes
     /// the class's `coalesce`. Only a job with a deadline is ever held.
     public var deferrable: Bool?
+    /// Stopped on lost conditions: starts only once they have held this many seconds.
+    public var holdDown: Double?
 
     public init(
         id: JobID,

@@ -15,6 +15,8 @@ struct SchedulerEntry: Sendable {
         case ready
         /// Paused by a person: in no structure.
         case paused
+        /// Stopped earlier on lost conditions: waits out its hold-down (`JobScheduler.held`).
+        case held
     }
 
     var id: JobID
@@ -112,6 +114,7 @@ struct GroupKey: Hashable, Sendable {
 struct GroupRule: Sendable {
     var classIndex: Int
     var requiresAC: Bool
+    var requiresIdle: Bool
     var minBattery: Double
     /// Metered links allowed: the class and job allow them and the job is not too big for one.
     var meteredOK: Bool
@@ -124,6 +127,7 @@ struct GroupRule: Sendable {
     init(classIndex: Int, effective: EffectiveConstraints, tooBigForMetered: Bool, meteredBudget: Int64?) {
         self.classIndex = classIndex
         requiresAC = effective.requiresAC
+        requiresIdle = effective.requiresIdle
         minBattery = effective.minBattery ?? .nan
         meteredOK = effective.allowMetered && !tooBigForMetered
         cellularOK = effective.allowCellular
@@ -192,6 +196,14 @@ struct RunningJob: Sendable {
     var kind: JobKind
     var owner: OwnerID
     var host: UInt32
+    /// The job's conditions as they were when it started, checked again while it runs.
+    var constraints: JobConstraints
+    var tooBigForMetered: Bool
+    var rule: GroupRule
+    var deadline: Double
+    var onDeadline: DeadlineAction
+    /// A stop was decided; the attempt is winding down.
+    var stopping = false
 }
 
 /// The conditions a group fails under a world, as a set.
@@ -207,11 +219,14 @@ struct ConditionSet: OptionSet, Sendable {
     static let cpuPressure = ConditionSet(rawValue: 1 << 7)
     static let memoryPressure = ConditionSet(rawValue: 1 << 8)
     static let outsideWindow = ConditionSet(rawValue: 1 << 9)
+    /// Someone uses the machine, it has not been idle for `idle_after` yet, or nobody can tell.
+    static let notIdle = ConditionSet(rawValue: 1 << 10)
 
     /// Never overridden, not even by a deadline with `run`.
     static let hard: ConditionSet = [.paused, .offline, .quota]
-    /// Conditions that change with the clock alone (so they get a timer).
-    static let timeDriven: ConditionSet = [.outsideWindow, .quota]
+    /// Conditions that change with the clock alone (so they get a timer). Idle does while the
+    /// machine is idle but not yet for `idle_after`; otherwise logind's next signal is the event.
+    static let timeDriven: ConditionSet = [.outsideWindow, .quota, .notIdle]
 }
 
 /// What a group may start under the current world.
@@ -254,4 +269,12 @@ struct MeteredUsage: Sendable {
             byOwner.removeAll()
         }
     }
+}
+
+/// A queued job stopped earlier on lost conditions: it starts only once they have held for
+/// `holdDown` seconds without a break (`heldSince` is when they last began to hold; NaN while
+/// they fail).
+struct HeldJob: Sendable {
+    var holdDown: Double
+    var heldSince = Double.nan
 }

@@ -32,6 +32,17 @@ public struct SchedulingPolicy: Sendable, Equatable {
     /// After the last transfer ends, the link counts as awake this long (the radio tail), so
     /// deferrable jobs still ride along.
     public var linkTail: Double
+    /// `[limits] max_bytes_per_second` and `[[limits.bandwidth]]`: the bytes per second all
+    /// running jobs together may move, down and up.
+    public var bandwidth = BandwidthSchedule.none
+    /// `[sensors] idle_after`: seconds logind must have said "idle" before the machine counts
+    /// as idle for jobs that require it.
+    public var idleAfter = ConfiguredLimit(SchedulingPolicy.defaultIdleAfter)
+
+    /// Five minutes: a person reading or thinking is not away.
+    public static let defaultIdleAfter: Double = 300
+    /// What `[sensors] idle_after` may be: up to a day.
+    public static let idleAfterRange: ClosedRange<Double> = 0...86_400
 
     public init(
         classes: [JobClassPolicy],

@@ -5,7 +5,7 @@ import Foundation
 /// looked at again. `description` says it in plain words:
 /// "battery 18% < min_battery 30 (class background, /etc/lull/lull.toml:14)".
 public struct WaitingReason: Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    public enum Code: String, Sendable, Hashable, CaseIterable, Codable {
         case onBattery = "on_battery"
         case batteryBelow = "battery_below"
         case metered
@@ -25,15 +25,22 @@ public struct WaitingReason: Sendable, Equatable, CustomStringConvertible {
         case paused
         /// A deferrable job held on a costly link until other traffic wakes it (or its release time).
         case coalescing
+        /// Stopped earlier because its conditions lapsed: it waits until they have held for a
+        /// while (longer after each stop), so a flapping charger or link cannot start and stop
+        /// it in a loop.
+        case holdDown = "hold_down"
+        /// The job requires an idle machine: someone uses it, it has not been idle for
+        /// `idle_after` yet, or nobody can tell (no logind).
+        case notIdle = "not_idle"
 
         /// Whether a deadline with `on_deadline = run` overrides it.
         public var isDiscretionary: Bool {
             switch self {
             case .onBattery, .batteryBelow, .metered, .cellular, .cpuPressure, .memoryPressure,
-                .outsideWindow, .coalescing:
+                .outsideWindow, .coalescing, .notIdle:
                 true
             case .offline, .notBefore, .backoff, .classFull, .hostFull, .kindFull, .ownerFull,
-                .globalFull, .quota, .paused:
+                .globalFull, .quota, .paused, .holdDown:
                 false
             }
         }

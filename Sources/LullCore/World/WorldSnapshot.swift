@@ -5,14 +5,22 @@ public struct WorldSnapshot: Sendable, Equatable {
     public var power: PowerState
     public var network: NetworkState
     public var pressure: PressureState
+    public var idle: IdleState
 
-    public init(power: PowerState = .unknown, network: NetworkState = .unknown, pressure: PressureState = .unknown) {
+    public init(
+        power: PowerState = .unknown,
+        network: NetworkState = .unknown,
+        pressure: PressureState = .unknown,
+        idle: IdleState = .unknown
+    ) {
         self.power = power
         self.network = network
         self.pressure = pressure
+        self.idle = idle
     }
 
-    /// What a daemon assumes before any sensor has spoken: on AC, maybe online, no pressure.
+    /// What a daemon assumes before any sensor has spoken: on AC, maybe online, no pressure,
+    /// idle unknown.
     public static let assumed = WorldSnapshot()
 }
 

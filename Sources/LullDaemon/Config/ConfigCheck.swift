@@ -59,10 +59,14 @@ public struct ConfigCheck: Sendable {
         public var warnings: [ConfigWarning] = []
     }
 
-    /// Keys the checked instance's shipped units make useless, and hook units its polkit rule
-    /// refuses. With `--config` the instance is unknown: only hooks sent to the system manager
-    /// (`manager = "system"`) are checked against the rule.
+    /// Congestion controls the kernel lacks, keys the checked instance's shipped units make
+    /// useless, and hook units its polkit rule refuses. With `--config` the instance is unknown:
+    /// only hooks sent to the system manager (`manager = "system"`) are checked against the rule.
     public func warnings(for config: DaemonConfig) -> [ConfigWarning] {
+        CongestionControlCheck.warnings(for: config) + instanceWarnings(for: config)
+    }
+
+    private func instanceWarnings(for config: DaemonConfig) -> [ConfigWarning] {
         switch instance {
         case .system:
             let viaSystem = config.hooks.manager == .auto || config.hooks.manager == .system

@@ -27,6 +27,7 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
             in: .running(settings.options, socketActivated: socketActivated)
         )
             + HookPolkitFence.warnings(for: settings.config, manager: HookManager(settings.config.hooks.manager))
+            + CongestionControlCheck.warnings(for: settings.config)
     }
 
     /// One notice per warning, so that each shows in the journal with its file and key.

@@ -28,6 +28,7 @@ actor ConfigReloader {
     private let connections: Connections
     private let notifier: SystemdNotifier
     private let logger: Logger
+    private let bandwidth: BandwidthLimiter?
 
     init(
         settings: DaemonSettings,
@@ -36,8 +37,10 @@ actor ConfigReloader {
         validators: ValidatorHolder,
         connections: Connections,
         notifier: SystemdNotifier,
-        logger: Logger
+        logger: Logger,
+        bandwidth: BandwidthLimiter? = nil
     ) {
+        self.bandwidth = bandwidth
         self.settings = settings
         self.manager = manager
         self.dispatcher = dispatcher
@@ -77,6 +80,7 @@ actor ConfigReloader {
         do {
             let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
+            bandwidth?.update(policy: config.policy)
             validators.replace(
                 Self.validator(for: config, manager: manager, privateDirectories: validators.current.privateDirectories)
             )

@@ -50,7 +50,8 @@ public enum Daemon {
             eventLoopGroup: group,
             environment: ProcessInfo.processInfo.environment,
             connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
-            idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000))
+            idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000)),
+            markingRefusals: MarkingRefusals(logger: logger)
         )
         do {
             try await serve(
@@ -162,7 +163,8 @@ public enum Daemon {
             validators: validators,
             connections: connections,
             notifier: notifier,
-            logger: logger
+            logger: logger,
+            bandwidth: core.bandwidth
         )
         let router = ControlRouter(
             store: store,
@@ -201,6 +203,7 @@ public enum Daemon {
         }
 
         let serving = Task { try await server.serve(listener) }
+        await StartupPages.release(logger: logger)
         var stopSignal = "end of signals"
         for await signal in signals.stream {
             if signal == SIGHUP {

@@ -18,6 +18,8 @@ struct DaemonCore {
     let manager: HookManager
     let unitStarter: SystemdUnitStarter
     let dispatcher: Dispatcher
+    /// The bandwidth limits over running jobs; a reload gives it the new policy.
+    let bandwidth: BandwidthLimiter
 
     static func assemble(
         config: DaemonConfig,
@@ -36,6 +38,7 @@ struct DaemonCore {
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
         ]
         let sleeper = clients.sleeper
+        let bandwidth = BandwidthLimiter(policy: config.policy, sleeper: sleeper, wall: clock)
         let sensors = await WorldMonitor.start(config: config.sensors, sleeper: sleeper, logger: logger)
         let pressure = SamplerPressureGauge(sampler: sensors.sampler, procRoot: config.sensors.procRoot)
         let metrics = DaemonMetrics()
@@ -44,7 +47,7 @@ struct DaemonCore {
         let hooks = CompletionHooks(store: store, starter: unitStarter, clock: clock, sleeper: sleeper, logger: logger)
         let dispatcher = Dispatcher(
             store: store,
-            engines: engines,
+            engines: engines.limited(by: bandwidth),
             policy: config.policy,
             world: sensors.current,
             pressure: pressure,
@@ -66,7 +69,8 @@ struct DaemonCore {
             metrics: metrics,
             manager: manager,
             unitStarter: unitStarter,
-            dispatcher: dispatcher
+            dispatcher: dispatcher,
+            bandwidth: bandwidth
         )
     }
 

@@ -51,6 +51,11 @@ final class DaemonMetrics: Sendable {
         }
     }
 
+    /// `reason`: the waiting reason's code of the condition that lapsed (`on_battery`, `metered`...).
+    func jobStopped(kind: JobKind, reason: WaitingReason.Code) {
+        counter(.jobStops, [("kind", kind.rawValue), ("reason", reason.rawValue)]).increment()
+    }
+
     func transferred(_ bytes: Int64, _ direction: Direction, over link: LinkType) {
         guard bytes > 0 else { return }
         self.bytes[direction]?[link]?.increment(by: bytes)

@@ -31,6 +31,10 @@ struct MetricFamily: Sendable {
         "lull_jobs_failed_total",
         "Jobs that failed for good (no retry left or not retryable), by failure code."
     )
+    static let jobStops = MetricFamily(
+        "lull_job_stops_total",
+        "Running attempts stopped because their conditions lapsed (not failures), by reason (a waiting reason's code)."
+    )
     static let transferBytes = MetricFamily(
         "lull_transfer_bytes_total",
         "Bytes jobs moved, by direction (down, up) and link type."

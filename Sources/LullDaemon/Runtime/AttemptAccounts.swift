@@ -39,6 +39,7 @@ struct AttemptAccounts {
         earlier[job.id] = nil
         var accounting = accountant.accounting
         accounting.attempts = job.attempts
+        accounting.stops = job.stops == 0 ? nil : job.stops
         return accounting
     }
 

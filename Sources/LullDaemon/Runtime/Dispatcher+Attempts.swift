@@ -52,6 +52,12 @@ extension Dispatcher {
         case .retry(let failure, let delay):
             guard let updated = await recorder.retrying(job, after: failure, in: delay) else { return }
             machine.retryRecorded(timeline.place(QueuedJob(updated)), now: timeline.now())
+        case .requeue(.conditionsLost(let reason)):
+            chargeMeteredBytes(of: job.id)
+            guard let stopped = await recorder.stopped(job, because: reason) else { return }
+            var queued = timeline.place(QueuedJob(stopped))
+            queued.holdDown = JobScheduler.holdDown(afterStops: stopped.stops)
+            machine.stopRecorded(queued, now: timeline.now())
         case .requeue(let interruption):
             guard let requeued = await recorder.requeued(job, because: interruption) else { return }
             machine.interruptionRecorded(timeline.place(QueuedJob(requeued)), now: timeline.now())
@@ -74,6 +80,8 @@ extension Dispatcher {
         // A report that arrives after the attempt ended must not outlive it.
         if running[id] != nil { reportedProgress[id] = (progress, clock.now()) }
         chargeMeteredBytes(of: id)
+        guard running[id] != nil else { return }
+        perform(machine.runningProgressed(id, secondsLeft: progress.secondsRemaining, at: instant()))
     }
 
     /// Ends the job's accounting, its last metered bytes charged first.

@@ -154,6 +154,13 @@ actor Dispatcher {
         update(world: next)
     }
 
+    /// logind's idle-since is a wall-clock time: placed on the time line like a `not_before`.
+    func update(idle: IdleState) {
+        var next = machine.world
+        next.idle = idle.shifted(by: -timeline.wallOffset)
+        update(world: next)
+    }
+
     func update(pressure: PressureState) {
         perform(machine.pressureRead(pressure, at: instant(), readings: readings))
     }
@@ -199,6 +206,7 @@ actor Dispatcher {
             case .statusChanged: statusObserver?()
             case .holdOnPressure(let holding): readings.gauge.setHolding(holding)
             case .start(let job): running[job.id] = Task { await self.execute(job.id) }
+            case .stop(let id, _): running[id]?.cancel()
             case .expire(let id): Task { await self.expire(id) }
             case .armTimer(let due): arm(due)
             case .disarmTimer:

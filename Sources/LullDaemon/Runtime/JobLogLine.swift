@@ -34,6 +34,10 @@ enum JobLogLine {
         "\(name(job)) checkpointed and requeued: \(reason)"
     }
 
+    static func stopped(_ job: Job, because reason: WaitingReason.Code, stops: Int) -> String {
+        "\(name(job)) stopped (\(stops == 1 ? "once" : "\(stops) times")): \(reason.rawValue.replacingOccurrences(of: "_", with: " ")); checkpointed and queued until its conditions hold again"
+    }
+
     /// The fields every job record in the journal carries (upper-cased there: JOB_ID, …).
     static func metadata(_ job: Job, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
         var metadata: Logger.Metadata = [

@@ -72,7 +72,8 @@ struct OutcomeRecorder: Sendable {
             to: .failed,
             event: .failed,
             time: clock.now(),
-            result: JobResult(accounting: accounting),
+            result: failure.result.map { result in with(result) { $0.accounting = accounting } }
+                ?? JobResult(accounting: accounting),
             failure: failure,
             message: next?.announcement
         )
@@ -110,6 +111,28 @@ struct OutcomeRecorder: Sendable {
             )
         )
         return updated
+    }
+
+    /// Stopped because its conditions lapsed: back to the queue with its resume data, counted
+    /// as a stop, not an attempt (no backoff either).
+    func stopped(_ job: Job, because reason: WaitingReason.Code) async -> Job? {
+        let update = JobUpdate(
+            id: job.id,
+            from: [.running],
+            to: .queued,
+            event: .stopped,
+            time: clock.now(),
+            message: AttemptInterruption.conditionsLost(reason).message,
+            interruptsAttempt: true,
+            stop: reason
+        )
+        guard let stopped = await store(update, for: job).ended else { return nil }
+        metrics.jobStopped(kind: job.spec.kind, reason: reason)
+        logger.notice(
+            "\(JobLogLine.stopped(job, because: reason, stops: stopped.stops))",
+            metadata: JobLogLine.metadata(job, ["reason": "\(reason.rawValue)", "stops": "\(stopped.stops)"])
+        )
+        return stopped
     }
 
     /// Back to the queue with its resume data; the attempt does not count.

@@ -3,12 +3,13 @@ import Logging
 import LullCore
 import LullSensors
 
-/// Keeps the dispatcher's world current: it listens to the power and network sources (which
-/// are event-driven themselves) and to the sampler's pressure readings (taken only while
+/// Keeps the dispatcher's world current: it listens to the power, network and idle sources
+/// (which are event-driven themselves) and to the sampler's pressure readings (taken only while
 /// someone needs them), and hands over every change. No timers of its own.
 final class WorldMonitor: Sendable {
     private let power: any PowerSource
     private let network: any NetworkSource
+    private let idle: any IdleSource
     /// Pressure, CPU and memory: runs only while jobs wait on pressure or someone watches.
     let sampler: Sampler
     private let logger: Logger
@@ -16,7 +17,7 @@ final class WorldMonitor: Sendable {
 
     /// The world as the sources read it at start-up, before any job is dispatched.
     var current: WorldSnapshot {
-        WorldSnapshot(power: power.current, network: network.current.state, pressure: .unknown)
+        WorldSnapshot(power: power.current, network: network.current.state, pressure: .unknown, idle: idle.current)
     }
 
     /// Starts the best sources this machine has.
@@ -35,6 +36,16 @@ final class WorldMonitor: Sendable {
             ),
             logger: logger
         )
+        let idle = LogindIdleSource(bus: config.bus, logger: logger)
+        do {
+            try await idle.start()
+        } catch {
+            logger.warning("cannot reach D-Bus; idleness stays unknown", metadata: ["error": "\(error)"])
+        }
+        logger.info(
+            "idle source: logind",
+            metadata: ["idle": "\(idle.current.name)", "source": "\(idle.current.source)"]
+        )
         // The daemon's own cgroup numbers need cgroup v2; on v1 there is nothing to read, and
         // looking for it every second would cost more than the sample.
         let cgroupV2 = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/cgroup.controllers")
@@ -45,12 +56,19 @@ final class WorldMonitor: Sendable {
             ),
             sleeper: sleeper
         )
-        return WorldMonitor(power: power, network: network, sampler: sampler, logger: logger)
+        return WorldMonitor(power: power, network: network, idle: idle, sampler: sampler, logger: logger)
     }
 
-    private init(power: any PowerSource, network: any NetworkSource, sampler: Sampler, logger: Logger) {
+    private init(
+        power: any PowerSource,
+        network: any NetworkSource,
+        idle: any IdleSource,
+        sampler: Sampler,
+        logger: Logger
+    ) {
         self.power = power
         self.network = network
+        self.idle = idle
         self.sampler = sampler
         self.logger = logger
     }
@@ -59,6 +77,7 @@ final class WorldMonitor: Sendable {
     func follow(_ dispatcher: Dispatcher) {
         let power = self.power
         let network = self.network
+        let idle = self.idle
         let sampler = self.sampler
         let logger = self.logger
         task.set(
@@ -92,6 +111,19 @@ final class WorldMonitor: Sendable {
                         }
                     }
                     group.addTask {
+                        for await state in idle.values() {
+                            logger.info(
+                                "idleness changed",
+                                metadata: [
+                                    "idle": "\(state.name)",
+                                    "since": "\(state.since.map { "\($0)" } ?? "-")",
+                                    "source": "\(state.source)",
+                                ]
+                            )
+                            await dispatcher.update(idle: state)
+                        }
+                    }
+                    group.addTask {
                         for await pressure in sampler.pressureChanges() {
                             await dispatcher.update(pressure: pressure)
                         }
@@ -105,6 +137,7 @@ final class WorldMonitor: Sendable {
         task.cancel()
         await power.stop()
         await network.stop()
+        await idle.stop()
     }
 }
 

@@ -48,6 +48,8 @@ struct ServiceStatusLine: Sendable, Equatable {
         case .quota: "metered quota"
         case .paused: "paused"
         case .coalescing: "waiting to share a link"
+        case .holdDown: "holding after a stop"
+        case .notIdle: "machine in use"
         }
     }
 }

@@ -32,7 +32,13 @@ struct Explain: AsyncParsableCommand {
         if let next = explanation.nextCheck {
             lines.append("  looked at again: \(Format.time(next)), or as soon as something changes")
         } else if explanation.state == .queued {
-            lines.append("  looked at again: when power, network or pressure change, or a job ends")
+            lines.append("  looked at again: when power, network, idleness or pressure change, or a job ends")
+        }
+        if let stops = explanation.stops, stops > 0 {
+            let reason = explanation.lastStopReason.map { ": " + $0.rawValue.replacingOccurrences(of: "_", with: " ") }
+            lines.append(
+                "  stopped \(stops == 1 ? "once" : "\(stops) times")\(reason ?? "") while running; stops are not failures"
+            )
         }
         lines.append("  world: \(describe(explanation.world))")
         print(lines.joined(separator: "\n"))
@@ -52,7 +58,16 @@ func describe(_ world: WorldView) -> String {
     var pressure = ""
     if let cpu = world.pressure.cpu { pressure += String(format: ", cpu pressure %.0f%%", cpu) }
     if let memory = world.pressure.memory { pressure += String(format: ", memory pressure %.0f%%", memory) }
-    return "\(power) (\(world.power.source)); network \(network) (\(world.network.source))\(pressure)"
+    var idle = ""
+    if let state = world.idle {
+        switch state.state {
+        case "idle": idle = "; idle" + (state.since.map { " since \(Format.time($0))" } ?? "")
+        case "active": idle = "; user active"
+        default: idle = "; idle unknown"
+        }
+        idle += " (\(state.source))"
+    }
+    return "\(power) (\(world.power.source)); network \(network) (\(world.network.source))\(pressure)\(idle)"
 }
 
 struct Simulate: AsyncParsableCommand {
@@ -69,6 +84,8 @@ struct Simulate: AsyncParsableCommand {
     @Flag(name: .long, help: "Pretend the machine is offline.") var offline = false
     @Option(name: .customLong("cpu-pressure"), help: "CPU pressure (PSI some avg10, percent).") var cpuPressure: Double?
     @Option(name: .customLong("memory-pressure"), help: "Memory pressure (percent).") var memoryPressure: Double?
+    @Flag(name: .customLong("idle"), help: "Pretend nobody has used the machine for long.") var idle = false
+    @Flag(name: .customLong("user-active"), help: "Pretend someone uses the machine.") var userActive = false
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
@@ -81,7 +98,8 @@ struct Simulate: AsyncParsableCommand {
             cellular: cellular ? true : nil,
             offline: offline ? true : nil,
             cpuPressure: cpuPressure,
-            memoryPressure: memoryPressure
+            memoryPressure: memoryPressure,
+            idle: idle ? true : (userActive ? false : nil)
         )
         let simulation = try await connection.withClient { try await $0.simulate(hypothesis) }
         if format.json {

@@ -22,6 +22,12 @@ struct SchedulingOptions: ParsableArguments {
     @Flag(name: .customLong("requires-ac"), help: "Wait for AC power: never start on battery.")
     var requiresAC = false
 
+    @Flag(
+        name: .customLong("requires-idle"),
+        help: "Wait until nobody has used the machine for a while (logind idle for the daemon's idle_after)."
+    )
+    var requiresIdle = false
+
     @Option(
         name: .customLong("min-battery"),
         help: ArgumentHelp("On battery, wait for at least this charge: \(BatteryPercent.forms).", valueName: "percent"),
@@ -107,6 +113,7 @@ struct SchedulingOptions: ParsableArguments {
         SchedulingArguments(
             network: network,
             requiresAC: requiresAC,
+            requiresIdle: requiresIdle,
             minBattery: minBattery,
             notBefore: notBefore,
             deadline: deadline,

@@ -34,6 +34,7 @@ func describe(_ job: JobView) -> String {
     lines.append(("created", Format.time(job.createdAt)))
     lines.append(("updated", Format.time(job.updatedAt)))
     lines.append(("attempts", String(job.attempts)))
+    if let stops = Format.stops(job) { lines.append(("stops", stops)) }
     if job.progress != nil { lines.append(("progress", Format.progress(job))) }
     if let result = job.result {
         if let status = result.httpStatus { lines.append(("http status", String(status))) }
@@ -49,8 +50,12 @@ func describe(_ job: JobView) -> String {
     if let uploadProtocol = job.uploadProtocol { lines.append(("protocol", uploadProtocol.rawValue)) }
     if let retry = job.retry { lines.append(("retries", Format.retry(retry))) }
     if let timeouts = job.timeouts { lines.append(("timeouts", Format.timeouts(timeouts))) }
+    if let rate = job.maxBytesPerSecond {
+        lines.append(("rate limit", "\(Format.bytes(rate))/s (\(rate) bytes per second)"))
+    }
     if let network = job.network { lines.append(("network", network.rawValue)) }
     if job.requiresAC == true { lines.append(("requires AC", "yes")) }
+    if job.requiresIdle == true { lines.append(("requires idle", "yes")) }
     if let minBattery = job.minBattery { lines.append(("min battery", String(format: "%g%%", minBattery))) }
     if let notBefore = job.notBefore { lines.append(("not before", Format.time(notBefore))) }
     if let deadline = job.deadline { lines.append(("deadline", Format.time(deadline))) }

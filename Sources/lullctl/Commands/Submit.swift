@@ -47,7 +47,7 @@ struct JobOptions: ParsableArguments {
     var caFile: String?
 
     @OptionGroup(title: "Scheduling") var scheduling: SchedulingOptions
-    @OptionGroup(title: "Retries and timeouts") var transfer: TransferOptions
+    @OptionGroup(title: "Retries, timeouts and rate") var transfer: TransferOptions
 
     /// Sets what these options say on `submission`.
     func apply(to submission: inout JobSubmission) throws {

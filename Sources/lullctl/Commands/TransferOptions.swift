@@ -63,8 +63,19 @@ struct TransferOptions: ParsableArguments {
     )
     var timeout: DurationArgument?
 
-    /// Sets the submission's `retry` and `timeouts` objects from the flags given.
+    @Option(
+        name: .customLong("max-rate"),
+        help: ArgumentHelp(
+            "The most bytes per second the job moves, down and up (its class's and the daemon's limits apply too): a number of bytes, or one with a unit K, M or G, binary (powers of 1024: 2M is 2 MiB/s), from 1K to 1T.",
+            valueName: "rate"
+        ),
+        transform: { try ByteCountArgument(parsing: $0) }
+    )
+    var maxRate: ByteCountArgument?
+
+    /// Sets the submission's `retry` and `timeouts` objects and its rate from the flags given.
     func apply(to submission: inout JobSubmission) {
+        if let maxRate { submission.maxBytesPerSecond = maxRate.bytes }
         if maxAttempts != nil || retryDelay != nil || retryMaxDelay != nil {
             submission.retry = RetrySettings(
                 maxAttempts: maxAttempts,

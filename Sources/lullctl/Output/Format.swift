@@ -27,6 +27,14 @@ enum Format {
     }
 
     /// The start of a long text (a server's answer), cut at a character, saying how much there is.
+    /// "stopped 3 times: on battery" (the latest reason); nil for a job never stopped.
+    static func stops(_ job: JobView) -> String? {
+        guard let stops = job.stops, stops > 0 else { return nil }
+        let reason = job.lastStopReason.map { ": " + $0.rawValue.replacingOccurrences(of: "_", with: " ") } ?? ""
+        return
+            "stopped \(stops == 1 ? "once" : "\(stops) times")\(reason) (conditions lapsed while it ran; not failures)"
+    }
+
     static func excerpt(_ text: String, limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
         var cut = text.utf8.index(text.utf8.startIndex, offsetBy: limit)

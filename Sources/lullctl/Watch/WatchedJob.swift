@@ -56,6 +56,9 @@ struct WatchedJob {
             error = nil
             retryAt = nil
             waitingFor = []
+        case .stopped:
+            // Until the next refetch says what holds it now.
+            waitingFor = ["stopped: " + (event.reason ?? "conditions lapsed").replacingOccurrences(of: "_", with: " ")]
         case .retrying:
             error = event.error
             retryAt = event.retryAt

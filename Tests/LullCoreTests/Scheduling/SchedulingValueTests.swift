@@ -112,7 +112,7 @@ import Testing
             WaitingReason.Code.allCases.map(\.rawValue) == [
                 "on_battery", "battery_below", "metered", "cellular", "offline", "cpu_pressure", "memory_pressure",
                 "outside_window", "not_before", "backoff", "class_full", "host_full", "kind_full", "owner_full",
-                "global_full", "quota", "paused", "coalescing",
+                "global_full", "quota", "paused", "coalescing", "hold_down", "not_idle",
             ]
         )
     }

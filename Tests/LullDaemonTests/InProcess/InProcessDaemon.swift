@@ -111,7 +111,8 @@ final class InProcessDaemon: Sendable {
             validators: validators,
             connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit),
             notifier: core.notifier,
-            logger: logger
+            logger: logger,
+            bandwidth: core.bandwidth
         )
         let router = ControlRouter(
             store: store,

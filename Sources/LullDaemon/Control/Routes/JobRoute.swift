@@ -47,7 +47,9 @@ extension ControlRouter {
             summary: summary,
             reasons: reasons.map(WaitingReasonView.init),
             nextCheck: job.state == .queued ? await dispatcher.nextCheck : nil,
-            world: WorldView(await dispatcher.currentWorld)
+            world: WorldView(await dispatcher.currentWorld),
+            stops: job.stops == 0 ? nil : job.stops,
+            lastStopReason: job.lastStop
         )
         return .encode(.ok, view)
     }

@@ -126,10 +126,16 @@ public struct FetchTransfer: TransferEngine {
         var lastCheckpoint = ContinuousClock.now
         let interval = Duration.milliseconds(Int64(settings.checkpointInterval * 1000))
         var chunks = response.body.makeAsyncIterator()
+        // The bytes of the last chunk, paid to the bandwidth limits before the next is read: while
+        // the throttle holds the loop, the response stream stops reading the socket.
+        var unpaid = 0
         do {
             while true {
                 let next: ByteBuffer?
                 do {
+                    if unpaid > 0, let throttle = context.throttle {
+                        try await throttle.admit(unpaid) { watchdog.touch() }
+                    }
                     next = try await chunks.next()
                 } catch {
                     // The connection broke, or the daemon is stopping or the machine going to
@@ -160,6 +166,7 @@ public struct FetchTransfer: TransferEngine {
                 }
                 guard var chunk = next else { break }
                 watchdog.touch()
+                unpaid = chunk.readableBytes
                 received += Int64(chunk.readableBytes)
                 transferred += Int64(chunk.readableBytes)
                 try await writer.add(&chunk)

@@ -37,6 +37,10 @@ public struct PushTransfer: TransferEngine {
         do {
             let client = try await clients.client(for: job, settings: settings, files: files)
             return try await watchdog.guarding { [request] in
+                // The payload is small and sent in one piece: it waits for its bytes up front.
+                if let throttle = context.throttle, !body.isEmpty {
+                    try await throttle.admit(body.count) { watchdog.touch() }
+                }
                 let response = try await client.execute(request, timeout: timeout)
                 watchdog.touch()
                 try await ResponseCapture.requireSuccess(response, watchdog: watchdog)

@@ -134,7 +134,9 @@ struct TusUpload {
                 watchdog.touch()
                 context.progress(TransferProgress(bytesDone: sent, bytesTotal: total))
             },
-            length: .known(length)
+            length: .known(length),
+            throttle: context.throttle,
+            watchdog: watchdog
         )
         let response = try await client.execute(request, timeout: settings.total(for: job))
         watchdog.touch()

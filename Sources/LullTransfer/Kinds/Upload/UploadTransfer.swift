@@ -102,12 +102,17 @@ public struct UploadTransfer: TransferEngine {
             let tail = ByteBuffer(string: "\r\n--\(boundary)--\r\n")
             request.headers.replaceOrAdd(name: "content-type", value: "multipart/form-data; boundary=\(boundary)")
             let parts = MultipartBody(head: head, file: chunks, tail: tail)
-            request.body = .stream(parts, length: .known(Int64(head.readableBytes + tail.readableBytes) + total))
+            request.body = .stream(
+                parts,
+                length: .known(Int64(head.readableBytes + tail.readableBytes) + total),
+                throttle: context.throttle,
+                watchdog: watchdog
+            )
         } else {
             if let type = job.spec.payload.upload?.contentType {
                 request.headers.replaceOrAdd(name: "content-type", value: type)
             }
-            request.body = .stream(chunks, length: .known(total))
+            request.body = .stream(chunks, length: .known(total), throttle: context.throttle, watchdog: watchdog)
         }
         let response = try await client.execute(request, timeout: settings.total(for: job))
         watchdog.touch()

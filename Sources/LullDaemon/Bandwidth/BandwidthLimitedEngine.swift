@@ -1,0 +1,24 @@
+import LullCore
+
+/// A kind's engine with the daemon's bandwidth limits over each attempt: the attempt's context
+/// gets the limiter's throttle for the job, and the limiter forgets the job when it ends.
+struct BandwidthLimitedEngine: TransferEngine {
+    let engine: any TransferEngine
+    let limiter: BandwidthLimiter
+
+    func run(_ job: Job, context: TransferContext) async throws -> JobResult {
+        var context = context
+        context.throttle = limiter.begin(job)
+        defer { limiter.end(job.id) }
+        return try await engine.run(job, context: context)
+    }
+
+    func discardResumeData(of job: Job) async { await engine.discardResumeData(of: job) }
+}
+
+extension Dictionary where Key == JobKind, Value == any TransferEngine {
+    /// Every kind's engine under `limiter`.
+    func limited(by limiter: BandwidthLimiter) -> Self {
+        mapValues { BandwidthLimitedEngine(engine: $0, limiter: limiter) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import LullCore
+import Synchronization
+import Testing
+
+@testable import LullDaemon
+
+/// The daemon's limiter on a virtual clock: its sleeps move the clock, so a window that closes
+/// while a transfer is held back is seen at the next look, not after the old rate's wait.
+@Suite struct BandwidthLimiterTests {
+    /// Monotonic and wall time that only sleeps move.
+    final class VirtualTime: MonotonicClock, LullClock, Sleeper {
+        let origin: Date
+        private let elapsedSeconds = Mutex(0.0)
+
+        init(origin: Date) { self.origin = origin }
+
+        var seconds: Double { elapsedSeconds.withLock { $0 } }
+        func elapsed() -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
+        func now() -> Date { origin.addingTimeInterval(seconds) }
+        func sleep(for duration: Duration) async throws {
+            elapsedSeconds.withLock { $0 += max(0, duration / .seconds(1)) }
+        }
+    }
+
+    /// 2026-03-02 17:59:50 UTC.
+    static let beforeSix = Date(timeIntervalSince1970: 1_772_474_390)
+
+    static func policy(window: DailyWindow, rate: Int64, allDay: Int64? = nil) -> SchedulingPolicy {
+        var policy = SchedulingPolicy.defaults
+        policy.bandwidth = BandwidthSchedule(
+            bytesPerSecond: allDay,
+            windows: [.init(window: window, bytesPerSecond: rate)]
+        )
+        return policy
+    }
+
+    static func job(_ id: Int64, rate: Int64? = nil) -> Job {
+        Job(
+            id: JobID(id),
+            owner: OwnerID(0),
+            spec: JobSpec(.fetch(FetchJob(url: "http://h/x", destination: "/tmp/x")), maxBytesPerSecond: rate),
+            createdAt: Date()
+        )
+    }
+
+    @Test func aClosingWindowFreesAHeldBackTransferAtOnce() async throws {
+        let time = VirtualTime(origin: Self.beforeSix)
+        let limiter = BandwidthLimiter(
+            policy: Self.policy(window: DailyWindow(fromHour: 8, toHour: 18), rate: 1024),
+            sleeper: time,
+            monotonic: time,
+            wall: time,
+            localTime: { _ in .utc }
+        )
+        let throttle = limiter.begin(Self.job(1))
+        #expect(limiter.limits(of: JobID(1)) == [.daemon: 1024])
+        // 64 KiB at 1 KiB/s is a minute's wait; the window closes after ten seconds.
+        let waits = Mutex(0)
+        try await throttle.admit(64 << 10) { waits.withLock { $0 += 1 } }
+        #expect(time.seconds >= 10 && time.seconds <= 10 + BandwidthLimiter.longestSleep + 0.01, "\(time.seconds)")
+        #expect(waits.withLock { $0 } >= 20)
+        #expect(limiter.limits(of: JobID(1)).isEmpty)
+        // Outside the window nothing holds it.
+        let before = time.seconds
+        try await throttle.admit(64 << 20) {}
+        #expect(time.seconds == before)
+        limiter.end(JobID(1))
+    }
+
+    @Test func anOpeningWindowSlowsARunningTransfer() async throws {
+        let time = VirtualTime(origin: Self.beforeSix)
+        let limiter = BandwidthLimiter(
+            policy: Self.policy(window: DailyWindow(fromHour: 18, toHour: 6), rate: 1 << 20, allDay: 8 << 20),
+            sleeper: time,
+            monotonic: time,
+            wall: time,
+            localTime: { _ in .utc }
+        )
+        let throttle = limiter.begin(Self.job(2, rate: 4 << 20))
+        // Under the daemon's 8 MiB/s and its own 4 MiB/s: the slower one paces it.
+        #expect(limiter.limits(of: JobID(2)) == [.daemon: 8 << 20, .job(JobID(2)): 4 << 20])
+        for _ in 0..<(40 * 16) { try await throttle.admit(64 << 10) {} }
+        // 40 MiB at 4 MiB/s: ten seconds (less the full bucket it started with), up to 18:00.
+        #expect(abs(time.seconds - (10 - TokenBucket.burstSeconds)) < 0.05, "\(time.seconds)")
+        while time.seconds < 10 { try await throttle.admit(64 << 10) {} }
+        // From 18:00 the night window's 1 MiB/s holds: 4 MiB more take four seconds.
+        let sixPM = time.seconds
+        for _ in 0..<(4 * 16) { try await throttle.admit(64 << 10) {} }
+        #expect(abs(time.seconds - sixPM - 4) < 0.1, "\(time.seconds - sixPM)")
+        #expect(limiter.limits(of: JobID(2)) == [.daemon: 1 << 20, .job(JobID(2)): 4 << 20])
+        // A reload that lifts the daemon's limit leaves the job's own.
+        limiter.update(policy: .defaults)
+        #expect(limiter.limits(of: JobID(2)) == [.job(JobID(2)): 4 << 20])
+        limiter.end(JobID(2))
+        #expect(limiter.limits(of: JobID(2)).isEmpty)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import LullCore
+import Testing
+
+@testable import LullSensors
+
+private let login1 = "org.freedesktop.login1"
+
+@Suite("logind idleness against python-dbusmock on a private bus", .serialized, .timeLimit(.minutes(1)))
+struct LogindIdleSourceTests {
+    /// Sets the manager's idle properties in one `PropertiesChanged`, as logind sends them.
+    private func setIdle(_ bus: PrivateBus, hint: Bool, sinceMicroseconds: UInt64) throws {
+        try bus.python(
+            """
+            obj = bus.get_object('org.freedesktop.login1', '/org/freedesktop/login1')
+            obj.UpdateProperties('org.freedesktop.login1.Manager',
+                                 {'IdleHint': \(hint ? "True" : "False"), 'IdleSinceHint': dbus.UInt64(\(sinceMicroseconds))},
+                                 dbus_interface='org.freedesktop.DBus.Mock')
+            """
+        )
+    }
+
+    @Test("IdleHint and IdleSinceHint are read at start and followed")
+    func followsIdleHint() async throws {
+        let bus = try PrivateBus.start()
+        defer { bus.shutDown() }
+        try await bus.startTemplate("logind", busName: login1)
+        let source = LogindIdleSource(bus: .address(bus.address))
+        try await source.start()
+        #expect(source.current == IdleState(.active, source: "logind IdleHint false"))
+
+        // The user left at a known wall-clock time: the reading carries it to the microsecond.
+        let since: UInt64 = 1_795_000_000_123_456
+        var changes = source.changes()
+        try setIdle(bus, hint: true, sinceMicroseconds: since)
+        let (idle, _) = try await firstValue(changes, "IdleHint=true") { $0.since != nil }
+        #expect(idle.source == "logind IdleHint true")
+        #expect(idle.since == Date(timeIntervalSince1970: 1_795_000_000.123456))
+
+        changes = source.changes()
+        try setIdle(bus, hint: false, sinceMicroseconds: since + 60_000_000)
+        let (back, _) = try await firstValue(changes, "IdleHint=false") { $0.state == .active }
+        #expect(back == IdleState(.active, source: "logind IdleHint false"))
+        await source.stop()
+    }
+
+    @Test("idle since 0 (no session ever active) is idle since always")
+    func noSessionsIsIdleSinceAlways() async throws {
+        let bus = try PrivateBus.start()
+        defer { bus.shutDown() }
+        try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
+        let source = LogindIdleSource(bus: .address(bus.address))
+        try await source.start()
+        #expect(source.current == IdleState(.idle(since: .distantPast), source: "logind IdleHint true"))
+        await source.stop()
+    }
+
+    @Test("without logind idleness is unknown; logind appearing and leaving is followed")
+    func withoutLogind() async throws {
+        let bus = try PrivateBus.start()
+        defer { bus.shutDown() }
+        let source = LogindIdleSource(bus: .address(bus.address))
+        try await source.start()
+        #expect(source.current == IdleState(.unknown, source: "logind not found"))
+
+        var changes = source.changes()
+        let logind = try await bus.startTemplate("logind", busName: login1)
+        let (found, _) = try await firstValue(changes, "logind appeared") { $0.state != .unknown }
+        #expect(found == IdleState(.active, source: "logind IdleHint false"))
+
+        changes = source.changes()
+        logind.stop()
+        let (gone, _) = try await firstValue(changes, "logind left") { $0.state == .unknown }
+        #expect(gone == IdleState(.unknown, source: "logind not found"))
+        await source.stop()
+    }
+
+    @Test("no bus at all: start throws and idleness stays unknown, saying why")
+    func noBus() async throws {
+        let source = LogindIdleSource(bus: .address("unix:path=/nonexistent/lull-no-bus"))
+        await #expect(throws: BusError.self) { try await source.start() }
+        #expect(source.current.state == .unknown)
+        #expect(source.current.source.hasPrefix("no D-Bus connection"))
+    }
+}
