@@ -12,11 +12,16 @@ public enum WireJSON {
     }
 
     /// A time as the API takes it: ISO-8601 with a zone, with or without fractional seconds.
+    /// FoundationEssentials' format style, not `ISO8601DateFormatter`, which opens two ICU date
+    /// formatters per call.
     public static func date(fromISO8601 text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
+    }
+
+    /// A time as the API writes it: `2026-01-31T22:00:00Z`.
+    public static func string(fromISO8601 date: Date) -> String {
+        Date.ISO8601FormatStyle().format(date)
     }
 
     public static func decoder() -> JSONDecoder {

@@ -69,11 +69,14 @@ public struct JSONWriter {
         string(value)
     }
 
-    public mutating func member<T: RawRepresentable>(_ name: StaticString, _ value: T?) where T.RawValue == String {
+    // Inlinable, so each caller's module specializes them: a generic call across modules looks
+    // up the Optional's metadata every time.
+    @inlinable public mutating func member<T: RawRepresentable>(_ name: StaticString, _ value: T?)
+    where T.RawValue == String {
         member(name, value?.rawValue)
     }
 
-    public mutating func member<T: BinaryInteger>(_ name: StaticString, _ value: T?) {
+    @inlinable public mutating func member<T: BinaryInteger>(_ name: StaticString, _ value: T?) {
         guard let value else { return }
         key(name)
         integer(value)
@@ -166,7 +169,16 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    public mutating func integer<T: BinaryInteger>(_ value: T) {
+    @inlinable public mutating func integer<T: BinaryInteger>(_ value: T) {
+        if let signed = Int64(exactly: value) { integer(signed) } else { integer(UInt64(value)) }
+    }
+
+    public mutating func integer(_ value: Int64) {
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    public mutating func integer(_ value: UInt64) {
         bytes.append(contentsOf: String(value).utf8)
         needsComma = true
     }

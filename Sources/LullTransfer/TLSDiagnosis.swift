@@ -120,9 +120,7 @@ enum TLSDiagnosis {
     }
 
     private static func text(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        Date.ISO8601FormatStyle().format(date)
     }
 
     /// The certificates `host` presents, from a handshake this side refuses.

@@ -142,5 +142,5 @@ public struct SchedulingArguments: Sendable, Equatable {
         }
     }
 
-    static func format(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func format(_ date: Date) -> String { WireJSON.string(fromISO8601: date) }
 }

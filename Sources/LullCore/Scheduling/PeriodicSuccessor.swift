@@ -29,12 +29,12 @@ public struct PeriodicSuccessor: Sendable, Equatable {
         spec.onDeadline = .run
         spec.periodInterval = interval
         spec.payload = spec.payload.contents.nextOccurrence(newRequestKey: newRequestKey).payload
-        let formatter = ISO8601DateFormatter()
+        let formatter = Date.ISO8601FormatStyle()
         let stretched = interval > periodic.every ? " (no new data: the period is stretched to \(Int(interval)) s)" : ""
         return PeriodicSuccessor(
             job: NewJob(owner: job.owner, spec: spec, createdAt: now),
-            announcement: "the next occurrence runs between \(formatter.string(from: window.opens)) and "
-                + "\(formatter.string(from: window.due))\(stretched)"
+            announcement: "the next occurrence runs between \(formatter.format(window.opens)) and "
+                + "\(formatter.format(window.due))\(stretched)"
         )
     }
 }
