@@ -59,8 +59,8 @@ APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus pyt
 # (a GTK front end, firmware, media libraries).
 APT_NO_RECOMMENDS = qemu-system-x86
 
-# What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx).
-BENCH_APT_PACKAGES = task-spooler nq nginx valgrind binutils
+# What `make bench` adds: the peers it measures Lull against (task-spooler, nq, nginx, aria2).
+BENCH_APT_PACKAGES = task-spooler nq nginx valgrind binutils aria2
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -33,7 +33,7 @@ struct LullBench: ParsableCommand {
     var ceilingInline = false
 
     static let sections = [
-        "shell", "submit", "transfer", "bandwidth", "scale", "idle", "sampler", "reaction", "coalescing",
+        "shell", "submit", "transfer", "drain", "bandwidth", "scale", "idle", "sampler", "reaction", "coalescing",
     ]
 
     func validate() throws {
@@ -67,6 +67,7 @@ struct LullBench: ParsableCommand {
             case "idle": table = try IdleBenchmark.run(quick: quick, progress: progress)
             case "sampler": table = try SamplerBenchmark.run(quick: quick, progress: progress)
             case "reaction": table = try ReactionBenchmark.run(quick: quick, progress: progress)
+            case "drain": table = try DrainBenchmark.run(quick: quick, progress: progress)
             default: table = CoalescingBenchmark.run(quick: quick, progress: progress)
             }
             print("\n" + table)
@@ -203,7 +204,7 @@ struct LullBench: ParsableCommand {
             | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |
             | submit latency at a steady 1,000/s: p99 | \(String(format: "%.2f", latency.p99)) ms | — | ≤ 5 ms | \(verdict(latency.p99 <= 5)) |
             | submit latency at a steady 1,000/s: max | \(String(format: "%.2f", latency.max)) ms | — | — | — |
-            | idle RSS after start (empty store) | \(mib(idleRSS)) | — | ≤ 30 MiB | \(verdict(Double(idleRSS) <= 30 * 1_048_576)) |
+            | idle RSS after start (empty store) | \(mib(idleRSS)) | — | ≤ 20 MiB | \(verdict(Double(idleRSS) <= 20 * 1_048_576)) |
             | RSS after the runs (\(queued) jobs queued) | \(mib(loadedRSS)) | — | — | — |
             | start to READY=1 (empty store) | \(String(format: "%.0f", readyMs)) ms | — | — | — |
 

@@ -1,0 +1,228 @@
+import Foundation
+import LullTestSupport
+
+/// How fast a queue drains: from the submission of a whole list of fetches (the batch route) to
+/// the last `succeeded`, 16 transfers at once, side by side with `aria2c -j16 -i LIST` and
+/// `curl --parallel --parallel-max 16` on the same files from nginx on loopback. lulld fsyncs
+/// each file and renames it into place before its `succeeded`; the peers do not, so their time
+/// runs until a `sync` after them returns: all three end when the files are durable.
+enum DrainBenchmark {
+    struct Queue {
+        var name: String
+        var count: Int
+        var size: Int
+    }
+
+    struct Figures {
+        var lull: [Double] = []
+        var aria2: [Double] = []
+        var curl: [Double] = []
+        var lullCPUPerJob: [Double] = []
+    }
+
+    static let concurrency = 16
+
+    static func run(quick: Bool, progress: (String) -> Void) throws -> String {
+        let queues = [
+            Queue(name: "small", count: quick ? 300 : 1000, size: 16 << 10),
+            Queue(name: "large", count: 16, size: quick ? 16 << 20 : 64 << 20),
+        ]
+        let runs = quick ? 1 : 3
+        let aria2 = ["/usr/bin/aria2c", "/usr/local/bin/aria2c"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-bench-drain-\(UUID().uuidString.prefix(6))"
+        )
+        defer { try? FileManager.default.removeItem(at: work) }
+        let www = work.appendingPathComponent("www")
+        for queue in queues {
+            let directory = www.appendingPathComponent(queue.name)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            progress("writing \(queue.count) files of \(queue.size >> 10) KiB")
+            let content = Data(TestHTTPServer.bytes(count: queue.size, seed: 11))
+            for index in 0..<queue.count {
+                try content.write(to: directory.appendingPathComponent("f\(index)"))
+            }
+        }
+        try FileManager.default.createDirectory(
+            at: work.appendingPathComponent("tmp"),
+            withIntermediateDirectories: true
+        )
+        let nginx = try NginxProcess(root: work, www: www)
+        defer { nginx.stop() }
+        try nginx.start()
+
+        let config = """
+            [limits]
+            max_concurrent = \(concurrency)
+            max_per_host = \(concurrency)
+
+            [classes.default]
+            max_concurrent = \(concurrency)
+            """
+        let daemon = try DaemonProcess(config: config)
+        defer { daemon.remove() }
+        try daemon.start()
+
+        var rows: [String] = []
+        for queue in queues {
+            var figures = Figures()
+            let urls = (0..<queue.count).map { nginx.url("/\(queue.name)/f\($0)") }
+            for run in 1...runs {
+                // Each goes first in turn: the first of three back-to-back drains finds the disk idle.
+                var contenders: [(String, () throws -> Void)] = [
+                    (
+                        "lulld",
+                        {
+                            let (seconds, cpu) = try drainWithLull(
+                                urls,
+                                into: output(work, "lull", run),
+                                daemon: daemon
+                            )
+                            figures.lull.append(seconds)
+                            figures.lullCPUPerJob.append(cpu / Double(queue.count))
+                        }
+                    ),
+                    ("curl", { figures.curl.append(try drainWithCurl(urls, into: output(work, "curl", run))) }),
+                ]
+                if let aria2 {
+                    contenders.append(
+                        (
+                            "aria2c",
+                            { figures.aria2.append(try drainWithAria2(aria2, urls, into: output(work, "aria2", run))) }
+                        )
+                    )
+                }
+                for offset in 0..<contenders.count {
+                    let (name, drain) = contenders[(offset + run) % contenders.count]
+                    progress("\(queue.name) queue, run \(run)/\(runs): \(name)")
+                    try drain()
+                }
+                for name in ["lull", "curl", "aria2"] {
+                    try? FileManager.default.removeItem(at: output(work, name, run))
+                }
+            }
+            rows.append(row(queue, figures))
+        }
+        return """
+            | queue (nginx on loopback, \(concurrency) at once, median of \(runs)) | lulld | aria2c -j\(concurrency) | curl --parallel-max \(concurrency) | lulld / faster peer | target | verdict | lulld CPU per job |
+            |---|---|---|---|---|---|---|---|
+            \(rows.joined(separator: "\n"))
+
+            Method: the files are written once and read from nginx (`sendfile on`) on loopback. lulld
+            gets the whole list through `POST /v1/jobs:batch`, 100 jobs a request (`[limits] max_concurrent`,
+            `max_per_host` and the default class's `max_concurrent` at \(concurrency)); its time runs
+            from the first request to the last `succeeded` event on `GET /v1/events`, each file
+            fsynced and renamed into place and each state change committed before that event. The
+            peers get the same URLs as a list (`aria2c -i`, `curl -K` with `--parallel`), and their
+            time runs until a `sync` after them returns. The contenders take turns going first.
+            lulld's CPU per job is its user plus system time over the drain divided by the jobs.
+            \(BenchReport.machine(quick: quick, peers: ["nginx", "aria2", "curl"]))
+            """
+    }
+
+    private static func output(_ work: URL, _ name: String, _ run: Int) -> URL {
+        work.appendingPathComponent("out-\(name)-\(run)")
+    }
+
+    private static func row(_ queue: Queue, _ figures: Figures) -> String {
+        let lull = BenchReport.median(figures.lull)
+        let peers = [figures.aria2, figures.curl].filter { !$0.isEmpty }.map(BenchReport.median)
+        let fastest = peers.min() ?? .nan
+        let ratio = lull / fastest
+        let size = queue.size >= 1 << 20 ? "\(queue.size >> 20) MiB" : "\(queue.size >> 10) KiB"
+        func seconds(_ values: [Double]) -> String {
+            values.isEmpty ? "not installed" : BenchReport.spread(values, "%.2f s")
+        }
+        return
+            "| \(queue.count) × \(size) | \(seconds(figures.lull)) | \(seconds(figures.aria2)) | \(seconds(figures.curl)) | "
+            + String(format: "%.2f×", ratio) + " | ≤ 1.0× | \(BenchReport.verdict(ratio <= 1.0)) | "
+            + String(format: "%.2f ms", BenchReport.median(figures.lullCPUPerJob) * 1000) + " |"
+    }
+
+    /// Seconds from the first batch request to the last `succeeded`, and lulld's CPU seconds.
+    private static func drainWithLull(
+        _ urls: [String],
+        into directory: URL,
+        daemon: DaemonProcess
+    ) throws -> (
+        Double, Double
+    ) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let connection = try RawHTTPConnection(socketPath: daemon.socketPath)
+        let stream = try RawHTTPConnection(socketPath: daemon.socketPath)
+        let cpuBefore = ProcessCPU.seconds(of: daemon.pid)
+        let seconds = try timed {
+            var ids = Set<Int>()
+            for first in stride(from: 0, to: urls.count, by: 100) {
+                let jobs = urls[first..<min(first + 100, urls.count)].enumerated().map { index, url in
+                    #"{"kind":"fetch","url":"\#(url)","destination":"\#(directory.path)/f\#(first + index)"}"#
+                }
+                let (status, body) = try connection.exchange(
+                    RawHTTPConnection.request(
+                        "POST",
+                        "/v1/jobs:batch",
+                        body: #"{"jobs":[\#(jobs.joined(separator: ","))]}"#
+                    )
+                )
+                guard status == 201 || status == 200,
+                    let answer = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+                    let views = answer["jobs"] as? [[String: Any]]
+                else {
+                    throw BenchError("batch answered \(status): \(String(decoding: body.prefix(300), as: UTF8.self))")
+                }
+                for view in views { if let id = view["id"] as? Int { ids.insert(id) } }
+            }
+            // The stream replays from the start; only this drain's jobs count.
+            var failed = false
+            try stream.follow(RawHTTPConnection.request("GET", "/v1/events?after=0"), timeout: 600) { line in
+                guard line.hasPrefix("data:"),
+                    let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(5).utf8)) as? [String: Any],
+                    let id = event["job_id"] as? Int, ids.contains(id)
+                else { return false }
+                switch event["type"] as? String {
+                case "succeeded": ids.remove(id)
+                case "failed": failed = true
+                default: break
+                }
+                return ids.isEmpty || failed
+            }
+            guard !failed else { throw BenchError("a job of the drain failed") }
+        }
+        return (seconds, ProcessCPU.seconds(of: daemon.pid) - cpuBefore)
+    }
+
+    private static func drainWithCurl(_ urls: [String], into directory: URL) throws -> Double {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let list = directory.appendingPathExtension("curl")
+        let lines = urls.enumerated().map { "url = \"\($1)\"\noutput = \"\(directory.path)/f\($0)\"" }
+        try lines.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        return try timed {
+            let status = try spawnAndWait(
+                ["/usr/bin/curl", "-s", "--fail", "--parallel", "--parallel-max", "\(concurrency)", "-K", list.path],
+                environment: [:]
+            )
+            guard status == 0 else { throw BenchError("curl exited \(status)") }
+            sync()
+        }
+    }
+
+    private static func drainWithAria2(_ aria2: String, _ urls: [String], into directory: URL) throws -> Double {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let list = directory.appendingPathExtension("aria2")
+        let lines = urls.enumerated().map { "\($1)\n  out=f\($0)" }
+        try lines.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        return try timed {
+            let status = try spawnAndWait(
+                [
+                    aria2, "-q", "-j\(concurrency)", "-i", list.path, "-d", directory.path, "--allow-overwrite=true",
+                    "--auto-file-renaming=false", "--file-allocation=none",
+                ],
+                environment: [:]
+            )
+            guard status == 0 else { throw BenchError("aria2c exited \(status)") }
+            sync()
+        }
+    }
+}
