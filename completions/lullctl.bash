@@ -173,13 +173,13 @@ _lullctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    submit|list|show|explain|simulate|cancel|pause|resume|status|events|watch|top|reload|help)
+    submit|list|show|explain|simulate|cancel|pause|resume|status|events|watch|top|reload|logs|help)
         # Offer subcommand argument completions
         "_lullctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'submit list show explain simulate cancel pause resume status events watch top reload help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'submit list show explain simulate cancel pause resume status events watch top reload logs help' -- "${cur}"))
         ;;
     esac
 }
@@ -196,13 +196,13 @@ _lullctl_submit() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    fetch|push|upload)
+    fetch|push|upload|run)
         # Offer subcommand argument completions
         "_lullctl_submit_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'fetch push upload' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'fetch push upload run' -- "${cur}"))
         ;;
     esac
 }
@@ -450,6 +450,99 @@ _lullctl_submit_upload() {
         return
         ;;
     '--ca-file')
+        return
+        ;;
+    '--network')
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        return
+        ;;
+    '--min-battery')
+        return
+        ;;
+    '--not-before')
+        return
+        ;;
+    '--deadline')
+        return
+        ;;
+    '--on-deadline')
+        __lullctl_add_completions -W 'run'$'\n''expire'
+        return
+        ;;
+    '--every')
+        return
+        ;;
+    '--flex')
+        return
+        ;;
+    '--jitter')
+        return
+        ;;
+    '--max-every')
+        return
+        ;;
+    '--on-complete-unit')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--retry-max-delay')
+        return
+        ;;
+    '--connect-timeout')
+        return
+        ;;
+    '--idle-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
+    '--socket')
+        return
+        ;;
+    '--call-timeout')
+        return
+        ;;
+    esac
+}
+
+_lullctl_submit_run() {
+    repeating_flags=()
+    non_repeating_flags=(--requires-ac --requires-idle --system --user-instance --json --version -h --help)
+    repeating_options=(--env --retry-exit-code)
+    non_repeating_options=(--cwd --stop-grace --output-tail --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --max-rate --socket --call-timeout)
+    __lullctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--env')
+        return
+        ;;
+    '--cwd')
+        __lullctl_add_completions -d
+        return
+        ;;
+    '--retry-exit-code')
+        return
+        ;;
+    '--stop-grace')
+        return
+        ;;
+    '--output-tail')
+        return
+        ;;
+    '--label')
+        return
+        ;;
+    '--class')
         return
         ;;
     '--network')
@@ -763,6 +856,27 @@ _lullctl_reload() {
 
     # Offer option value completions
     case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--call-timeout')
+        return
+        ;;
+    esac
+}
+
+_lullctl_logs() {
+    repeating_flags=()
+    non_repeating_flags=(-f --follow --system --user-instance --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--interval --socket --call-timeout)
+    __lullctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--interval')
+        return
+        ;;
     '--socket')
         return
         ;;

@@ -44,6 +44,14 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var caFile: String?
     /// The job's own bandwidth limit, bytes per second, down and up.
     public var maxBytesPerSecond: Int64?
+    /// run: the program and its arguments, its directory, variables added to its environment,
+    /// exit statuses that are retried, the grace between SIGTERM and SIGKILL, the output kept.
+    public var argv: [String]?
+    public var workingDirectory: String?
+    public var environment: [String: String]?
+    public var retryExitCodes: [Int]?
+    public var stopGraceSeconds: Double?
+    public var outputTailBytes: Int?
 
     public init(
         kind: JobKind,
@@ -78,8 +86,20 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         mode: String? = nil,
         chunkBytes: Int64? = nil,
         caFile: String? = nil,
-        maxBytesPerSecond: Int64? = nil
+        maxBytesPerSecond: Int64? = nil,
+        argv: [String]? = nil,
+        workingDirectory: String? = nil,
+        environment: [String: String]? = nil,
+        retryExitCodes: [Int]? = nil,
+        stopGraceSeconds: Double? = nil,
+        outputTailBytes: Int? = nil
     ) {
+        self.argv = argv
+        self.workingDirectory = workingDirectory
+        self.environment = environment
+        self.retryExitCodes = retryExitCodes
+        self.stopGraceSeconds = stopGraceSeconds
+        self.outputTailBytes = outputTailBytes
         self.maxBytesPerSecond = maxBytesPerSecond
         self.mode = mode
         self.chunkBytes = chunkBytes
@@ -142,12 +162,23 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case chunkBytes = "chunk_bytes"
         case caFile = "ca_file"
         case maxBytesPerSecond = "max_bytes_per_second"
+        case argv
+        case workingDirectory = "working_directory"
+        case environment
+        case retryExitCodes = "retry_exit_codes"
+        case stopGraceSeconds = "stop_grace_seconds"
+        case outputTailBytes = "output_tail_bytes"
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self)
         kind = try container.decode(JobKind.self, forKey: .kind)
-        url = try container.decode(String.self, forKey: .url)
+        // A kind without a URL (run) takes none; its absence is "" rather than an optional
+        // every transfer would have to unwrap.
+        url =
+            WireKinds.type(of: kind)?.takesURL == false
+            ? try container.decodeIfPresent(String.self, forKey: .url) ?? ""
+            : try container.decode(String.self, forKey: .url)
         destination = try container.decodeIfPresent(String.self, forKey: .destination)
         source = try container.decodeIfPresent(String.self, forKey: .source)
         method = try container.decodeIfPresent(String.self, forKey: .method)
@@ -179,6 +210,12 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         chunkBytes = try container.decodeIfPresent(Int64.self, forKey: .chunkBytes)
         caFile = try container.decodeIfPresent(String.self, forKey: .caFile)
         maxBytesPerSecond = try container.decodeIfPresent(Int64.self, forKey: .maxBytesPerSecond)
+        argv = try container.decodeIfPresent([String].self, forKey: .argv)
+        workingDirectory = try container.decodeIfPresent(String.self, forKey: .workingDirectory)
+        environment = try container.decodeIfPresent([String: String].self, forKey: .environment)
+        retryExitCodes = try container.decodeIfPresent([Int].self, forKey: .retryExitCodes)
+        stopGraceSeconds = try container.decodeIfPresent(Double.self, forKey: .stopGraceSeconds)
+        outputTailBytes = try container.decodeIfPresent(Int.self, forKey: .outputTailBytes)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -194,7 +231,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
-        try container.encode(url, forKey: .url)
+        if !url.isEmpty || WireKinds.type(of: kind)?.takesURL != false { try container.encode(url, forKey: .url) }
         try container.encodeIfPresent(destination, forKey: .destination)
         try container.encodeIfPresent(source, forKey: .source)
         try container.encodeIfPresent(method, forKey: .method)
@@ -216,9 +253,8 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(requiresAC, forKey: .requiresAC)
         try container.encodeIfPresent(minBattery, forKey: .minBattery)
         try container.encodeIfPresent(requiresIdle, forKey: .requiresIdle)
-        let formatter = ISO8601DateFormatter()
-        try container.encodeIfPresent(notBefore.map { formatter.string(from: $0) }, forKey: .notBefore)
-        try container.encodeIfPresent(deadline.map { formatter.string(from: $0) }, forKey: .deadline)
+        try container.encodeIfPresent(notBefore.map(WireJSON.string(fromISO8601:)), forKey: .notBefore)
+        try container.encodeIfPresent(deadline.map(WireJSON.string(fromISO8601:)), forKey: .deadline)
         try container.encodeIfPresent(onDeadline, forKey: .onDeadline)
         try container.encodeIfPresent(expectedBytesUp, forKey: .expectedBytesUp)
         try container.encodeIfPresent(periodic, forKey: .periodic)
@@ -227,6 +263,12 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(chunkBytes, forKey: .chunkBytes)
         try container.encodeIfPresent(caFile, forKey: .caFile)
         try container.encodeIfPresent(maxBytesPerSecond, forKey: .maxBytesPerSecond)
+        try container.encodeIfPresent(argv, forKey: .argv)
+        try container.encodeIfPresent(workingDirectory, forKey: .workingDirectory)
+        try container.encodeIfPresent(environment, forKey: .environment)
+        try container.encodeIfPresent(retryExitCodes, forKey: .retryExitCodes)
+        try container.encodeIfPresent(stopGraceSeconds, forKey: .stopGraceSeconds)
+        try container.encodeIfPresent(outputTailBytes, forKey: .outputTailBytes)
     }
 
     /// The domain spec this submission describes, before policy validation.

@@ -48,6 +48,18 @@ extension JobView: JSONWritable {
             try json.member("periodic", periodic)
             json.member("period_seconds", periodSeconds)
             json.member("on_complete_unit", onCompleteUnit)
+            if let argv {
+                json.key("argv")
+                json.array(argv) { json, word in json.string(word) }
+            }
+            json.member("working_directory", workingDirectory)
+            json.member("environment", environment)
+            if let retryExitCodes {
+                json.key("retry_exit_codes")
+                json.array(retryExitCodes) { json, code in json.integer(code) }
+            }
+            json.member("stop_grace_seconds", stopGraceSeconds)
+            json.member("output_tail_bytes", outputTailBytes)
         }
     }
 }

@@ -59,6 +59,15 @@ public struct JobView: Codable, Sendable, Equatable {
     public var periodSeconds: Double?
     /// The systemd unit started when the job ends.
     public var onCompleteUnit: String?
+    /// run: the program and its arguments, its directory (absent: the owner's home), the
+    /// variables it adds (the owner's own, so shown with their values), the exit statuses it
+    /// retries, its stop grace and how much output its result keeps.
+    public var argv: [String]?
+    public var workingDirectory: String?
+    public var environment: [String: String]?
+    public var retryExitCodes: [Int]?
+    public var stopGraceSeconds: Double?
+    public var outputTailBytes: Int?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -90,6 +99,12 @@ public struct JobView: Codable, Sendable, Equatable {
         case periodic
         case periodSeconds = "period_seconds"
         case onCompleteUnit = "on_complete_unit"
+        case argv
+        case workingDirectory = "working_directory"
+        case environment
+        case retryExitCodes = "retry_exit_codes"
+        case stopGraceSeconds = "stop_grace_seconds"
+        case outputTailBytes = "output_tail_bytes"
     }
 
     public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
@@ -170,6 +185,13 @@ public struct ResultView: Codable, Sendable, Equatable {
     public var bytesTransferred: Int64?
     public var uploadURL: String?
     public var accounting: AccountingView?
+    /// run: the exit status, or the signal that ended the program; the last of its output; the
+    /// CPU seconds (user + system) and peak resident bytes it used.
+    public var exitCode: Int?
+    public var signal: Int?
+    public var outputTail: String?
+    public var cpuSeconds: Double?
+    public var memoryPeakBytes: Int64?
 
     enum CodingKeys: String, CodingKey {
         case httpStatus = "http_status"
@@ -182,6 +204,11 @@ public struct ResultView: Codable, Sendable, Equatable {
         case bytesTransferred = "bytes_transferred"
         case uploadURL = "upload_url"
         case accounting
+        case exitCode = "exit_code"
+        case signal
+        case outputTail = "output_tail"
+        case cpuSeconds = "cpu_seconds"
+        case memoryPeakBytes = "memory_peak_bytes"
     }
 
     public init(_ result: JobResult) {
@@ -197,6 +224,11 @@ public struct ResultView: Codable, Sendable, Equatable {
         bytesTransferred = result.bytesTransferred
         uploadURL = result.uploadURL
         accounting = result.accounting.map(AccountingView.init)
+        exitCode = result.exitCode
+        signal = result.signal
+        outputTail = result.outputTail
+        cpuSeconds = result.cpuSeconds
+        memoryPeakBytes = result.memoryPeakBytes
     }
 }
 

@@ -118,6 +118,19 @@ public final class LullClient: Sendable {
         try await call(.GET, "/v1/jobs/\(id)/explain")
     }
 
+    /// A run job's output log from byte `offset` on (`GET /v1/jobs/{id}/output`), as bytes.
+    public func output(_ id: Int64, offset: Int64 = 0) async throws -> [UInt8] {
+        let query = offset == 0 ? [] : [("offset", String(offset))]
+        let request = ControlRequest(
+            method: HTTPMethod.GET.rawValue,
+            target: try Self.target("/v1/jobs/\(id)/output", query),
+            headers: [("accept", "text/plain")]
+        )
+        let answer = try await calls.exchange(request, timeout: timeout)
+        guard (200..<300).contains(answer.status) else { throw Self.apiError(answer) }
+        return answer.body
+    }
+
     /// Evaluates the queue against a hypothetical world, changing nothing.
     public func simulate(_ hypothesis: SimulateRequest) async throws -> SimulationView {
         try await call(.POST, "/v1/simulate", body: hypothesis)

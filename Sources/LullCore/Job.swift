@@ -184,4 +184,12 @@ public struct JobFailure: Error, Sendable, Equatable, Codable {
         self.retryAfter = retryAfter
         self.result = result
     }
+
+    /// The failed job's result: what the attempt produced (a run job's exit status and output,
+    /// else nothing) with the job's accounting.
+    public func result(with accounting: JobAccounting) -> JobResult {
+        var result = self.result ?? JobResult()
+        result.accounting = accounting
+        return result
+    }
 }

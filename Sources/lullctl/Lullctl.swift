@@ -26,7 +26,7 @@ struct Lullctl: AsyncParsableCommand {
         subcommands: [
             Submit.self, List.self, Show.self, Explain.self, Simulate.self, Cancel.self, Pause.self, Resume.self,
             Status.self,
-            Events.self, Watch.self, Top.self, Reload.self,
+            Events.self, Watch.self, Top.self, Reload.self, Logs.self,
         ]
     )
 

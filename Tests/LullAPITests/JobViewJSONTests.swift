@@ -17,6 +17,7 @@ import Testing
          "result":{"http_status":201,"bytes":100,"sha256":"ab","path":"/srv/d","not_modified":false,
                    "etag":"\\"e\\"","last_modified":"Sat","response_headers":{"x-a":"1"},"response_body":"ok",
                    "bytes_transferred":100,"upload_url":"https://example.test/u/1",
+                   "exit_code":3,"signal":9,"output_tail":"hi-1\\n","cpu_seconds":1.25,"memory_peak_bytes":209715200,
                    "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
                                  "attempts":3,"stops":2,"daemon_cpu_seconds":0.25}},
          "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
@@ -33,7 +34,9 @@ import Testing
          "not_before":"2026-11-21T20:00:00Z",
          "deadline":"2026-11-23T00:00:00Z","on_deadline":"expire",
          "periodic":{"every_seconds":3600,"flex_seconds":600,"jitter_seconds":0,"max_every_seconds":7200},
-         "period_seconds":3600,"on_complete_unit":"backup-done.service"}
+         "period_seconds":3600,"on_complete_unit":"backup-done.service",
+         "argv":["sh","-c","echo \\"$1\\"\\n","$(id);x"],"working_directory":"/srv","environment":{"X":"1"},
+         "retry_exit_codes":[3,75],"stop_grace_seconds":1.5,"output_tail_bytes":65536}
         """
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: some Sequence<UInt8>) throws -> T {

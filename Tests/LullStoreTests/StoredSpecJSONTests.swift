@@ -66,6 +66,17 @@ import Testing
                             expectedBytesUp: maybe(Int64(random.next() % 1 << 40))
                         )
                     )
+                case .run:
+                    .run(
+                        RunJob(
+                            argv: [pick(strings), pick(strings)],
+                            workingDirectory: maybe(pick(strings)),
+                            environment: maybe([pick(strings): pick(strings)]),
+                            retryExitCodes: maybe([1, Int(random.next() % 255) + 1]),
+                            stopGraceSeconds: maybe(pick(numbers)),
+                            outputTailBytes: maybe(Int(random.next() % 1 << 20))
+                        )
+                    )
                 }
             return JobSpec(
                 payload,

@@ -45,4 +45,38 @@ int lull_wcwidth(unsigned int scalar);
 /// Glibc module does not declare). Returns 1 if any memory was released, else 0.
 int lull_trim_heap(void);
 
+/// What a run job's process starts with. `argv` and `envp` end with NULL. The process gets a
+/// new session and process group, stdin from /dev/null, stdout and stderr on `output_fd`, no
+/// other descriptor, every signal at its default action and none blocked.
+struct lull_spawn_request {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    const char *directory;
+    int output_fd;
+    /// Non-zero: take on `uid`, `gid` and `groups` before changing directory and executing.
+    int switch_identity;
+    uid_t uid;
+    gid_t gid;
+    const gid_t *groups;
+    int group_count;
+};
+
+/// Starts the process: with posix_spawn, or, when the identity changes (which posix_spawn
+/// cannot do), with fork and execve, doing only async-signal-safe work between the two. Returns
+/// the pid, or -1 with `*failed_step` naming what failed ("exec", "chdir", "setuid", ...) and
+/// errno set to why.
+pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step);
+
+/// A descriptor that becomes readable when process `pid` exits (pidfd_open), or -1 with errno
+/// set (ENOSYS before Linux 5.3).
+int lull_pidfd_open(pid_t pid);
+
+/// 1 when child `pid` has exited (it is left unreaped: waitid with WNOWAIT), else 0.
+int lull_child_exited(pid_t pid);
+
+/// pipe2 with O_CLOEXEC, and O_NONBLOCK on both ends when `nonblocking` (Swift's Glibc module
+/// does not declare pipe2). Returns 0, or -1 with errno set.
+int lull_pipe(int fds[2], int nonblocking);
+
 #endif

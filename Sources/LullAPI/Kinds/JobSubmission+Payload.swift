@@ -11,7 +11,9 @@ extension JobSubmission {
         do {
             return try spec()
         } catch {
-            try validator.validateLeadingFields(url: url, label: label)
+            if WireKinds.type(of: kind)?.takesURL != false {
+                try validator.validateLeadingFields(url: url, label: label)
+            }
             throw error
         }
     }
@@ -33,6 +35,9 @@ extension JobSubmission {
             ("idempotency_key", idempotencyKey != nil), ("sha256", sha256 != nil),
             ("expected_bytes", expectedBytes != nil), ("max_bytes", maxBytes != nil), ("mode", mode != nil),
             ("expected_bytes_up", expectedBytesUp != nil), ("chunk_bytes", chunkBytes != nil),
+            ("argv", argv != nil), ("working_directory", workingDirectory != nil), ("environment", environment != nil),
+            ("retry_exit_codes", retryExitCodes != nil), ("stop_grace_seconds", stopGraceSeconds != nil),
+            ("output_tail_bytes", outputTailBytes != nil),
         ]
     }
 

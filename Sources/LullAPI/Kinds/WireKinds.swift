@@ -7,6 +7,12 @@ protocol WireKind: KindPayload {
     init(_ submission: JobSubmission) throws(ValidationError)
     /// Fills in the view's fields that are the kind's own.
     func describe(_ view: inout JobView)
+    /// Whether a submission of the kind names a `url` (every transfer does; a run job does not).
+    static var takesURL: Bool { get }
+}
+
+extension WireKind {
+    static var takesURL: Bool { true }
 }
 
 enum WireKinds {

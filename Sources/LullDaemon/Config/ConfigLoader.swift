@@ -102,11 +102,12 @@ public enum ConfigLoader {
             case "classes": reader.readClasses(values)
             case "sensors": reader.readSensors(values)
             case "hooks": reader.readHooks(values)
+            case "run": reader.readRun(values)
             default:
                 reader.problem(
                     section: nil,
                     key: section,
-                    "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [hooks], [classes.NAME]"
+                    "unknown section [\(section)]; known: [daemon], [limits], [retry], [transfers], [sensors], [hooks], [run], [classes.NAME]"
                 )
             }
         }

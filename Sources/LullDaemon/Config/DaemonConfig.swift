@@ -33,6 +33,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `[hooks]`: the service manager completion hooks use and the units they may start.
     public var hooks = HookSettings()
 
+    /// `[run]`: how much of a run job's output its log keeps. Its total timeout is the
+    /// transfers' (`[transfers] total_timeout`), read from there when the runner is made.
+    public var run = RunSettings()
+
     /// Where the keys that can be without effect were set (`daemon.socket_mode`,
     /// `hooks.allowed_units`...), the last file winning: `IneffectiveSettings` cites them.
     public var origins: [String: ConfigOrigin] = [:]

@@ -82,6 +82,9 @@ struct ControlRouter: Sendable {
         ControlRoute(.GET, "/v1/jobs/{id}/explain") { router, request, path in
             try await router.explain(path["id"], request)
         },
+        ControlRoute(.GET, "/v1/jobs/{id}/output") { router, request, path in
+            try await router.output(path["id"], request)
+        },
         ControlRoute(.POST, "/v1/simulate") { router, request, _ in try await router.simulate(request) },
         ControlRoute(.GET, "/v1/samples") { router, request, _ in try await router.samplesHistory(request) },
         ControlRoute(.GET, "/metrics") { router, request, _ in try await router.metricsText(request) },

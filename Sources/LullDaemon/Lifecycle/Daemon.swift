@@ -116,7 +116,13 @@ public enum Daemon {
         // reload meanwhile then waits for it instead of killing the daemon with the default action.
         let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         let config = settings.config
-        let core = await DaemonCore.assemble(config: config, store: store, clients: clients, logger: logger)
+        let core = await DaemonCore.assemble(
+            config: config,
+            stateDirectory: settings.stateDirectory,
+            store: store,
+            clients: clients,
+            logger: logger
+        )
         let (clock, files, notifier, samples, metrics) = (
             core.clock, core.files, core.notifier, core.samples, core.metrics
         )

@@ -23,6 +23,7 @@ struct DaemonCore {
 
     static func assemble(
         config: DaemonConfig,
+        stateDirectory: String,
         store: SQLiteJobStore,
         clients: HTTPClients,
         logger: Logger
@@ -36,6 +37,10 @@ struct DaemonCore {
             .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),
             .push: PushTransfer(clients: clients, settings: config.transfers),
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
+            .run: RunTransfer(
+                logs: RunLogs(stateDirectory: stateDirectory),
+                settings: RunSettings(maxLogBytes: config.run.maxLogBytes, totalTimeout: config.transfers.totalTimeout)
+            ),
         ]
         let sleeper = clients.sleeper
         let bandwidth = BandwidthLimiter(policy: config.policy, sleeper: sleeper, wall: clock)

@@ -72,8 +72,7 @@ struct OutcomeRecorder: Sendable {
             to: .failed,
             event: .failed,
             time: clock.now(),
-            result: failure.result.map { result in with(result) { $0.accounting = accounting } }
-                ?? JobResult(accounting: accounting),
+            result: failure.result(with: accounting),
             failure: failure,
             message: next?.announcement
         )

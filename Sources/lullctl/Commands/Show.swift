@@ -25,8 +25,10 @@ struct Show: AsyncParsableCommand {
 func describe(_ job: JobView) -> String {
     var lines: [(String, String)] = [
         ("id", String(job.id)), ("state", job.state.rawValue), ("kind", job.kind.rawValue),
-        ("class", job.jobClass), ("url", job.url),
+        ("class", job.jobClass),
     ]
+    if !job.url.isEmpty { lines.append(("url", job.url)) }
+    lines += runLines(job)
     if let destination = job.destination { lines.append(("destination", destination)) }
     if let source = job.source { lines.append(("source", source)) }
     if let label = job.label { lines.append(("label", label)) }
@@ -42,6 +44,7 @@ func describe(_ job: JobView) -> String {
         if let sha = result.sha256 { lines.append(("sha256", sha)) }
         if let uploadURL = result.uploadURL { lines.append(("upload url", uploadURL)) }
         if let body = result.responseBody { lines.append(("response", Format.excerpt(body, limit: 1024))) }
+        lines += runResultLines(result, id: job.id)
     }
     if let sha = job.sha256 { lines.append(("expected sha256", sha)) }
     if let size = job.expectedBytes { lines.append(("expected size", "\(Format.bytes(size)) (\(size))")) }

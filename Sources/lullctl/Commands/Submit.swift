@@ -6,8 +6,8 @@ import LullCore
 
 struct Submit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Hand a transfer to the daemon and return at once.",
-        subcommands: [SubmitFetch.self, SubmitPush.self, SubmitUpload.self]
+        abstract: "Hand a job to the daemon and return at once.",
+        subcommands: [SubmitFetch.self, SubmitPush.self, SubmitUpload.self, SubmitRun.self]
     )
 }
 

@@ -172,6 +172,8 @@ import Glibc
                 contentType = upload.contentType
                 formField = upload.formField
                 expectedBytesUp = upload.expectedBytesUp
+            case .run:
+                break  // the fixture holds transfers only
             }
             periodInterval = job.spec.periodInterval
             resume = job.resume

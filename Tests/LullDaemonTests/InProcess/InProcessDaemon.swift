@@ -96,7 +96,13 @@ final class InProcessDaemon: Sendable {
             connectTimeout: .milliseconds(Int64(transfers.connectTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000))
         )
-        let core = await DaemonCore.assemble(config: config, store: store, clients: clients, logger: logger)
+        let core = await DaemonCore.assemble(
+            config: config,
+            stateDirectory: settings.stateDirectory,
+            store: store,
+            clients: clients,
+            logger: logger
+        )
         let dispatcher = core.dispatcher
         try await dispatcher.restore()
         let validators = ValidatorHolder(

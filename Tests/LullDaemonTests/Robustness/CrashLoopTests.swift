@@ -237,6 +237,8 @@ import Testing
             case .upload:
                 let last = server.requests.last { $0.uri == ack.plan.serverPath }
                 #expect(last?.bodySHA256 == ack.plan.expectedSHA256, "\(ack.plan.label): the last upload's body")
+            case .run:
+                break  // the plan submits transfers only
             }
         }
         #expect(partials.isEmpty, "partial destinations: \(partials)")

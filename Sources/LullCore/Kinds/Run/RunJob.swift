@@ -79,10 +79,12 @@ public struct RunJob: KindPayload {
 
     /// A word as a shell would need it, for the journal line only (nothing is run through a shell).
     private static func quoted(_ word: String) -> String {
-        let plain = !word.isEmpty
+        let plain =
+            !word.isEmpty
             && word.unicodeScalars.allSatisfy { scalar in
                 scalar.isASCII
-                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./=:,+@%".unicodeScalars.contains(scalar))
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "-_./=:,+@%".unicodeScalars.contains(scalar))
             }
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }

@@ -1,0 +1,156 @@
+#define _GNU_SOURCE
+#include "lullsys.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <linux/capability.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+int lull_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int lull_child_exited(pid_t pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+int lull_pipe(int fds[2], int nonblocking) { return pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)); }
+
+/* What the child of fork reports through the status pipe when it cannot exec. */
+struct child_failure {
+    int step;
+    int error;
+};
+
+static const char *const steps[] = {
+    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec"};
+
+static pid_t spawn_with_posix_spawn(const struct lull_spawn_request *r, const char **failed_step) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    sigset_t none, all;
+    pid_t pid = -1;
+    int error;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, r->output_fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, r->output_fd, 2);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    posix_spawn_file_actions_addchdir_np(&actions, r->directory);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    error = posix_spawn(&pid, r->path, &actions, &attributes, r->argv, r->envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) {
+        *failed_step = "exec";
+        errno = error;
+        return -1;
+    }
+    return pid;
+}
+
+/* Between fork and execve only async-signal-safe calls: raw system calls, dup2, open, execve. */
+static void become_and_exec(const struct lull_spawn_request *r, int status_fd) {
+    struct child_failure failure = {0, 0};
+    int null_fd, signal_number;
+    struct sigaction default_action;
+    sigset_t none;
+    setsid();
+    null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0) { failure.step = 0; goto fail; }
+    if (dup2(r->output_fd, 1) < 0 || dup2(r->output_fd, 2) < 0) { failure.step = 1; goto fail; }
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    for (signal_number = 1; signal_number < NSIG; signal_number++) sigaction(signal_number, &default_action, NULL);
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) { failure.step = 2; goto fail; }
+    /* Raw system calls: the child has one thread, and glibc's wrappers would signal the others. */
+    if (syscall(SYS_setgroups, (size_t)r->group_count, r->groups) != 0) { failure.step = 3; goto fail; }
+    if (syscall(SYS_setresgid, r->gid, r->gid, r->gid) != 0) { failure.step = 4; goto fail; }
+    if (syscall(SYS_setresuid, r->uid, r->uid, r->uid) != 0) { failure.step = 5; goto fail; }
+    /* A daemon that is an unprivileged user with ambient CAP_SETUID and CAP_SETGID (the system
+       unit's) keeps them across a switch between two non-root uids, and ambient ones survive
+       execve: the owner's command would be able to make itself root. It gets none. (Root's own
+       command gets root's capabilities back from execve, as any root program does.) */
+    if (r->uid != 0) {
+        struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
+        memset(none, 0, sizeof none);
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+            failure.step = 6;
+            goto fail;
+        }
+        if (syscall(SYS_capset, &header, none) != 0) { failure.step = 6; goto fail; }
+    }
+    /* After the switch, so the directory is entered with the owner's rights. */
+    if (chdir(r->directory) != 0) { failure.step = 7; goto fail; }
+    /* Everything but 0-2 and the status pipe (close-on-exec, it closes when execve succeeds). */
+    if (status_fd > 3) syscall(SYS_close_range, 3, status_fd - 1, 0);
+    syscall(SYS_close_range, status_fd + 1, ~0U, 0);
+    execve(r->path, r->argv, r->envp);
+    failure.step = 8;
+fail:
+    failure.error = errno;
+    while (write(status_fd, &failure, sizeof failure) < 0 && errno == EINTR) {}
+    _exit(127);
+}
+
+static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **failed_step) {
+    int status[2];
+    struct child_failure failure;
+    ssize_t got;
+    pid_t pid;
+    if (pipe2(status, O_CLOEXEC) != 0) {
+        *failed_step = "pipe";
+        return -1;
+    }
+    pid = fork();
+    if (pid < 0) {
+        int error = errno;
+        close(status[0]);
+        close(status[1]);
+        *failed_step = "fork";
+        errno = error;
+        return -1;
+    }
+    if (pid == 0) {
+        close(status[0]);
+        become_and_exec(r, status[1]);
+    }
+    close(status[1]);
+    do {
+        got = read(status[0], &failure, sizeof failure);
+    } while (got < 0 && errno == EINTR);
+    close(status[0]);
+    if (got == (ssize_t)sizeof failure) {
+        /* The child did not exec: collect it, and say which step failed. */
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+        *failed_step = steps[failure.step];
+        errno = failure.error;
+        return -1;
+    }
+    return pid;
+}
+
+pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step) {
+    *failed_step = "";
+    return request->switch_identity ? spawn_with_fork(request, failed_step)
+                                    : spawn_with_posix_spawn(request, failed_step);
+}

@@ -1,0 +1,12 @@
+import LullCore
+
+extension RunJob {
+    func describe(_ view: inout JobView) {
+        view.argv = argv
+        view.workingDirectory = workingDirectory
+        view.environment = environment
+        view.retryExitCodes = retryExitCodes
+        view.stopGraceSeconds = stopGraceSeconds
+        view.outputTailBytes = outputTailBytes
+    }
+}

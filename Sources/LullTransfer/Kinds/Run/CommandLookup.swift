@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds `argv[0]` as `execvp` would, but once, before the process starts, so that a missing
+/// program is a clear failure (`command_not_found`) rather than an exit status of 127.
+enum CommandLookup {
+    /// The minimal environment's PATH, also the job's unless it gives its own.
+    static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
+
+    /// `program` itself when it holds a `/` (relative to the working directory then), else the
+    /// first executable regular file of that name in `path`'s directories; nil when none is.
+    static func resolve(_ program: String, path: String, directory: String) -> String? {
+        if program.contains("/") {
+            let full = program.hasPrefix("/") ? program : directory + "/" + program
+            return isExecutableFile(full) ? program : nil
+        }
+        for entry in path.split(separator: ":", omittingEmptySubsequences: false) {
+            // An empty entry means the working directory, as for execvp.
+            let base = entry.isEmpty ? directory : String(entry)
+            let candidate = base.hasSuffix("/") ? base + program : base + "/" + program
+            if isExecutableFile(candidate.hasPrefix("/") ? candidate : directory + "/" + candidate) {
+                return candidate.hasPrefix("/") ? candidate : directory + "/" + candidate
+            }
+        }
+        return nil
+    }
+
+    private static func isExecutableFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+}

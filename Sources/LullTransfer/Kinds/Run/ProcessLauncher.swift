@@ -1,0 +1,28 @@
+import LullCore
+
+/// Starts a run job's process. The seam where a systemd launcher (a transient unit started
+/// over sd-bus) fits beside `SpawnLauncher`, which starts the process itself.
+public protocol ProcessLauncher: Sendable {
+    /// Starts `request`'s program, or throws a `JobFailure` that says why it could not.
+    func launch(_ request: LaunchRequest) throws(JobFailure) -> LaunchedProcess
+}
+
+/// Everything a launcher needs: the resolved program, its words, its whole environment, its
+/// directory, where its output goes and whose identity it takes.
+public struct LaunchRequest: Sendable {
+    /// The program's path, already found on the job's PATH.
+    public var path: String
+    public var argv: [String]
+    /// `NAME=value` entries, the complete environment.
+    public var environment: [String]
+    public var directory: String
+    /// The write end of the output pipe: the process's stdout and stderr.
+    public var outputDescriptor: Int32
+    /// nil: the daemon's own identity (the owner is the daemon's user).
+    public var identity: OwnerAccount?
+}
+
+/// A started process: the leader of its own session and process group (pgid = pid).
+public struct LaunchedProcess: Sendable {
+    public var pid: Int32
+}

@@ -1,0 +1,207 @@
+import CLullSys
+import Foundation
+import LullCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The runner of run jobs without systemd: resolves the program, starts it through its
+/// `ProcessLauncher` as the job's owner, and waits for it on a thread of its own (see
+/// `ProcessSupervisor`). Cancelling the task (a stop, pause or cancel) ends the process group:
+/// SIGTERM, then SIGKILL after `stop_grace_seconds`; the attempt then throws
+/// `CancellationError`. A command does not resume: its next attempt starts from the beginning.
+public struct RunTransfer: TransferEngine {
+    let launcher: any ProcessLauncher
+    let logs: RunLogs
+    let settings: RunSettings
+    /// The groups of running commands, for pause (SIGSTOP) and resume (SIGCONT).
+    public let running: RunningCommands
+
+    public init(
+        launcher: any ProcessLauncher = SpawnLauncher(),
+        logs: RunLogs,
+        settings: RunSettings,
+        running: RunningCommands = RunningCommands()
+    ) {
+        self.launcher = launcher
+        self.logs = logs
+        self.settings = settings
+        self.running = running
+    }
+
+    public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
+        guard let command = job.spec.payload.run else {
+            throw JobFailure(code: "unsupported_kind", message: "not a run job", retryable: false)
+        }
+        let attempt = Attempt(
+            id: job.id,
+            owner: job.owner.rawValue,
+            command: command,
+            deadline: Self.now() + (job.spec.timeouts?.totalSeconds ?? settings.totalTimeout),
+            launcher: launcher,
+            logPath: logs.path(of: job.id),
+            group: logs.group(of: job.id),
+            logLimit: settings.maxLogBytes,
+            running: running
+        )
+        let supervisor = ProcessSupervisor()
+        let ended = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<JobResult, JobFailure>?, Never>) in
+                let thread = Thread { continuation.resume(returning: attempt.run(supervisor)) }
+                thread.name = "lull-run-\(job.id.rawValue)"
+                thread.start()
+            }
+        } onCancel: {
+            supervisor.requestStop()
+        }
+        guard let ended else { throw CancellationError() }
+        return try ended.get()
+    }
+
+    /// A cancelled job's log goes with it. A job that failed for good keeps its log (this is
+    /// also called then, with the job still `running`), for `lullctl logs` to show why.
+    public func discardResumeData(of job: Job) async {
+        if job.state == .cancelled { logs.remove(job.id) }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// One attempt, run on its own thread from start to reaping: nothing here blocks a task.
+private struct Attempt: Sendable {
+    let id: JobID
+    let owner: UInt32
+    let command: RunJob
+    let deadline: Double
+    let launcher: any ProcessLauncher
+    let logPath: String
+    let group: LeftoverGroup
+    let logLimit: Int64
+    let running: RunningCommands
+
+    /// The outcome, or nil when the attempt was stopped on request.
+    func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
+        do throws(JobFailure) {
+            let request = try prepare()
+            let log = try RunLogFile(path: logPath, limit: logLimit)
+            // A command of this job that a crashed daemon left running: it would run twice.
+            group.endIfRunning()
+            var pipe: [Int32] = [-1, -1]
+            guard lull_pipe(&pipe, 0) == 0 else {
+                log.close()
+                throw JobFailure(
+                    code: "internal_error",
+                    message: "cannot make a pipe: \(Self.reason())",
+                    retryable: true
+                )
+            }
+            defer { close(pipe[0]) }
+            guard !supervisor.stopWasRequested else {
+                close(pipe[1])
+                log.close()
+                return nil
+            }
+            let process: LaunchedProcess
+            do {
+                var launching = request
+                launching.outputDescriptor = pipe[1]
+                process = try launcher.launch(launching)
+                close(pipe[1])
+            } catch {
+                close(pipe[1])
+                log.close()
+                throw error
+            }
+            running.add(id, group: process.pid)
+            group.record(process.pid)
+            let end = supervisor.supervise(
+                pid: process.pid,
+                output: pipe[0],
+                log: log,
+                tail: OutputTail(capacity: command.outputTailBytes ?? RunJob.defaultOutputTailBytes),
+                grace: command.stopGraceSeconds ?? RunJob.defaultStopGraceSeconds,
+                deadline: deadline,
+                exiting: {
+                    running.remove(id)
+                    group.clear()
+                }
+            )
+            if end.stopped { return nil }
+            let result = RunExit.result(
+                status: end.status,
+                outputTail: command.outputTailBytes == 0 ? nil : end.outputTail,
+                cpuSeconds: end.cpuSeconds,
+                memoryPeakBytes: end.memoryPeakBytes
+            )
+            if end.timedOut {
+                throw JobFailure(
+                    code: "total_timeout",
+                    message: "the command ran past its total timeout and was stopped",
+                    retryable: true,
+                    result: result
+                )
+            }
+            return RunExit.outcome(of: result, job: command)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The launch, from the owner's account: the minimal environment plus the job's, the
+    /// working directory (the home by default) and the program found on the job's PATH.
+    private func prepare() throws(JobFailure) -> LaunchRequest {
+        let account = OwnerAccount.lookUp(owner)
+        var environment = [
+            "PATH": CommandLookup.defaultPath, "HOME": account.home, "USER": account.name, "LANG": "C.UTF-8",
+        ]
+        environment.merge(command.environment ?? [:]) { _, job in job }
+        let directory = command.workingDirectory ?? account.home
+        var info = stat()
+        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw JobFailure(
+                code: "working_directory_unavailable",
+                message: "the working directory \(directory) is not a directory that exists (\(Self.reason()))",
+                retryable: false
+            )
+        }
+        let program = command.argv[0]
+        guard
+            let path = CommandLookup.resolve(
+                program,
+                path: environment["PATH"] ?? CommandLookup.defaultPath,
+                directory: directory
+            )
+        else {
+            throw JobFailure(
+                code: "command_not_found",
+                message: program.contains("/")
+                    ? "\(program) is not an executable file"
+                    : "\(program) is not on the job's PATH (\(environment["PATH"] ?? ""))",
+                retryable: false
+            )
+        }
+        return LaunchRequest(
+            path: path,
+            argv: command.argv,
+            environment: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" },
+            directory: directory,
+            outputDescriptor: -1,
+            identity: Self.runsAsDaemon(owner) ? nil : account
+        )
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+
+    /// Whether the command may simply inherit the daemon's identity (posix_spawn): the owner is
+    /// the daemon's user, and that user is root or holds no capabilities to pass on. Otherwise
+    /// the launcher switches identity and drops capabilities.
+    private static func runsAsDaemon(_ owner: UInt32) -> Bool {
+        owner == geteuid() && (owner == 0 || lull_can_switch_fs_user() == 0)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import LullAPI
+
+/// `lullctl show`'s lines for what a run job asks: the command, its directory and variables.
+func runLines(_ job: JobView) -> [(String, String)] {
+    guard let argv = job.argv else { return [] }
+    var lines = [("command", argv.map(shellQuoted).joined(separator: " "))]
+    lines.append(("directory", job.workingDirectory ?? "(your home)"))
+    for (name, value) in (job.environment ?? [:]).sorted(by: { $0.key < $1.key }) {
+        lines.append(("environment", "\(name)=\(value)"))
+    }
+    if let codes = job.retryExitCodes {
+        lines.append(("retried on exit", codes.map(String.init).joined(separator: ", ")))
+    }
+    if let grace = job.stopGraceSeconds { lines.append(("stop grace", String(format: "%g s", grace))) }
+    return lines
+}
+
+/// `lullctl show`'s lines for how a run job's command ended.
+func runResultLines(_ result: ResultView, id: Int64) -> [(String, String)] {
+    var lines: [(String, String)] = []
+    if let code = result.exitCode { lines.append(("exit status", String(code))) }
+    if let signal = result.signal { lines.append(("killed by", "signal \(signal)")) }
+    if let cpu = result.cpuSeconds { lines.append(("cpu", String(format: "%.3f s", cpu))) }
+    if let memory = result.memoryPeakBytes {
+        lines.append(("memory peak", "\(Format.bytes(memory)) (\(memory))"))
+    }
+    if let tail = result.outputTail, !tail.isEmpty {
+        lines.append(("output", Format.excerpt(tail, limit: 1024)))
+        lines.append(("all output", "lullctl logs \(id)"))
+    }
+    return lines
+}
+
+private func shellQuoted(_ word: String) -> String {
+    let plain =
+        !word.isEmpty
+        && word.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_./=:,+@%".unicodeScalars.contains($0))
+        }
+    return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+}

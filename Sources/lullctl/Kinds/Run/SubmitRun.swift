@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+
+struct SubmitRun: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a command when its conditions hold.",
+        discussion: """
+            The command after -- is run without a shell, as you, in your home directory unless \
+            --cwd says otherwise, with a minimal environment (PATH, HOME, USER, LANG) plus each \
+            --env. Exit 0 succeeds; exit 75 or a --retry-exit-code is tried again later; any other \
+            status or a signal fails. A stopped command starts from the beginning next time. \
+            Its output: lullctl logs ID.
+            """
+    )
+
+    @Option(
+        name: .customLong("env"),
+        help: ArgumentHelp(
+            "A variable for the command's environment, NAME=value (repeatable).",
+            valueName: "NAME=value"
+        )
+    )
+    var environment: [String] = []
+
+    @Option(
+        name: .customLong("cwd"),
+        help: ArgumentHelp("The directory the command runs in (default: your home).", valueName: "dir"),
+        completion: .directory
+    )
+    var directory: String?
+
+    @Option(
+        name: .customLong("retry-exit-code"),
+        help: ArgumentHelp(
+            "An exit status, 1 to 255, that means \"try again later\" besides 75 (repeatable).",
+            valueName: "status"
+        )
+    )
+    var retryExitCodes: [Int] = []
+
+    @Option(
+        name: .customLong("stop-grace"),
+        help: ArgumentHelp(
+            "Seconds between SIGTERM and SIGKILL when the command is stopped, 0 to 3600 (default 10).",
+            valueName: "seconds"
+        )
+    )
+    var stopGrace: Double?
+
+    @Option(
+        name: .customLong("output-tail"),
+        help: ArgumentHelp(
+            "How many bytes of the command's last output the result keeps, up to 1M (default 64K).",
+            valueName: "bytes"
+        ),
+        transform: { try ByteCountArgument(parsing: $0) }
+    )
+    var outputTail: ByteCountArgument?
+
+    @Option(name: .long, help: "A label to find the job by later.")
+    var label: String?
+
+    @Option(
+        name: .customLong("class"),
+        help: "The priority class (interactive, default, utility, background, maintenance)."
+    )
+    var jobClass: String?
+
+    @OptionGroup(title: "Scheduling") var scheduling: SchedulingOptions
+    @OptionGroup(title: "Retries, timeouts and rate") var transfer: TransferOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var format: OutputOptions
+
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp("-- then the command and its arguments.", valueName: "command")
+    )
+    var command: [String] = []
+
+    func validate() throws {
+        guard !command.isEmpty else {
+            throw ValidationError("give the command after --, as in: lullctl submit run -- rsync -a ~/src /backup")
+        }
+    }
+
+    func run() async throws {
+        var variables: [String: String] = [:]
+        for entry in environment {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
+                throw ValidationError("--env \"\(entry)\" must look like NAME=value")
+            }
+            variables[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        }
+        var submission = JobSubmission(
+            kind: .run,
+            url: "",
+            label: label,
+            jobClass: jobClass,
+            argv: command,
+            workingDirectory: directory.map(absolutePath),
+            environment: variables.isEmpty ? nil : variables,
+            retryExitCodes: retryExitCodes.isEmpty ? nil : retryExitCodes,
+            stopGraceSeconds: stopGrace,
+            outputTailBytes: outputTail.map { Int($0.bytes) }
+        )
+        try scheduling.apply(to: &submission)
+        transfer.apply(to: &submission)
+        try await submitAndPrint(submission, connection: connection, output: format)
+    }
+}
