@@ -45,3 +45,12 @@ public protocol TransferThrottle: Sendable {
     /// Throws `CancellationError` when the task is cancelled meanwhile.
     func admit(_ bytes: Int, waiting: () -> Void) async throws
 }
+
+/// An engine whose attempts can be held where they are and let go on: a pause then keeps the
+/// attempt instead of cancelling it (a run job's process group gets SIGSTOP, then SIGCONT).
+public protocol FreezableEngine: TransferEngine {
+    /// Holds the job's running attempt; false when there is nothing to hold (not started, ended).
+    func freeze(_ id: JobID) -> Bool
+    /// Lets a held attempt go on; false when there is nothing held.
+    func thaw(_ id: JobID) -> Bool
+}

@@ -181,6 +181,14 @@ public struct DispatchStateMachine: Sendable {
         retryRecorded(job, now: now)
     }
 
+    /// A frozen (paused) attempt goes on: a stop decided while it was frozen is decided again.
+    public mutating func thawed(_ id: JobID, at instant: DispatchInstant) -> [DispatchAction] {
+        stopping[id] = nil
+        scheduler.reconsiderStop(of: id)
+        guard mode == .accepting else { return [] }
+        return stopLapsedRunningJobs(now: instant.now)
+    }
+
     /// A job stopped on lost conditions is queued again, held until they have held for its
     /// hold-down (`holdDown` set).
     public mutating func stopRecorded(_ job: QueuedJob, now: Date) {

@@ -57,6 +57,12 @@ extension JobScheduler {
         return stops.sorted { $0.id < $1.id }
     }
 
+    /// A stop decided for a running job that was not carried out (its attempt was frozen) is
+    /// forgotten, so the next check decides again.
+    public mutating func reconsiderStop(of id: JobID) {
+        running[id]?.stopping = false
+    }
+
     /// Conditions a deadline with `on_deadline = run` does not override.
     static let overridingDeadline: ConditionSet = [.offline, .quota]
 

@@ -16,6 +16,11 @@ struct BandwidthLimitedEngine: TransferEngine {
     func discardResumeData(of job: Job) async { await engine.discardResumeData(of: job) }
 }
 
+extension BandwidthLimitedEngine: FreezableEngine {
+    func freeze(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.freeze(id) ?? false }
+    func thaw(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.thaw(id) ?? false }
+}
+
 extension Dictionary where Key == JobKind, Value == any TransferEngine {
     /// Every kind's engine under `limiter`.
     func limited(by limiter: BandwidthLimiter) -> Self {

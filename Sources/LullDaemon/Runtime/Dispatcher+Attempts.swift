@@ -8,6 +8,8 @@ extension Dispatcher {
         defer {
             progressTicks += 1
             running[id] = nil
+            // An attempt that ends while frozen (killed, or the daemon stops) leaves its job paused.
+            frozen.remove(id)
             reportedProgress[id] = nil
             accounts.attemptEnded(id)
             perform(machine.attemptFinished(id, at: instant(), readings: readings))

@@ -4,6 +4,7 @@ import LullCore
 extension Dispatcher {
     /// Applies a person's command. The store decides; memory and running tasks follow.
     func apply(_ command: JobCommand, to job: Job) async throws -> Result<Job, JobCommandRefusal> {
+        if let frozen = try await applyByFreezing(command, to: job) { return frozen }
         var current = job
         for _ in 0..<3 {
             let target: JobState

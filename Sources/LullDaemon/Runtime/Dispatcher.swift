@@ -26,6 +26,8 @@ actor Dispatcher {
     /// a job's view shows rate and time left while it runs.
     var reportedProgress: [JobID: (progress: TransferProgress, at: Date)] = [:]
     var running: [JobID: Task<Void, Never>] = [:]
+    /// Running attempts held where they are by a pause (`Dispatcher+Freezing`).
+    var frozen: Set<JobID> = []
     private var timer: Task<Void, Never>?
     /// Starts the unit a job names in `on_complete_unit` once the job has ended.
     let hooks: CompletionHooks?
@@ -206,7 +208,10 @@ actor Dispatcher {
             case .statusChanged: statusObserver?()
             case .holdOnPressure(let holding): readings.gauge.setHolding(holding)
             case .start(let job): running[job.id] = Task { await self.execute(job.id) }
-            case .stop(let id, _): running[id]?.cancel()
+            // A frozen attempt is not stopped while it is held: the stop is decided again when
+            // it is thawed.
+            case .stop(let id, _) where !frozen.contains(id): running[id]?.cancel()
+            case .stop: break
             case .expire(let id): Task { await self.expire(id) }
             case .armTimer(let due): arm(due)
             case .disarmTimer:

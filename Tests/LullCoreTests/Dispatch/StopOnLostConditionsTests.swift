@@ -110,6 +110,19 @@ import Testing
         )
     }
 
+    /// A stop decided while the attempt was frozen (a paused command) is decided again when it
+    /// is thawed: still on battery, it stops then; back on AC, it goes on.
+    @Test func aStopDecidedWhileFrozenIsDecidedAgainAtTheThaw() {
+        var machine = machine()
+        _ = machine.submitted([job(1, "utility", constraints: needsAC)], at: VirtualClock().instant, readings: readings)
+        let first = machine.worldChanged(Worlds.battery(80), at: VirtualClock().instant, readings: readings)
+        #expect(first.contains(.stop(JobID(1), reason: .onBattery)))
+        #expect(machine.thawed(JobID(1), at: VirtualClock().instant) == [.stop(JobID(1), reason: .onBattery)])
+
+        _ = machine.worldChanged(Worlds.pluggedIn, at: VirtualClock().instant, readings: readings)
+        #expect(machine.thawed(JobID(1), at: VirtualClock().instant).isEmpty)
+    }
+
     @Test func theHoldDownDoublesFromTenSecondsToTenMinutes() {
         #expect((1...8).map { JobScheduler.holdDown(afterStops: $0) } == [10, 20, 40, 80, 160, 320, 600, 600])
     }

@@ -205,3 +205,9 @@ private struct Attempt: Sendable {
         owner == geteuid() && (owner == 0 || lull_can_switch_fs_user() == 0)
     }
 }
+
+extension RunTransfer: FreezableEngine {
+    /// SIGSTOP to the job's process group: a paused command keeps its state and its slot.
+    public func freeze(_ id: JobID) -> Bool { running.freeze(id) }
+    public func thaw(_ id: JobID) -> Bool { running.thaw(id) }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import LullCore
+
+/// Pause by freezing: a kind whose attempts can be held where they are (`FreezableEngine`, a run
+/// job's process group) is paused without ending its attempt, and resumed without starting a new
+/// one. The attempt keeps its slot meanwhile: its processes keep their memory. Other commands,
+/// and other kinds, take the usual path (`apply`).
+extension Dispatcher {
+    /// The command's result when freezing handles it; nil to take the usual path.
+    func applyByFreezing(_ command: JobCommand, to job: Job) async throws -> Result<Job, JobCommandRefusal>? {
+        switch (command, job.state) {
+        case (.pause, .running):
+            guard running[job.id] != nil, !frozen.contains(job.id),
+                let engine = engines[job.spec.kind] as? any FreezableEngine, engine.freeze(job.id)
+            else { return nil }
+            let update = JobUpdate(
+                id: job.id,
+                from: [.running],
+                to: .paused,
+                event: .paused,
+                time: clock.now(),
+                message: "frozen where it is (its processes stopped); resume lets it go on"
+            )
+            guard case .applied(let paused) = try await store.apply(update) else {
+                _ = engine.thaw(job.id)
+                return nil
+            }
+            frozen.insert(job.id)
+            perform([.statusChanged])
+            return .success(paused)
+        case (.resume, .paused) where frozen.contains(job.id):
+            let update = JobUpdate(
+                id: job.id,
+                from: [.paused],
+                to: .running,
+                event: .resumed,
+                time: clock.now(),
+                message: "thawed: it goes on where it was"
+            )
+            guard case .applied(let resumed) = try await store.apply(update) else { return nil }
+            frozen.remove(job.id)
+            _ = (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id)
+            perform(machine.thawed(job.id, at: instant()))
+            return .success(resumed)
+        case (.cancel, .paused) where frozen.contains(job.id):
+            // The usual cancel ends the attempt; its stop signals wake the group first.
+            frozen.remove(job.id)
+            return nil
+        default:
+            return nil
+        }
+    }
+}
