@@ -150,47 +150,10 @@ enum DrainBenchmark {
         Double, Double
     ) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let connection = try RawHTTPConnection(socketPath: daemon.socketPath)
-        let stream = try RawHTTPConnection(socketPath: daemon.socketPath)
-        let cpuBefore = ProcessCPU.seconds(of: daemon.pid)
-        let seconds = try timed {
-            var ids = Set<Int>()
-            for first in stride(from: 0, to: urls.count, by: 100) {
-                let jobs = urls[first..<min(first + 100, urls.count)].enumerated().map { index, url in
-                    #"{"kind":"fetch","url":"\#(url)","destination":"\#(directory.path)/f\#(first + index)"}"#
-                }
-                let (status, body) = try connection.exchange(
-                    RawHTTPConnection.request(
-                        "POST",
-                        "/v1/jobs:batch",
-                        body: #"{"jobs":[\#(jobs.joined(separator: ","))]}"#
-                    )
-                )
-                guard status == 201 || status == 200,
-                    let answer = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-                    let views = answer["jobs"] as? [[String: Any]]
-                else {
-                    throw BenchError("batch answered \(status): \(String(decoding: body.prefix(300), as: UTF8.self))")
-                }
-                for view in views { if let id = view["id"] as? Int { ids.insert(id) } }
-            }
-            // The stream replays from the start; only this drain's jobs count.
-            var failed = false
-            try stream.follow(RawHTTPConnection.request("GET", "/v1/events?after=0"), timeout: 600) { line in
-                guard line.hasPrefix("data:"),
-                    let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(5).utf8)) as? [String: Any],
-                    let id = event["job_id"] as? Int, ids.contains(id)
-                else { return false }
-                switch event["type"] as? String {
-                case "succeeded": ids.remove(id)
-                case "failed": failed = true
-                default: break
-                }
-                return ids.isEmpty || failed
-            }
-            guard !failed else { throw BenchError("a job of the drain failed") }
+        let jobs = urls.enumerated().map { index, url in
+            #"{"kind":"fetch","url":"\#(url)","destination":"\#(directory.path)/f\#(index)"}"#
         }
-        return (seconds, ProcessCPU.seconds(of: daemon.pid) - cpuBefore)
+        return try BatchDrain.run(jobs, daemon: daemon)
     }
 
     private static func drainWithCurl(_ urls: [String], into directory: URL) throws -> Double {

@@ -33,7 +33,8 @@ struct LullBench: ParsableCommand {
     var ceilingInline = false
 
     static let sections = [
-        "shell", "submit", "transfer", "drain", "bandwidth", "scale", "idle", "sampler", "reaction", "coalescing",
+        "shell", "submit", "transfer", "drain", "run", "bandwidth", "scale", "idle", "sampler", "reaction",
+        "coalescing",
     ]
 
     func validate() throws {
@@ -68,6 +69,7 @@ struct LullBench: ParsableCommand {
             case "sampler": table = try SamplerBenchmark.run(quick: quick, progress: progress)
             case "reaction": table = try ReactionBenchmark.run(quick: quick, progress: progress)
             case "drain": table = try DrainBenchmark.run(quick: quick, progress: progress)
+            case "run": table = try RunQueueBenchmark.run(quick: quick, progress: progress)
             default: table = CoalescingBenchmark.run(quick: quick, progress: progress)
             }
             print("\n" + table)
