@@ -79,3 +79,13 @@ def test_bytes_go_as_base64_exactly(client: lull.Client, peer: Peer) -> None:
     job = client.push(peer.url("/push-all-bytes"), payload)
     assert client.wait(job["id"], timeout=30)["state"] == "succeeded"
     assert peer.requests_to("/push-all-bytes")[0].body == payload
+
+
+def test_run_runs_a_program_without_a_shell_and_keeps_its_output(client: lull.Client) -> None:
+    job = client.run(["sh", "-c", 'echo "hi-$X"; printf "%s|" "$@"; exit 3', "sh", "$(id);x"], environment={"X": "1"})
+    assert job["kind"] == "run" and job["argv"][0] == "sh"
+    final = client.wait(job["id"], timeout=30)
+    assert final["state"] == "failed" and final["error"]["code"] == "exit_status", final
+    assert final["result"]["exit_code"] == 3
+    assert client.output(job["id"]) == b"hi-1\n$(id);x|"
+    assert client.output(job["id"], offset=5) == b"$(id);x|"

@@ -76,6 +76,15 @@ class Client:
         ``"tus"`` for those (the default is the raw file as a ``PUT`` body)."""
         return self.submit(_job("upload", url, fields, source=os.path.abspath(os.fspath(source))))
 
+    def run(self, argv: Iterable[str], **fields: Any) -> Job:
+        """Runs a program: ``argv`` as given, no shell. Other fields as keywords:
+        ``working_directory``, ``environment={"K": "V"}``, ``retry_exit_codes=[3]``,
+        ``stop_grace_seconds``, ``requires_ac``, ``class_``..."""
+        job: Dict[str, Any] = {"kind": "run", "argv": [str(word) for word in argv]}
+        for key, value in fields.items():
+            job["class" if key == "class_" else key] = value
+        return self.submit(job)
+
     # Reading ----------------------------------------------------------------------------------
 
     def get(self, job_id: int) -> Job:
@@ -83,6 +92,22 @@ class Client:
         return self._call("GET", f"/v1/jobs/{int(job_id)}")
 
     show = get
+
+    def output(self, job_id: int, offset: int = 0) -> bytes:
+        """A run job's output as lulld keeps it (``GET /v1/jobs/{id}/output``), from ``offset``."""
+        path = f"/v1/jobs/{int(job_id)}/output" + (f"?offset={int(offset)}" if offset else "")
+        connection = UnixHTTPConnection(self.socket_path, timeout=self.timeout)
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            data = response.read()
+        except (OSError, http.client.HTTPException) as error:
+            raise Unreachable(unreachable_message(self.socket_path, error), self.socket_path) from error
+        finally:
+            connection.close()
+        if not 200 <= response.status < 300:
+            raise LullError.from_answer(response.status, data)
+        return data
 
     def list(
         self,
