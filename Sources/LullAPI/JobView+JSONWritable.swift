@@ -24,6 +24,7 @@ extension JobView: JSONWritable {
             json.member("stops", stops)
             json.member("last_stop_reason", lastStopReason)
             try json.member("progress", progress)
+            try json.member("usage", usage)
             try json.member("result", encoding: result)
             try json.member("error", error)
             json.member("sha256", sha256)

@@ -21,6 +21,8 @@ public struct JobView: Codable, Sendable, Equatable {
     public var stops: Int?
     public var lastStopReason: WaitingReason.Code?
     public var progress: ProgressView?
+    /// run: what the command's processes use now, while it runs (or is frozen).
+    public var usage: UsageView?
     public var result: ResultView?
     public var error: FailureView?
     public var sha256: String?
@@ -78,7 +80,7 @@ public struct JobView: Codable, Sendable, Equatable {
         case updatedAt = "updated_at"
         case attempts, stops
         case lastStopReason = "last_stop_reason"
-        case progress, result, error, sha256
+        case progress, usage, result, error, sha256
         case expectedBytes = "expected_bytes"
         case maxBytes = "max_bytes"
         case mode

@@ -54,3 +54,23 @@ public protocol FreezableEngine: TransferEngine {
     /// Lets a held attempt go on; false when there is nothing held.
     func thaw(_ id: JobID) -> Bool
 }
+
+/// What a running command uses now: the CPU time its processes have had, the share of a CPU
+/// they had since the last reading, and their resident memory.
+public struct CommandUsage: Sendable, Equatable {
+    public var cpuSeconds: Double
+    /// Percent of one CPU over the last second or more of readings of the job; nil at the first.
+    public var cpuPercent: Double?
+    public var memoryBytes: Int64
+
+    public init(cpuSeconds: Double, cpuPercent: Double?, memoryBytes: Int64) {
+        self.cpuSeconds = cpuSeconds
+        self.cpuPercent = cpuPercent
+        self.memoryBytes = memoryBytes
+    }
+}
+
+/// An engine that can say what a running attempt uses (a run job's process group).
+public protocol UsageReportingEngine: TransferEngine {
+    func usage(of id: JobID) -> CommandUsage?
+}

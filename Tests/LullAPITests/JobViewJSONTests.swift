@@ -14,6 +14,7 @@ import Testing
          "created_at":"2026-11-21T18:58:03Z","updated_at":"2026-11-21T19:00:00Z","attempts":3,
          "stops":2,"last_stop_reason":"on_battery",
          "progress":{"bytes_done":10,"bytes_total":100,"bytes_per_second":2048,"eta_seconds":44},
+         "usage":{"cpu_seconds":1.5,"cpu_percent":98.5,"memory_bytes":1048576},
          "result":{"http_status":201,"bytes":100,"sha256":"ab","path":"/srv/d","not_modified":false,
                    "etag":"\\"e\\"","last_modified":"Sat","response_headers":{"x-a":"1"},"response_body":"ok",
                    "bytes_transferred":100,"upload_url":"https://example.test/u/1",

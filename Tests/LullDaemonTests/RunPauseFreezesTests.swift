@@ -28,6 +28,17 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(300))
             #expect(processCPU(pid) > 0, "the loop runs")
+            // The view says what the command uses: a busy loop, nearly a whole CPU.
+            _ = try await client.job(id)
+            try await Task.sleep(for: .milliseconds(1100))
+            let usage = try #require(try await client.job(id).usage)
+            #expect(usage.cpuSeconds > 0.2 && (usage.cpuPercent ?? 0) > 30, "\(usage)")
+            #expect(usage.memoryBytes > 0)
+            let shown = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["show", String(id), "--socket", daemon.socketPath]
+            )
+            #expect(shown.stdout.contains("% CPU"), "\(shown.stdout)")
 
             let paused = try await client.pause(id)
             #expect(paused.state == .paused)

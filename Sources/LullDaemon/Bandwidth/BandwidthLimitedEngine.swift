@@ -16,6 +16,10 @@ struct BandwidthLimitedEngine: TransferEngine {
     func discardResumeData(of job: Job) async { await engine.discardResumeData(of: job) }
 }
 
+extension BandwidthLimitedEngine: UsageReportingEngine {
+    func usage(of id: JobID) -> CommandUsage? { (engine as? any UsageReportingEngine)?.usage(of: id) }
+}
+
 extension BandwidthLimitedEngine: FreezableEngine {
     func freeze(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.freeze(id) ?? false }
     func thaw(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.thaw(id) ?? false }

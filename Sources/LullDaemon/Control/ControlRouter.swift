@@ -121,7 +121,11 @@ struct ControlRouter: Sendable {
         if job.state == .running, let reported = await dispatcher.reportedProgress(of: job.id) {
             job.progress = reported
         }
-        return JobView(job, waitingFor: await reasons(for: job))
+        var view = JobView(job, waitingFor: await reasons(for: job))
+        if job.state == .running || job.state == .paused, let usage = await dispatcher.usage(of: job) {
+            view.usage = UsageView(usage)
+        }
+        return view
     }
 
     func reasons(for job: Job) async -> [WaitingReason]? {

@@ -185,6 +185,12 @@ actor Dispatcher {
         machine.simulate(hypothetical, now: timeline.now(), explainLimit: explainLimit, owner: owner)
     }
 
+    /// What a running command uses now (run jobs); nil for other kinds and jobs not running.
+    func usage(of job: Job) -> CommandUsage? {
+        guard running[job.id] != nil else { return nil }
+        return (engines[job.spec.kind] as? any UsageReportingEngine)?.usage(of: job.id)
+    }
+
     /// The running job's last progress report, with its rate while that is current. Reports
     /// come with data; a stalled transfer sends none, and its last rate and time left would go
     /// on promising what is not happening, so past three intervals only the bytes remain.

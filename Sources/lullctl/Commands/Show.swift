@@ -72,6 +72,16 @@ func describe(_ job: JobView) -> String {
     if let retryAt = job.retryAt { lines.append(("retry at", Format.time(retryAt))) }
     for reason in job.waitingFor ?? [] { lines.append(("waiting for", Format.reason(reason))) }
     if let progress = job.progress, job.state == .running { lines.append(("transfer", Format.transfer(progress))) }
+    if let usage = job.usage {
+        let cpu = usage.cpuPercent.map { String(format: "%.0f%% CPU, ", $0) } ?? ""
+        lines.append(
+            (
+                "using",
+                cpu + String(format: "%.1f s CPU in all, ", usage.cpuSeconds) + Format.bytes(usage.memoryBytes)
+                    + " memory"
+            )
+        )
+    }
     if let error = job.error {
         // A failed job is over even when its last failure was of a retryable kind.
         let retry =

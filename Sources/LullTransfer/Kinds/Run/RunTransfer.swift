@@ -206,6 +206,10 @@ private struct Attempt: Sendable {
     }
 }
 
+extension RunTransfer: UsageReportingEngine {
+    public func usage(of id: JobID) -> CommandUsage? { running.usage(of: id) }
+}
+
 extension RunTransfer: FreezableEngine {
     /// SIGSTOP to the job's process group: a paused command keeps its state and its slot.
     public func freeze(_ id: JobID) -> Bool { running.freeze(id) }

@@ -10,6 +10,8 @@ import Glibc
 /// same lock the signals are sent under, so a signal never reaches a recycled pid.
 public final class RunningCommands: Sendable {
     private let groups = Mutex<[JobID: Int32]>([:])
+    /// Each job's reading the CPU share is measured from, and the share found then.
+    private let lastReading = Mutex<[JobID: (cpu: Double, at: Double, percent: Double?)]>([:])
 
     public init() {}
 
@@ -25,7 +27,31 @@ public final class RunningCommands: Sendable {
     public func processGroup(of id: JobID) -> Int32? { groups.withLock { $0[id] } }
 
     func add(_ id: JobID, group: Int32) { groups.withLock { $0[id] = group } }
-    func remove(_ id: JobID) { _ = groups.withLock { $0.removeValue(forKey: id) } }
+    func remove(_ id: JobID) {
+        _ = groups.withLock { $0.removeValue(forKey: id) }
+        _ = lastReading.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// What the job's command uses now; nil when it runs none.
+    public func usage(of id: JobID) -> CommandUsage? {
+        guard let group = processGroup(of: id), let reading = GroupUsage.read(group: group) else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let at = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        // Against a reading at least a second old, so two looks in quick succession still say
+        // something: a closer one answers with the share measured last.
+        let percent = lastReading.withLock { readings -> Double? in
+            guard let previous = readings[id] else {
+                readings[id] = (reading.cpuSeconds, at, nil)
+                return nil
+            }
+            guard at - previous.at >= 1 else { return previous.percent }
+            let share = max(0, reading.cpuSeconds - previous.cpu) / (at - previous.at) * 100
+            readings[id] = (reading.cpuSeconds, at, share)
+            return share
+        }
+        return CommandUsage(cpuSeconds: reading.cpuSeconds, cpuPercent: percent, memoryBytes: reading.memoryBytes)
+    }
 
     private func signal(_ id: JobID, _ number: Int32) -> Bool {
         groups.withLock { groups in
