@@ -32,15 +32,7 @@ struct StopOnLostConditionsEndToEndTests {
 
         try await withDaemon(config: "[sensors]\nbus = \"\(bus.address)\"\n") { daemon, client in
             let destination = daemon.directory.appendingPathComponent("big").path
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .fetch,
-                    url: server.url("/big"),
-                    destination: destination,
-                    jobClass: "utility",
-                    requiresAC: true
-                )
-            )
+            let job = try await submitFetch(server.url("/big"), class: "utility", requiresAC: true, to: daemon, client)
             try await awaitBytes(job.id, atLeast: 512 << 10, client: client)
 
             let cursor = try await client.events(after: 0).lastSeq
@@ -109,14 +101,7 @@ struct StopOnLostConditionsEndToEndTests {
         server.route("/big", Self.slowly)
 
         try await withDaemon(config: "[sensors]\nbus = \"\(bus.address)\"\n") { daemon, client in
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .fetch,
-                    url: server.url("/big"),
-                    destination: daemon.directory.appendingPathComponent("big").path,
-                    jobClass: "background"
-                )
-            )
+            let job = try await submitFetch(server.url("/big"), class: "background", to: daemon, client)
             try await awaitBytes(job.id, atLeast: 256 << 10, client: client)
             try bus.setProperty(nm, "/org/freedesktop/NetworkManager", nm, "Metered", "dbus.UInt32(1)")
             let stopped = try await awaitEvent(client: client, timeout: .seconds(10), "job \(job.id) stopped") {
@@ -150,14 +135,7 @@ struct StopOnLostConditionsEndToEndTests {
             metered_bytes_per_day = \(10 << 20)
             """
         try await withDaemon(config: config) { daemon, client in
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .fetch,
-                    url: server.url("/big"),
-                    destination: daemon.directory.appendingPathComponent("big").path,
-                    jobClass: "utility"
-                )
-            )
+            let job = try await submitFetch(server.url("/big"), class: "utility", to: daemon, client)
             let stopped = try await awaitEvent(client: client, timeout: .seconds(30), "job \(job.id) stopped") {
                 $0.jobId == job.id && $0.type == .stopped
             }
@@ -233,15 +211,7 @@ struct StopOnLostConditionsEndToEndTests {
 
         try await withDaemon(config: "[sensors]\nbus = \"\(bus.address)\"\n") { daemon, client in
             let destination = daemon.directory.appendingPathComponent("big").path
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .fetch,
-                    url: server.url("/big"),
-                    destination: destination,
-                    jobClass: "utility",
-                    requiresAC: true
-                )
-            )
+            let job = try await submitFetch(server.url("/big"), class: "utility", requiresAC: true, to: daemon, client)
             try await awaitBytes(job.id, atLeast: 64 << 10, client: client)
             let begin = ContinuousClock.now
             var onBattery = false
@@ -281,14 +251,7 @@ struct StopOnLostConditionsEndToEndTests {
         server.route("/big", .init(body: body, faults: [.drip(bytes: 32 << 10, every: .milliseconds(50))]))
         let closesAt = Date().addingTimeInterval(8)
         try await withDaemon(environment: ["TZ": posixZone(localTime: 5 * 3600, at: closesAt)]) { daemon, client in
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .fetch,
-                    url: server.url("/big"),
-                    destination: daemon.directory.appendingPathComponent("big").path,
-                    jobClass: "maintenance"
-                )
-            )
+            let job = try await submitFetch(server.url("/big"), class: "maintenance", to: daemon, client)
             let stopped = try await awaitEvent(client: client, timeout: .seconds(20), "job \(job.id) stopped") {
                 $0.jobId == job.id && $0.type == .stopped
             }
@@ -344,4 +307,23 @@ func posixZone(localTime: Int, at date: Date) -> String {
     let sign = west < 0 ? "-" : "+"
     let magnitude = abs(west)
     return String(format: "LUL%@%d:%02d:%02d", sign, magnitude / 3600, magnitude / 60 % 60, magnitude % 60)
+}
+
+/// A fetch of `url` into the daemon's directory as `big`.
+func submitFetch(
+    _ url: String,
+    class jobClass: String,
+    requiresAC: Bool? = nil,
+    to daemon: DaemonProcess,
+    _ client: LullClient
+) async throws -> JobView {
+    try await client.submit(
+        JobSubmission(
+            kind: .fetch,
+            url: url,
+            destination: daemon.directory.appendingPathComponent("big").path,
+            jobClass: jobClass,
+            requiresAC: requiresAC
+        )
+    )
 }
