@@ -7,6 +7,7 @@
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ struct child_failure {
 };
 
 static const char *const steps[] = {
-    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec"};
+    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec", "nice"};
 
 static pid_t spawn_with_posix_spawn(const struct lull_spawn_request *r, const char **failed_step) {
     posix_spawn_file_actions_t actions;
@@ -81,6 +82,9 @@ static void become_and_exec(const struct lull_spawn_request *r, int status_fd) {
     for (signal_number = 1; signal_number < NSIG; signal_number++) sigaction(signal_number, &default_action, NULL);
     sigemptyset(&none);
     if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) { failure.step = 2; goto fail; }
+    /* Before the identity changes: a niceness below the daemon's needs its privilege. */
+    if (r->set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, r->nice) != 0) { failure.step = 9; goto fail; }
+    if (!r->switch_identity) goto identity_done;
     /* Raw system calls: the child has one thread, and glibc's wrappers would signal the others. */
     if (syscall(SYS_setgroups, (size_t)r->group_count, r->groups) != 0) { failure.step = 3; goto fail; }
     if (syscall(SYS_setresgid, r->gid, r->gid, r->gid) != 0) { failure.step = 4; goto fail; }
@@ -99,6 +103,7 @@ static void become_and_exec(const struct lull_spawn_request *r, int status_fd) {
         }
         if (syscall(SYS_capset, &header, none) != 0) { failure.step = 6; goto fail; }
     }
+identity_done:
     /* After the switch, so the directory is entered with the owner's rights. */
     if (chdir(r->directory) != 0) { failure.step = 7; goto fail; }
     /* Everything but 0-2 and the status pipe (close-on-exec, it closes when execve succeeds). */
@@ -151,6 +156,7 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
 
 pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step) {
     *failed_step = "";
-    return request->switch_identity ? spawn_with_fork(request, failed_step)
-                                    : spawn_with_posix_spawn(request, failed_step);
+    /* posix_spawn can neither change identity nor niceness. */
+    return request->switch_identity || request->set_nice ? spawn_with_fork(request, failed_step)
+                                                          : spawn_with_posix_spawn(request, failed_step);
 }

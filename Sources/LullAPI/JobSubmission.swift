@@ -51,6 +51,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var environment: [String: String]?
     public var retryExitCodes: [Int]?
     public var stopGraceSeconds: Double?
+    public var nice: Int?
     public var outputTailBytes: Int?
 
     public init(
@@ -92,6 +93,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         environment: [String: String]? = nil,
         retryExitCodes: [Int]? = nil,
         stopGraceSeconds: Double? = nil,
+        nice: Int? = nil,
         outputTailBytes: Int? = nil
     ) {
         self.argv = argv
@@ -99,6 +101,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         self.environment = environment
         self.retryExitCodes = retryExitCodes
         self.stopGraceSeconds = stopGraceSeconds
+        self.nice = nice
         self.outputTailBytes = outputTailBytes
         self.maxBytesPerSecond = maxBytesPerSecond
         self.mode = mode
@@ -167,6 +170,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case environment
         case retryExitCodes = "retry_exit_codes"
         case stopGraceSeconds = "stop_grace_seconds"
+        case nice
         case outputTailBytes = "output_tail_bytes"
     }
 
@@ -215,6 +219,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         environment = try container.decodeIfPresent([String: String].self, forKey: .environment)
         retryExitCodes = try container.decodeIfPresent([Int].self, forKey: .retryExitCodes)
         stopGraceSeconds = try container.decodeIfPresent(Double.self, forKey: .stopGraceSeconds)
+        nice = try container.decodeIfPresent(Int.self, forKey: .nice)
         outputTailBytes = try container.decodeIfPresent(Int.self, forKey: .outputTailBytes)
     }
 
@@ -268,6 +273,7 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(environment, forKey: .environment)
         try container.encodeIfPresent(retryExitCodes, forKey: .retryExitCodes)
         try container.encodeIfPresent(stopGraceSeconds, forKey: .stopGraceSeconds)
+        try container.encodeIfPresent(nice, forKey: .nice)
         try container.encodeIfPresent(outputTailBytes, forKey: .outputTailBytes)
     }
 

@@ -60,6 +60,7 @@ extension JobView: JSONWritable {
                 json.array(retryExitCodes) { json, code in json.integer(code) }
             }
             json.member("stop_grace_seconds", stopGraceSeconds)
+            json.member("nice", nice)
             json.member("output_tail_bytes", outputTailBytes)
         }
     }

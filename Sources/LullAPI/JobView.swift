@@ -69,6 +69,7 @@ public struct JobView: Codable, Sendable, Equatable {
     public var environment: [String: String]?
     public var retryExitCodes: [Int]?
     public var stopGraceSeconds: Double?
+    public var nice: Int?
     public var outputTailBytes: Int?
 
     enum CodingKeys: String, CodingKey {
@@ -106,6 +107,7 @@ public struct JobView: Codable, Sendable, Equatable {
         case environment
         case retryExitCodes = "retry_exit_codes"
         case stopGraceSeconds = "stop_grace_seconds"
+        case nice
         case outputTailBytes = "output_tail_bytes"
     }
 

@@ -37,7 +37,7 @@ import Testing
          "periodic":{"every_seconds":3600,"flex_seconds":600,"jitter_seconds":0,"max_every_seconds":7200},
          "period_seconds":3600,"on_complete_unit":"backup-done.service",
          "argv":["sh","-c","echo \\"$1\\"\\n","$(id);x"],"working_directory":"/srv","environment":{"X":"1"},
-         "retry_exit_codes":[3,75],"stop_grace_seconds":1.5,"output_tail_bytes":65536}
+         "retry_exit_codes":[3,75],"stop_grace_seconds":1.5,"output_tail_bytes":65536,"nice":5}
         """
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: some Sequence<UInt8>) throws -> T {

@@ -47,6 +47,8 @@ import Testing
             (RunJob(argv: ["true"], retryExitCodes: [256]), "retry_exit_codes", "holds 256"),
             (RunJob(argv: ["true"], stopGraceSeconds: 3601), "stop_grace_seconds", "from 0 to 3600"),
             (RunJob(argv: ["true"], stopGraceSeconds: -1), "stop_grace_seconds", "from 0 to 3600"),
+            (RunJob(argv: ["true"], nice: 20), "nice", "from -20 to 19"),
+            (RunJob(argv: ["true"], nice: -21), "nice", "from -20 to 19"),
             (RunJob(argv: ["true"], outputTailBytes: (1 << 20) + 1), "output_tail_bytes", "from 0 to 1048576 (1 MiB)"),
         ]
         for (job, field, words) in cases {

@@ -74,7 +74,8 @@ import Testing
                             environment: maybe([pick(strings): pick(strings)]),
                             retryExitCodes: maybe([1, Int(random.next() % 255) + 1]),
                             stopGraceSeconds: maybe(pick(numbers)),
-                            outputTailBytes: maybe(Int(random.next() % 1 << 20))
+                            outputTailBytes: maybe(Int(random.next() % 1 << 20)),
+                            nice: maybe(Int(random.next() % 40) - 20)
                         )
                     )
                 }

@@ -60,6 +60,10 @@ struct lull_spawn_request {
     gid_t gid;
     const gid_t *groups;
     int group_count;
+    /// Non-zero: the process starts at niceness `nice` (-20 to 19; below the daemon's own needs
+    /// CAP_SYS_NICE).
+    int set_nice;
+    int nice;
 };
 
 /// Starts the process: with posix_spawn, or, when the identity changes (which posix_spawn

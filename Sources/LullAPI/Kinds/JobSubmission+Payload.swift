@@ -37,6 +37,7 @@ extension JobSubmission {
             ("expected_bytes_up", expectedBytesUp != nil), ("chunk_bytes", chunkBytes != nil),
             ("argv", argv != nil), ("working_directory", workingDirectory != nil), ("environment", environment != nil),
             ("retry_exit_codes", retryExitCodes != nil), ("stop_grace_seconds", stopGraceSeconds != nil),
+            ("nice", nice != nil),
             ("output_tail_bytes", outputTailBytes != nil),
         ]
     }

@@ -4,6 +4,7 @@ extension RunJob: WireKind {
     /// The kind-specific wire fields it takes (see `refuseFields`).
     static let wireFields: Set<String> = [
         "argv", "working_directory", "environment", "retry_exit_codes", "stop_grace_seconds", "output_tail_bytes",
+        "nice",
     ]
     static var takesURL: Bool { false }
 
@@ -23,7 +24,8 @@ extension RunJob: WireKind {
             environment: submission.environment,
             retryExitCodes: submission.retryExitCodes,
             stopGraceSeconds: submission.stopGraceSeconds,
-            outputTailBytes: submission.outputTailBytes
+            outputTailBytes: submission.outputTailBytes,
+            nice: submission.nice
         )
     }
 }

@@ -8,5 +8,6 @@ extension RunJob {
         view.retryExitCodes = retryExitCodes
         view.stopGraceSeconds = stopGraceSeconds
         view.outputTailBytes = outputTailBytes
+        view.nice = nice
     }
 }

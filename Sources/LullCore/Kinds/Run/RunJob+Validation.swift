@@ -31,6 +31,9 @@ extension RunJob {
                 "stop_grace_seconds is \(grace); give seconds from 0 to 3600"
             )
         }
+        if let nice, !(-20...19).contains(nice) {
+            throw ValidationError(.invalidValue, field: "nice", "nice is \(nice); give a niceness from -20 to 19")
+        }
         if let tail = outputTailBytes, !Self.outputTailRange.contains(tail) {
             throw ValidationError(
                 .invalidValue,

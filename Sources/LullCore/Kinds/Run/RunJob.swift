@@ -18,6 +18,9 @@ public struct RunJob: KindPayload {
     public var stopGraceSeconds: Double?
     /// How many of the last output bytes the result carries. Filled in at submission.
     public var outputTailBytes: Int?
+    /// The niceness the command starts at (-20 to 19); nil: the daemon's. Below the daemon's own
+    /// needs its privilege (root, or CAP_SYS_NICE).
+    public var nice: Int?
 
     public static let defaultStopGraceSeconds = 10.0
     public static let defaultOutputTailBytes = 64 << 10
@@ -28,8 +31,10 @@ public struct RunJob: KindPayload {
         environment: [String: String]? = nil,
         retryExitCodes: [Int]? = nil,
         stopGraceSeconds: Double? = nil,
-        outputTailBytes: Int? = nil
+        outputTailBytes: Int? = nil,
+        nice: Int? = nil
     ) {
+        self.nice = nice
         self.argv = argv
         self.workingDirectory = workingDirectory
         self.environment = environment
@@ -75,6 +80,7 @@ public struct RunJob: KindPayload {
         }
         json.member("stopGraceSeconds", stopGraceSeconds)
         json.member("outputTailBytes", outputTailBytes)
+        json.member("nice", nice)
     }
 
     /// A word as a shell would need it, for the journal line only (nothing is run through a shell).

@@ -20,6 +20,8 @@ public struct LaunchRequest: Sendable {
     public var outputDescriptor: Int32
     /// nil: the daemon's own identity (the owner is the daemon's user).
     public var identity: OwnerAccount?
+    /// The niceness the process starts at; nil: the daemon's.
+    public var nice: Int32? = nil
 }
 
 /// A started process: the leader of its own session and process group (pgid = pid).

@@ -192,7 +192,8 @@ private struct Attempt: Sendable {
             environment: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" },
             directory: directory,
             outputDescriptor: -1,
-            identity: Self.runsAsDaemon(owner) ? nil : account
+            identity: Self.runsAsDaemon(owner) ? nil : account,
+            nice: command.nice.map(Int32.init)
         )
     }
 

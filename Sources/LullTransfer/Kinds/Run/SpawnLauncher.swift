@@ -33,7 +33,9 @@ public struct SpawnLauncher: ProcessLauncher {
                         uid: request.identity?.uid ?? 0,
                         gid: request.identity?.gid ?? 0,
                         groups: groupList.baseAddress,
-                        group_count: Int32(groupList.count)
+                        group_count: Int32(groupList.count),
+                        set_nice: request.nice == nil ? 0 : 1,
+                        nice: request.nice ?? 0
                     )
                     return lull_spawn(&spawn, &step)
                 }
@@ -60,6 +62,13 @@ public struct SpawnLauncher: ProcessLauncher {
             return JobFailure(
                 code: "working_directory_unavailable",
                 message: "cannot enter the working directory \(request.directory): \(reason)",
+                retryable: false
+            )
+        case ("nice", _):
+            return JobFailure(
+                code: "exec_failed",
+                message:
+                    "cannot start the command at niceness \(request.nice ?? 0) (\(reason)); below lulld's own niceness needs root or CAP_SYS_NICE",
                 retryable: false
             )
         case ("setgroups", _), ("setgid", _), ("setuid", _), ("capabilities", _):

@@ -13,6 +13,7 @@ func runLines(_ job: JobView) -> [(String, String)] {
         lines.append(("retried on exit", codes.map(String.init).joined(separator: ", ")))
     }
     if let grace = job.stopGraceSeconds { lines.append(("stop grace", String(format: "%g s", grace))) }
+    if let nice = job.nice { lines.append(("nice", String(nice))) }
     return lines
 }
 

@@ -52,6 +52,14 @@ struct SubmitRun: AsyncParsableCommand {
     var stopGrace: Double?
 
     @Option(
+        help: ArgumentHelp(
+            "The niceness the command starts at, -20 to 19 (below lulld's own needs root or CAP_SYS_NICE).",
+            valueName: "n"
+        )
+    )
+    var nice: Int?
+
+    @Option(
         name: .customLong("output-tail"),
         help: ArgumentHelp(
             "How many bytes of the command's last output the result keeps, up to 1M (default 64K).",
@@ -107,6 +115,7 @@ struct SubmitRun: AsyncParsableCommand {
             stopGraceSeconds: stopGrace,
             outputTailBytes: outputTail.map { Int($0.bytes) }
         )
+        submission.nice = nice
         try scheduling.apply(to: &submission)
         transfer.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)
