@@ -177,6 +177,7 @@ install-files:
 	install -m 0644 units/lull.tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf
 	install -m 0644 units/lull-hooks.polkit.rules $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules
 	install -m 0644 examples/lull.toml examples/lull-system.toml $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 units/lull-jobs.polkit.rules $(DESTDIR)$(DOCDIR)/examples/50-lull-jobs.rules
 	install -m 0644 README.md CHANGELOG.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	@# The system instance's example (the laptop one is for ~/.config), a starting point, never
 	@# written over an admin's file.

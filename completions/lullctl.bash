@@ -518,7 +518,7 @@ _lullctl_submit_run() {
     repeating_flags=()
     non_repeating_flags=(--requires-ac --requires-idle --system --user-instance --json --version -h --help)
     repeating_options=(--env --retry-exit-code)
-    non_repeating_options=(--cwd --stop-grace --nice --output-tail --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --max-rate --socket --call-timeout)
+    non_repeating_options=(--cwd --stop-grace --nice --cpu-weight --memory-max --io-weight --tasks-max --output-tail --unit --label --class --network --min-battery --not-before --deadline --on-deadline --every --flex --jitter --max-every --on-complete-unit --max-attempts --retry-delay --retry-max-delay --connect-timeout --idle-timeout --timeout --max-rate --socket --call-timeout)
     __lullctl_offer_flags_options -1
 
     # Offer option value completions
@@ -539,7 +539,22 @@ _lullctl_submit_run() {
     '--nice')
         return
         ;;
+    '--cpu-weight')
+        return
+        ;;
+    '--memory-max')
+        return
+        ;;
+    '--io-weight')
+        return
+        ;;
+    '--tasks-max')
+        return
+        ;;
     '--output-tail')
+        return
+        ;;
+    '--unit')
         return
         ;;
     '--label')

@@ -11,6 +11,8 @@ public struct EventView: Codable, Sendable, Equatable {
     public var state: JobState
     public var attempt: Int?
     public var progress: ProgressView?
+    /// run: what the command used, on a sampled `progress` event.
+    public var usage: UsageView?
     public var result: ResultView?
     public var error: FailureView?
     public var message: String?
@@ -22,7 +24,7 @@ public struct EventView: Codable, Sendable, Equatable {
         case seq
         case jobId = "job_id"
         case ownerUid = "owner_uid"
-        case time, type, state, attempt, progress, result, error, message
+        case time, type, state, attempt, progress, usage, result, error, message
         case retryAt = "retry_at"
         case reason
     }
@@ -36,6 +38,7 @@ public struct EventView: Codable, Sendable, Equatable {
         state = event.state
         attempt = event.detail?.attempt
         progress = event.detail?.progress.map(ProgressView.init)
+        usage = event.detail?.usage.map(UsageView.init)
         result = event.detail?.result.map(ResultView.init)
         error = event.detail?.failure.map(FailureView.init)
         message = event.detail?.message

@@ -53,6 +53,13 @@ public struct JobSubmission: Codable, Sendable, Equatable {
     public var stopGraceSeconds: Double?
     public var nice: Int?
     public var outputTailBytes: Int?
+    /// run: controls only a systemd unit enforces (`RunResources`).
+    public var cpuWeight: Int?
+    public var memoryMax: Int64?
+    public var ioWeight: Int?
+    public var tasksMax: Int?
+    /// run: an existing systemd unit to start instead of `argv`.
+    public var unit: String?
 
     public init(
         kind: JobKind,
@@ -172,6 +179,11 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         case stopGraceSeconds = "stop_grace_seconds"
         case nice
         case outputTailBytes = "output_tail_bytes"
+        case cpuWeight = "cpu_weight"
+        case memoryMax = "memory_max"
+        case ioWeight = "io_weight"
+        case tasksMax = "tasks_max"
+        case unit
     }
 
     public init(from decoder: any Decoder) throws {
@@ -221,6 +233,11 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         stopGraceSeconds = try container.decodeIfPresent(Double.self, forKey: .stopGraceSeconds)
         nice = try container.decodeIfPresent(Int.self, forKey: .nice)
         outputTailBytes = try container.decodeIfPresent(Int.self, forKey: .outputTailBytes)
+        cpuWeight = try container.decodeIfPresent(Int.self, forKey: .cpuWeight)
+        memoryMax = try container.decodeIfPresent(Int64.self, forKey: .memoryMax)
+        ioWeight = try container.decodeIfPresent(Int.self, forKey: .ioWeight)
+        tasksMax = try container.decodeIfPresent(Int.self, forKey: .tasksMax)
+        unit = try container.decodeIfPresent(String.self, forKey: .unit)
     }
 
     /// An ISO-8601 time (fractional seconds allowed).
@@ -275,6 +292,11 @@ public struct JobSubmission: Codable, Sendable, Equatable {
         try container.encodeIfPresent(stopGraceSeconds, forKey: .stopGraceSeconds)
         try container.encodeIfPresent(nice, forKey: .nice)
         try container.encodeIfPresent(outputTailBytes, forKey: .outputTailBytes)
+        try container.encodeIfPresent(cpuWeight, forKey: .cpuWeight)
+        try container.encodeIfPresent(memoryMax, forKey: .memoryMax)
+        try container.encodeIfPresent(ioWeight, forKey: .ioWeight)
+        try container.encodeIfPresent(tasksMax, forKey: .tasksMax)
+        try container.encodeIfPresent(unit, forKey: .unit)
     }
 
     /// The domain spec this submission describes, before policy validation.

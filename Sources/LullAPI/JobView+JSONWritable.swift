@@ -62,6 +62,11 @@ extension JobView: JSONWritable {
             json.member("stop_grace_seconds", stopGraceSeconds)
             json.member("nice", nice)
             json.member("output_tail_bytes", outputTailBytes)
+            json.member("cpu_weight", cpuWeight)
+            json.member("memory_max", memoryMax)
+            json.member("io_weight", ioWeight)
+            json.member("tasks_max", tasksMax)
+            json.member("unit", unit)
         }
     }
 }

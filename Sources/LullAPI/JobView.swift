@@ -71,6 +71,12 @@ public struct JobView: Codable, Sendable, Equatable {
     public var stopGraceSeconds: Double?
     public var nice: Int?
     public var outputTailBytes: Int?
+    /// run: the job's own resource controls (its class's defaults are not shown here).
+    public var cpuWeight: Int?
+    public var memoryMax: Int64?
+    public var ioWeight: Int?
+    public var tasksMax: Int?
+    public var unit: String?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state
@@ -109,6 +115,11 @@ public struct JobView: Codable, Sendable, Equatable {
         case stopGraceSeconds = "stop_grace_seconds"
         case nice
         case outputTailBytes = "output_tail_bytes"
+        case cpuWeight = "cpu_weight"
+        case memoryMax = "memory_max"
+        case ioWeight = "io_weight"
+        case tasksMax = "tasks_max"
+        case unit
     }
 
     public init(_ job: Job, waitingFor: [WaitingReason]? = nil) {
@@ -190,12 +201,16 @@ public struct ResultView: Codable, Sendable, Equatable {
     public var uploadURL: String?
     public var accounting: AccountingView?
     /// run: the exit status, or the signal that ended the program; the last of its output; the
-    /// CPU seconds (user + system) and peak resident bytes it used.
+    /// CPU seconds (user + system), peak resident bytes and storage bytes it used.
     public var exitCode: Int?
     public var signal: Int?
     public var outputTail: String?
     public var cpuSeconds: Double?
     public var memoryPeakBytes: Int64?
+    public var ioReadBytes: Int64?
+    public var ioWriteBytes: Int64?
+    /// run: the systemd unit the command ran in; absent when lulld started it itself.
+    public var unit: String?
 
     enum CodingKeys: String, CodingKey {
         case httpStatus = "http_status"
@@ -213,6 +228,9 @@ public struct ResultView: Codable, Sendable, Equatable {
         case outputTail = "output_tail"
         case cpuSeconds = "cpu_seconds"
         case memoryPeakBytes = "memory_peak_bytes"
+        case ioReadBytes = "io_read_bytes"
+        case ioWriteBytes = "io_write_bytes"
+        case unit
     }
 
     public init(_ result: JobResult) {
@@ -233,6 +251,9 @@ public struct ResultView: Codable, Sendable, Equatable {
         outputTail = result.outputTail
         cpuSeconds = result.cpuSeconds
         memoryPeakBytes = result.memoryPeakBytes
+        ioReadBytes = result.ioReadBytes
+        ioWriteBytes = result.ioWriteBytes
+        unit = result.unit
     }
 }
 

@@ -116,6 +116,12 @@ public struct JobResult: Sendable, Equatable, Codable {
     public var outputTail: String?
     public var cpuSeconds: Double?
     public var memoryPeakBytes: Int64?
+    /// run: bytes the command read from and wrote to storage (not the page cache, not tmpfs);
+    /// absent where the kernel does not count them. See `RunExit`.
+    public var ioReadBytes: Int64?
+    public var ioWriteBytes: Int64?
+    /// run: the systemd unit the command ran in (the systemd host); nil when lulld started it.
+    public var unit: String?
 
     public init(
         httpStatus: Int? = nil,
@@ -134,8 +140,12 @@ public struct JobResult: Sendable, Equatable, Codable {
         signal: Int? = nil,
         outputTail: String? = nil,
         cpuSeconds: Double? = nil,
-        memoryPeakBytes: Int64? = nil
+        memoryPeakBytes: Int64? = nil,
+        ioReadBytes: Int64? = nil,
+        ioWriteBytes: Int64? = nil,
+        unit: String? = nil
     ) {
+        self.unit = unit
         self.httpStatus = httpStatus
         self.bytes = bytes
         self.sha256 = sha256
@@ -153,6 +163,8 @@ public struct JobResult: Sendable, Equatable, Codable {
         self.outputTail = outputTail
         self.cpuSeconds = cpuSeconds
         self.memoryPeakBytes = memoryPeakBytes
+        self.ioReadBytes = ioReadBytes
+        self.ioWriteBytes = ioWriteBytes
     }
 }
 

@@ -51,6 +51,8 @@ public enum JobEventType: String, Sendable, Codable, CaseIterable {
 /// What an event carries beyond the state change.
 public struct JobEventDetail: Sendable, Equatable, Codable {
     public var progress: TransferProgress?
+    /// run: what the command used at a sampled `progress` event.
+    public var usage: CommandUsage?
     public var result: JobResult?
     public var failure: JobFailure?
     public var attempt: Int?
@@ -66,8 +68,10 @@ public struct JobEventDetail: Sendable, Equatable, Codable {
         attempt: Int? = nil,
         message: String? = nil,
         retryAt: Date? = nil,
-        reason: String? = nil
+        reason: String? = nil,
+        usage: CommandUsage? = nil
     ) {
+        self.usage = usage
         self.reason = reason
         self.retryAt = retryAt
         self.progress = progress

@@ -11,13 +11,18 @@ public struct JobSpecValidator: Sendable {
     /// Directories the daemon sees but its clients do not (a service's `PrivateTmp=`): a file
     /// there would be written where its owner cannot see it.
     public var privateDirectories: PrivateDirectories
+    /// Whether run jobs start as systemd units (`[run] host`), which alone enforce
+    /// `cpu_weight`, `memory_max`, `io_weight` and `tasks_max`; else those are refused.
+    public var runsCommandsAsUnits: Bool
 
     public init(
         limits: SubmissionLimits,
         knownClasses: Set<String> = Set(JobClassName.builtIn),
         allowedUnits: Set<String>? = nil,
-        privateDirectories: PrivateDirectories = PrivateDirectories()
+        privateDirectories: PrivateDirectories = PrivateDirectories(),
+        runsCommandsAsUnits: Bool = false
     ) {
+        self.runsCommandsAsUnits = runsCommandsAsUnits
         self.limits = limits
         self.knownClasses = knownClasses
         self.allowedUnits = allowedUnits

@@ -65,6 +65,8 @@ public struct JobUpdate: Sendable, Equatable {
     /// the next start continues it under the same number.
     public var interruptsAttempt: Bool
     public var progress: TransferProgress?
+    /// run: the command's sampled usage, carried by the event (not stored in the job's row).
+    public var usage: CommandUsage?
     public var result: JobResult?
     public var failure: JobFailure?
     public var message: String?
@@ -93,8 +95,10 @@ public struct JobUpdate: Sendable, Equatable {
         retryAt: Date? = nil,
         silent: Bool = false,
         interruptsAttempt: Bool = false,
-        stop: WaitingReason.Code? = nil
+        stop: WaitingReason.Code? = nil,
+        usage: CommandUsage? = nil
     ) {
+        self.usage = usage
         self.stop = stop
         self.interruptsAttempt = interruptsAttempt
         self.resume = resume

@@ -56,21 +56,45 @@ public protocol FreezableEngine: TransferEngine {
 }
 
 /// What a running command uses now: the CPU time its processes have had, the share of a CPU
-/// they had since the last reading, and their resident memory.
-public struct CommandUsage: Sendable, Equatable {
+/// they had since the last reading, their resident memory, and the storage I/O they caused.
+/// Times and bytes are running totals over the attempt; the dispatcher derives the share.
+public struct CommandUsage: Sendable, Equatable, Codable {
     public var cpuSeconds: Double
-    /// Percent of one CPU over the last second or more of readings of the job; nil at the first.
+    /// Percent of one CPU since the reading before; nil when there was none.
     public var cpuPercent: Double?
     public var memoryBytes: Int64
+    /// Bytes read from and written to storage; nil where the kernel does not count them.
+    public var ioReadBytes: Int64?
+    public var ioWriteBytes: Int64?
 
-    public init(cpuSeconds: Double, cpuPercent: Double?, memoryBytes: Int64) {
+    public init(
+        cpuSeconds: Double,
+        cpuPercent: Double?,
+        memoryBytes: Int64,
+        ioReadBytes: Int64? = nil,
+        ioWriteBytes: Int64? = nil
+    ) {
         self.cpuSeconds = cpuSeconds
         self.cpuPercent = cpuPercent
         self.memoryBytes = memoryBytes
+        self.ioReadBytes = ioReadBytes
+        self.ioWriteBytes = ioWriteBytes
     }
 }
 
-/// An engine that can say what a running attempt uses (a run job's process group).
+/// An engine that can say what its running attempts use (a run job's process group or unit).
+/// The seam a host (processes, systemd units) gives its readings through.
 public protocol UsageReportingEngine: TransferEngine {
+    /// One attempt's usage now; nil when it runs nothing.
     func usage(of id: JobID) -> CommandUsage?
+    /// Every running attempt's usage, read together: the dispatcher calls it once per progress
+    /// interval, off the event loops, so one pass over the system serves all jobs.
+    func usages() -> [JobID: CommandUsage]
+    /// Whether this engine's attempts have usage to sample (false for a wrapper whose inner
+    /// engine has none).
+    var reportsUsage: Bool { get }
+}
+
+extension UsageReportingEngine {
+    public var reportsUsage: Bool { true }
 }

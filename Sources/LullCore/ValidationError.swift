@@ -7,6 +7,8 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
         case duplicateField = "duplicate_field"
         case invalidValue = "invalid_value"
         case tooLarge = "too_large"
+        /// A valid value this daemon cannot enforce where it runs (HTTP 422).
+        case notEnforceable = "not_enforceable"
     }
 
     public var code: Code

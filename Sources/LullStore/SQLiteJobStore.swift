@@ -133,7 +133,8 @@ public final class SQLiteJobStore: JobStore {
             attempt: update.countsAsAttempt ? job.attempts : nil,
             message: update.message,
             retryAt: update.retryAt,
-            reason: update.stop?.rawValue
+            reason: update.stop?.rawValue,
+            usage: update.usage
         )
         events.append(
             try codec.appendEvent(

@@ -145,6 +145,25 @@ public final class NspawnMachine: @unchecked Sendable {
         chmod(url.path, mode_t(mode))
     }
 
+    /// Lets the container's systemd set resource limits. On a host with cgroup v1 controllers
+    /// (this project's CI machine) nspawn mounts them read-only in the container, so systemd
+    /// there accounts but cannot limit; remounted writable and re-executed, it applies
+    /// `MemoryMax=` and `TasksMax=` as a host's systemd would.
+    public func makeCgroupControllersWritable() throws {
+        for controller in ["memory", "pids", "cpu", "cpuacct", "cpu,cpuacct", "blkio"] {
+            let path = "/sys/fs/cgroup/\(controller)"
+            guard (try? run(["mountpoint", "-q", path]).status) == 0 else { continue }
+            try check(["mount", "-o", "remount,bind,rw", path])
+        }
+        try check(["systemctl", "daemon-reexec"])
+        _ = try waitFor("systemd to come back after daemon-reexec", timeout: .seconds(20)) { () -> Bool? in
+            let state = try? run(["systemctl", "is-system-running"]).stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines
+            )
+            return state == "running" || state == "degraded" ? true : nil
+        }
+    }
+
     /// A unit property (`systemctl show -p NAME --value`).
     public func property(_ unit: String, _ name: String, user: String? = nil) throws -> String {
         try run(systemctl(user: user) + ["show", unit, "-p", name, "--value"]).stdout

@@ -68,6 +68,11 @@ enum RunQueueBenchmark {
         }
         progress("start latency: 10 single run jobs")
         let latency = try (1...10).map { _ in try startLatency(daemon) }
+        progress(
+            "sampling: \(RunSamplingCost.jobs) running sleep commands, sampled every \(RunSamplingCost.fast) s and every 60 s"
+        )
+        let sampling = try RunSamplingCost.measure(window: quick ? 4 : 10, runs: runs)
+        let perJob = sampling.perPass.map { $0 / Double(RunSamplingCost.jobs) * 1e6 }
 
         let fastest = [tsp, xargs].filter { !$0.isEmpty }.map(BenchReport.median).min() ?? .nan
         let ratio = BenchReport.median(lull) / fastest
@@ -80,6 +85,7 @@ enum RunQueueBenchmark {
             | \(count) run jobs of `true`, \(concurrency) at once, submission to the last end | \(seconds(lull)) | \(seconds(tsp)) | \(seconds(xargs)) | \(String(format: "%.2f×", ratio)) | ≤ 2× | \(BenchReport.verdict(ratio <= 2)) |
             | lulld CPU per run job | \(String(format: "%.2f ms", BenchReport.median(cpu) * 1000)) | — | — | — | — | — |
             | start latency of one run job: submission to the process running (median of 10) | \(BenchReport.spread(latency.map { $0 * 1000 }, "%.1f ms")) | — | — | — | — | — |
+            | lulld CPU per sampling pass, per running run job (\(RunSamplingCost.jobs) running, \(sampling.processes) processes on the machine) | \(BenchReport.spread(perJob, "%.0f µs")) | — | — | — | — | — |
 
             Method: lulld (`[limits] max_concurrent` and the default class's at \(concurrency)) gets the
             jobs through `POST /v1/jobs:batch`, 100 a request, `{"kind":"run","argv":["/bin/true"]}`
@@ -89,6 +95,10 @@ enum RunQueueBenchmark {
             running; `xargs` runs `seq \(count) | xargs -P \(concurrency) -n 1 /bin/true`. They take turns
             going first. The start latency runs from just before `POST /v1/jobs` of a job that writes
             to a FIFO (`sh -c 'echo x > FIFO'`) to the moment lull-bench can read from it.
+            Sampling: \(RunSamplingCost.jobs) `sleep 600` run jobs run in a lulld whose `progress_interval` is
+            \(RunSamplingCost.fast) s and in one whose is 60 s; lulld's CPU over the same \(quick ? 4 : 10) s in each (after
+            1.5 s to settle), the difference over the passes the first made, over the jobs. A pass is one
+            scan of /proc for every group and a `progress` event per job committed.
             \(BenchReport.machine(quick: quick, peers: ["task-spooler"]))
             """
     }

@@ -14,11 +14,13 @@ import Testing
          "created_at":"2026-11-21T18:58:03Z","updated_at":"2026-11-21T19:00:00Z","attempts":3,
          "stops":2,"last_stop_reason":"on_battery",
          "progress":{"bytes_done":10,"bytes_total":100,"bytes_per_second":2048,"eta_seconds":44},
-         "usage":{"cpu_seconds":1.5,"cpu_percent":98.5,"memory_bytes":1048576},
+         "usage":{"cpu_seconds":1.5,"cpu_percent":98.5,"memory_bytes":1048576,"io_read_bytes":4096,
+                  "io_write_bytes":8388608},
          "result":{"http_status":201,"bytes":100,"sha256":"ab","path":"/srv/d","not_modified":false,
                    "etag":"\\"e\\"","last_modified":"Sat","response_headers":{"x-a":"1"},"response_body":"ok",
                    "bytes_transferred":100,"upload_url":"https://example.test/u/1",
                    "exit_code":3,"signal":9,"output_tail":"hi-1\\n","cpu_seconds":1.25,"memory_peak_bytes":209715200,
+                   "io_read_bytes":512,"io_write_bytes":8389120,"unit":"lull-job-42.service",
                    "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
                                  "attempts":3,"stops":2,"daemon_cpu_seconds":0.25}},
          "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
@@ -37,7 +39,8 @@ import Testing
          "periodic":{"every_seconds":3600,"flex_seconds":600,"jitter_seconds":0,"max_every_seconds":7200},
          "period_seconds":3600,"on_complete_unit":"backup-done.service",
          "argv":["sh","-c","echo \\"$1\\"\\n","$(id);x"],"working_directory":"/srv","environment":{"X":"1"},
-         "retry_exit_codes":[3,75],"stop_grace_seconds":1.5,"output_tail_bytes":65536,"nice":5}
+         "retry_exit_codes":[3,75],"stop_grace_seconds":1.5,"output_tail_bytes":65536,"nice":5,
+         "cpu_weight":200,"memory_max":2147483648,"io_weight":50,"tasks_max":64,"unit":"backup.service"}
         """
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: some Sequence<UInt8>) throws -> T {
@@ -144,6 +147,8 @@ import Testing
             view.onCompleteUnit = maybe(pick(strings))
             view.maxBytesPerSecond = maybe(Int64(random.next() % (1 << 40)))
             view.mode = maybe(pick(["0644", "0600", "0777"]))
+            view.memoryMax = maybe(Int64(random.next() >> 1))
+            view.tasksMax = maybe(view.tasksMax)
             try Self.expectSameMeaning(view)
         }
     }

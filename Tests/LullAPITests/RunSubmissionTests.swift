@@ -33,6 +33,28 @@ import Testing
         #expect(try WireJSON.decoder().decode(JobSubmission.self, from: encoded) == submission)
     }
 
+    /// The resource controls are flat on the wire, beside argv; the job keeps them together.
+    @Test func resourceControlsRoundTrip() throws {
+        let submission = try Self.decode(
+            #"{"kind":"run","argv":["true"],"nice":3,"cpu_weight":200,"memory_max":1073741824,"io_weight":50,"tasks_max":64}"#
+        )
+        let resources = RunResources(cpuWeight: 200, memoryMax: 1 << 30, ioWeight: 50, tasksMax: 64)
+        #expect(try submission.spec().payload == .run(RunJob(argv: ["true"], nice: 3, resources: resources)))
+        let encoded = String(decoding: try WireJSON.encoder().encode(submission), as: UTF8.self)
+        #expect(encoded.contains(#""memory_max":1073741824"#) && encoded.contains(#""tasks_max":64"#))
+        #expect(try Self.decode(encoded) == submission)
+
+        let view = JobView(
+            Job(id: JobID(1), owner: OwnerID(0), spec: try submission.spec(), createdAt: Date()),
+            waitingFor: nil
+        )
+        #expect(view.cpuWeight == 200 && view.memoryMax == 1 << 30 && view.ioWeight == 50 && view.tasksMax == 64)
+        #expect(view.nice == 3)
+        // None given: none stored, none shown.
+        let plain = try Self.decode(#"{"kind":"run","argv":["true"]}"#).spec()
+        #expect(plain.payload.run?.resources == nil)
+    }
+
     @Test func transfersStillNeedTheirURL() {
         #expect(throws: (any Error).self) { try Self.decode(#"{"kind":"fetch","destination":"/tmp/a"}"#) }
     }
@@ -52,5 +74,8 @@ import Testing
         #expect(try field(#"{"kind":"run","argv":["true"],"headers":{"A":"b"}}"#) == "headers")
         #expect(try field(#"{"kind":"fetch","url":"http://h/a","destination":"/tmp/a","argv":["x"]}"#) == "argv")
         #expect(try field(#"{"kind":"push","url":"http://h/a","environment":{"A":"b"}}"#) == "environment")
+        #expect(
+            try field(#"{"kind":"fetch","url":"http://h/a","destination":"/tmp/a","memory_max":1}"#) == "memory_max"
+        )
     }
 }

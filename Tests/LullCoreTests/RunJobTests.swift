@@ -50,6 +50,14 @@ import Testing
             (RunJob(argv: ["true"], nice: 20), "nice", "from -20 to 19"),
             (RunJob(argv: ["true"], nice: -21), "nice", "from -20 to 19"),
             (RunJob(argv: ["true"], outputTailBytes: (1 << 20) + 1), "output_tail_bytes", "from 0 to 1048576 (1 MiB)"),
+            // Out of range is said as such before whether the host can enforce them at all.
+            (limited(RunResources(cpuWeight: 0)), "cpu_weight", "cpu_weight is 0; give a weight from 1 to 10000"),
+            (limited(RunResources(cpuWeight: 10_001)), "cpu_weight", "from 1 to 10000"),
+            (limited(RunResources(memoryMax: (1 << 20) - 1)), "memory_max", "give at least 1048576 bytes (1 MiB)"),
+            (limited(RunResources(memoryMax: -1)), "memory_max", "memory_max is -1"),
+            (limited(RunResources(ioWeight: 0)), "io_weight", "io_weight is 0; give a weight from 1 to 10000"),
+            (limited(RunResources(tasksMax: 0)), "tasks_max", "tasks_max is 0; give a count from 1 to 4194304"),
+            (limited(RunResources(tasksMax: 4_194_305)), "tasks_max", "from 1 to 4194304"),
         ]
         for (job, field, words) in cases {
             let error = refusal(job)
@@ -58,6 +66,8 @@ import Testing
         }
         #expect(refusal(RunJob(argv: ["true"], workingDirectory: "/tmp/\u{1b}x"))?.field == "working_directory")
     }
+
+    func limited(_ resources: RunResources) -> RunJob { RunJob(argv: ["true"], resources: resources) }
 
     @Test func defaultsAreDecidedAtSubmission() {
         let prepared = RunJob(argv: ["true"]).prepared()

@@ -78,12 +78,22 @@ import Testing
         metrics.jobFinished(kind: .push, outcome: "failed", reason: "GET https://example.com/secret")
         metrics.jobFinished(kind: .fetch, outcome: "expired", reason: "deadline")
         metrics.jobStopped(kind: .fetch, reason: .onBattery)
+        metrics.runAttemptEnded(
+            jobClass: "batch",
+            result: JobResult(exitCode: 0, cpuSeconds: 1.5, memoryPeakBytes: 4096, ioReadBytes: 512, ioWriteBytes: 8192)
+        )
+        metrics.runAttemptEnded(
+            jobClass: "batch",
+            usage: CommandUsage(cpuSeconds: 0.25, cpuPercent: nil, memoryBytes: 1)
+        )
+        metrics.runAttemptEnded(jobClass: "batch", result: JobResult(httpStatus: 200))
         var world = WorldSnapshot.assumed
         world.power.batteryPercent = 55
         world.pressure.cpu = 12.5
         let snapshot = MetricsSnapshot(
             jobs: [JobCountKey(jobClass: "default", state: .queued): 1],
             running: 0,
+            runMemoryBytes: 3 << 20,
             world: world,
             scheduling: SchedulingStatistics(),
             samplerRunning: false,
@@ -114,6 +124,10 @@ import Testing
         #expect(!text.contains("example.com"))
         #expect(text.contains(#"lull_build_info{version="\#(LullVersion.current)"} 1"#))
         #expect(text.contains("lull_sampler_samples_total 3\n"))
+        #expect(text.contains(#"lull_run_cpu_seconds_total{class="batch"} 1.75"#), "a transfer's result adds nothing")
+        #expect(text.contains(#"lull_run_io_write_bytes_total{class="batch"} 8192"#))
+        #expect(text.contains(#"lull_run_io_read_bytes_total{class="batch"} 512"#))
+        #expect(text.contains("lull_run_memory_bytes 3145728.0\n"))
 
         // A second scrape copies the scheduler's counts in again rather than adding them up.
         let again = String(decoding: metrics.render(snapshot), as: UTF8.self)

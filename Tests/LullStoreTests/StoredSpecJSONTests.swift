@@ -75,7 +75,13 @@ import Testing
                             retryExitCodes: maybe([1, Int(random.next() % 255) + 1]),
                             stopGraceSeconds: maybe(pick(numbers)),
                             outputTailBytes: maybe(Int(random.next() % 1 << 20)),
-                            nice: maybe(Int(random.next() % 40) - 20)
+                            nice: maybe(Int(random.next() % 40) - 20),
+                            resources: RunResources(
+                                cpuWeight: maybe(Int(random.next() % 10_000) + 1),
+                                memoryMax: maybe(Int64(random.next() >> 1)),
+                                ioWeight: maybe(Int(random.next() % 10_000) + 1),
+                                tasksMax: maybe(Int(random.next() % 4_194_304) + 1)
+                            )
                         )
                     )
                 }
@@ -168,6 +174,21 @@ import Testing
                     chunkBytes: 1 << 20,
                     caFile: "/etc/ssl/lab-ca.pem",
                     expectedBytesUp: 7
+                )
+            )
+        ),
+        full(
+            .run(
+                RunJob(
+                    argv: ["sh", "-c", "echo hi"],
+                    workingDirectory: "/srv",
+                    environment: ["X": "1"],
+                    retryExitCodes: [3],
+                    stopGraceSeconds: 1.5,
+                    outputTailBytes: 100,
+                    nice: 5,
+                    resources: RunResources(cpuWeight: 200, memoryMax: 1 << 30, ioWeight: 50, tasksMax: 64),
+                    unit: "backup.service"
                 )
             )
         ),

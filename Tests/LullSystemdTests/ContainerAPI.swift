@@ -50,6 +50,12 @@ struct ContainerAPI {
         return try json(response.body)["state"] as? String
     }
 
+    /// The job's view, or nil when `user` cannot see it.
+    func view(_ id: Int64, as user: String? = nil) throws -> [String: Any]? {
+        let response = try request("GET", "/v1/jobs/\(id)", as: user)
+        return response.status == 200 ? try json(response.body) : nil
+    }
+
     /// Waits until the job is in `wanted` or another final state; returns that state.
     func waitForState(
         _ id: Int64,

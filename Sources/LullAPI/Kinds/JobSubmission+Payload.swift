@@ -39,6 +39,8 @@ extension JobSubmission {
             ("retry_exit_codes", retryExitCodes != nil), ("stop_grace_seconds", stopGraceSeconds != nil),
             ("nice", nice != nil),
             ("output_tail_bytes", outputTailBytes != nil),
+            ("cpu_weight", cpuWeight != nil), ("memory_max", memoryMax != nil), ("io_weight", ioWeight != nil),
+            ("tasks_max", tasksMax != nil),
         ]
     }
 

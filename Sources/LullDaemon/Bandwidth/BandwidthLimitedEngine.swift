@@ -18,6 +18,8 @@ struct BandwidthLimitedEngine: TransferEngine {
 
 extension BandwidthLimitedEngine: UsageReportingEngine {
     func usage(of id: JobID) -> CommandUsage? { (engine as? any UsageReportingEngine)?.usage(of: id) }
+    func usages() -> [JobID: CommandUsage] { (engine as? any UsageReportingEngine)?.usages() ?? [:] }
+    var reportsUsage: Bool { (engine as? any UsageReportingEngine)?.reportsUsage ?? false }
 }
 
 extension BandwidthLimitedEngine: FreezableEngine {

@@ -60,10 +60,12 @@ public struct ConfigCheck: Sendable {
     }
 
     /// Congestion controls the kernel lacks, keys the checked instance's shipped units make
-    /// useless, and hook units its polkit rule refuses. With `--config` the instance is unknown:
+    /// useless, hook units its polkit rule refuses, and class run controls the run host cannot
+    /// enforce. With `--config` the instance is unknown:
     /// only hooks sent to the system manager (`manager = "system"`) are checked against the rule.
     public func warnings(for config: DaemonConfig) -> [ConfigWarning] {
         CongestionControlCheck.warnings(for: config) + instanceWarnings(for: config)
+            + RunResourceCheck.warnings(for: config)
     }
 
     private func instanceWarnings(for config: DaemonConfig) -> [ConfigWarning] {

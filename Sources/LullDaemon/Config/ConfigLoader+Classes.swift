@@ -3,7 +3,8 @@ import LullCore
 import LullTransfer
 import TOMLKit
 
-// `[classes.NAME]` tables: the scheduler's class settings, and the transfers' per-class ones.
+// `[classes.NAME]` tables: the scheduler's class settings, and the transfers' and run jobs'
+// per-class ones.
 
 extension ConfigLoader.Reader {
     /// `[classes.NAME]`: a built-in class's settings changed, or a new class.
@@ -38,11 +39,15 @@ extension ConfigLoader.Reader {
                     readTrafficMarking(key, value, section: section, className: name)
                     continue
                 }
+                if RunClassDefaults.keys.contains(key) {
+                    readRunDefault(key, value, section: section, className: name)
+                    continue
+                }
                 guard let setting = JobClassPolicy.Setting(rawValue: key) else {
                     problem(
                         section: section,
                         key: key,
-                        "unknown key; known: \((JobClassPolicy.Setting.allCases.map(\.rawValue) + ["ca_file", "dscp", "tcp_congestion"]).sorted().joined(separator: ", "))"
+                        "unknown key; known: \((JobClassPolicy.Setting.allCases.map(\.rawValue) + ["ca_file", "dscp", "tcp_congestion"] + RunClassDefaults.keys).sorted().joined(separator: ", "))"
                     )
                     continue
                 }

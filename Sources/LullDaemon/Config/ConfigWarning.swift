@@ -20,7 +20,7 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What a daemon warns about as it starts: keys its flags or socket activation override,
-    /// and hook units the polkit rule will refuse.
+    /// hook units the polkit rule will refuse, and class run controls its host cannot enforce.
     static func atStart(_ settings: DaemonSettings, socketActivated: Bool) -> [ConfigWarning] {
         IneffectiveSettings.warnings(
             for: settings.config,
@@ -28,6 +28,7 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
         )
             + HookPolkitFence.warnings(for: settings.config, manager: HookManager(settings.config.hooks.manager))
             + CongestionControlCheck.warnings(for: settings.config)
+            + RunResourceCheck.warnings(for: settings.config)
     }
 
     /// One notice per warning, so that each shows in the journal with its file and key.

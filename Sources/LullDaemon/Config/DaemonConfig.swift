@@ -33,8 +33,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `[hooks]`: the service manager completion hooks use and the units they may start.
     public var hooks = HookSettings()
 
-    /// `[run]`: how much of a run job's output its log keeps. Its total timeout is the
-    /// transfers' (`[transfers] total_timeout`), read from there when the runner is made.
+    /// `[run]`: how much of a run job's output its log keeps, where commands run, and the
+    /// classes' run defaults (`[classes.NAME] nice`, `memory_max`...). Its total timeout is the
+    /// transfers' (`[transfers] total_timeout`): see `runSettings`.
     public var run = RunSettings()
 
     /// Where the keys that can be without effect were set (`daemon.socket_mode`,
@@ -42,6 +43,13 @@ public struct DaemonConfig: Sendable, Equatable {
     public var origins: [String: ConfigOrigin] = [:]
 
     public init() {}
+
+    /// `[run]` as the runner takes it, with `[transfers] total_timeout`.
+    public var runSettings: RunSettings {
+        var settings = run
+        settings.totalTimeout = transfers.totalTimeout
+        return settings
+    }
 
     /// `[limits] max_concurrent`.
     public var maxConcurrent: Int { policy.maxConcurrent.value }

@@ -35,7 +35,7 @@ struct ControlRouter: Sendable {
         } catch let error as ValidationError {
             return .error(
                 APIError(
-                    error.code == .tooLarge ? .payloadTooLarge : .badRequest,
+                    Self.status(of: error.code),
                     code: error.code.rawValue,
                     error.message,
                     field: error.field
@@ -114,6 +114,15 @@ struct ControlRouter: Sendable {
     }
 
     // MARK: Shared by the routes
+
+    /// 413 for what is over a limit, 422 for what this daemon cannot enforce, else 400.
+    static func status(of code: ValidationError.Code) -> HTTPResponseStatus {
+        switch code {
+        case .tooLarge: .payloadTooLarge
+        case .notEnforceable: .unprocessableEntity
+        default: .badRequest
+        }
+    }
 
     /// A job with, when it waits, the reasons it waits.
     func view(_ job: Job) async -> JobView {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import LullAPI
 import LullCore
+import LullTransfer
 
 /// Reads the config file again and swaps what can change without a restart: the policy, the
 /// submission rules and the connection caps. Settings that need a restart (socket, state
@@ -82,7 +83,12 @@ actor ConfigReloader {
             await dispatcher.update(policy: config.policy)
             bandwidth?.update(policy: config.policy)
             validators.replace(
-                Self.validator(for: config, manager: manager, privateDirectories: validators.current.privateDirectories)
+                Self.validator(
+                    for: config,
+                    manager: manager,
+                    privateDirectories: validators.current.privateDirectories,
+                    runsCommandsAsUnits: validators.current.runsCommandsAsUnits
+                )
             )
             connections.limit.update(Self.connectionCaps(config, descriptorLimit: connections.descriptorLimit))
             logger.notice(
@@ -93,6 +99,8 @@ actor ConfigReloader {
                 ]
             )
             ConfigWarning.log(HookPolkitFence.warnings(for: config, manager: manager), to: logger)
+            let host: RunHost = validators.current.runsCommandsAsUnits ? .systemd : .process
+            ConfigWarning.log(RunResourceCheck.warnings(for: config, host: host), to: logger)
             return .reloaded(
                 ReloadView(
                     config: file,
@@ -112,16 +120,20 @@ actor ConfigReloader {
         }
     }
 
+    /// `runsCommandsAsUnits`: nil at start-up, from `[run] host`; a reload keeps the running
+    /// daemon's, since its runner keeps running commands where it did.
     static func validator(
         for config: DaemonConfig,
         manager: HookManager,
-        privateDirectories: PrivateDirectories
+        privateDirectories: PrivateDirectories,
+        runsCommandsAsUnits: Bool? = nil
     ) -> JobSpecValidator {
         JobSpecValidator(
             limits: config.limits,
             knownClasses: Set(config.policy.classes.map(\.name)),
             allowedUnits: manager.allowedUnits(config.hooks.allowedUnits),
-            privateDirectories: privateDirectories
+            privateDirectories: privateDirectories,
+            runsCommandsAsUnits: runsCommandsAsUnits ?? (config.run.host == .systemd)
         )
     }
 

@@ -32,6 +32,7 @@ struct DaemonCore {
     {
         let clock = SystemClock()
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
+        let runHost = RunHostChoice(resolved: config.run.host)
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
             .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),
@@ -39,7 +40,11 @@ struct DaemonCore {
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
             .run: RunTransfer(
                 logs: RunLogs(stateDirectory: stateDirectory),
-                settings: RunSettings(maxLogBytes: config.run.maxLogBytes, totalTimeout: config.transfers.totalTimeout)
+                settings: config.runSettings,
+                manager: runHost.makeManager(),
+                managerIsSystem: runHost.isSystemManager,
+                outputLines: runHost.host == .systemd
+                    ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil
             ),
         ]
         let sleeper = clients.sleeper

@@ -31,7 +31,10 @@ public struct DaemonOptions: Sendable {
 
     /// Flags win over the file; the file wins over the defaults.
     /// Without a runtime directory the socket sits in the state directory actually used.
+    /// `[run] host = "auto"` is resolved here, where the daemon knows what started it.
     public func settings(with config: DaemonConfig, from configFile: String? = nil) -> DaemonSettings {
+        var config = config
+        config.run.host = RunHostChoice.resolve(config.run.configuredHost)
         let state = stateDirectory ?? config.stateDirectory ?? LullDefaults.stateDirectory(environment: environment)
         let defaultSocket = LullDefaults.socketPath(environment: environment, stateDirectory: state)
         return DaemonSettings(

@@ -56,6 +56,25 @@ final class DaemonMetrics: Sendable {
         counter(.jobStops, [("kind", kind.rawValue), ("reason", reason.rawValue)]).increment()
     }
 
+    /// A run job's attempt ended: what its command used, from its result, or from its last
+    /// sample when it was stopped before it could end.
+    func runAttemptEnded(jobClass: String, result: JobResult) {
+        guard let cpu = result.cpuSeconds else { return }
+        runUsed(jobClass: jobClass, cpuSeconds: cpu, read: result.ioReadBytes, written: result.ioWriteBytes)
+    }
+
+    func runAttemptEnded(jobClass: String, usage: CommandUsage) {
+        runUsed(jobClass: jobClass, cpuSeconds: usage.cpuSeconds, read: usage.ioReadBytes, written: usage.ioWriteBytes)
+    }
+
+    private func runUsed(jobClass: String, cpuSeconds: Double, read: Int64?, written: Int64?) {
+        let labels = [("class", jobClass)]
+        counter(.runCPUSeconds, labels).increment(by: max(0, cpuSeconds))
+        // Made even at zero, so each class's series exist once it has run a command.
+        counter(.runIOReadBytes, labels).increment(by: max(0, read ?? 0))
+        counter(.runIOWriteBytes, labels).increment(by: max(0, written ?? 0))
+    }
+
     func transferred(_ bytes: Int64, _ direction: Direction, over link: LinkType) {
         guard bytes > 0 else { return }
         self.bytes[direction]?[link]?.increment(by: bytes)
@@ -74,6 +93,7 @@ final class DaemonMetrics: Sendable {
             gauge(.jobs, [("class", key.jobClass), ("state", key.state.rawValue)]).set(to: Double(count))
         }
         gauge(.runningJobs).set(to: Double(snapshot.running))
+        gauge(.runMemory).set(to: Double(snapshot.runMemoryBytes))
 
         let world = snapshot.world
         gauge(.onBattery).set(to: world.power.onBattery ? 1 : 0)

@@ -40,6 +40,19 @@ struct MetricFamily: Sendable {
         "Bytes jobs moved, by direction (down, up) and link type."
     )
 
+    static let runCPUSeconds = MetricFamily(
+        "lull_run_cpu_seconds_total",
+        "CPU seconds (user and system) run jobs' commands used, counted as each attempt ends, by class."
+    )
+    static let runIOReadBytes = MetricFamily(
+        "lull_run_io_read_bytes_total",
+        "Bytes run jobs' commands read from storage, counted as each attempt ends, by class."
+    )
+    static let runIOWriteBytes = MetricFamily(
+        "lull_run_io_write_bytes_total",
+        "Bytes run jobs' commands wrote to storage, counted as each attempt ends, by class."
+    )
+
     // Counters the daemon keeps elsewhere, read when /metrics is.
     static let schedulerDecisions = MetricFamily(
         "lull_scheduler_decisions_total",
@@ -65,6 +78,10 @@ struct MetricFamily: Sendable {
     // Gauges set when /metrics is read.
     static let jobs = MetricFamily("lull_jobs", "Jobs in the store over every owner, by class and state.")
     static let runningJobs = MetricFamily("lull_running_jobs", "Jobs the daemon is running now.")
+    static let runMemory = MetricFamily(
+        "lull_run_memory_bytes",
+        "Resident memory of the running run jobs' commands at their last sample."
+    )
     static let onBattery = MetricFamily("lull_on_battery", "1 while the machine runs on battery, else 0.")
     static let batteryCharge = MetricFamily(
         "lull_battery_charge_ratio",

@@ -11,12 +11,14 @@ extension Dispatcher {
             // An attempt that ends while frozen (killed, or the daemon stops) leaves its job paused.
             frozen.remove(id)
             reportedProgress[id] = nil
+            usageSamples.ended(id)
             accounts.attemptEnded(id)
             perform(machine.attemptFinished(id, at: instant(), readings: readings))
         }
         guard let job = await recorder.started(id) else { return }
         let outcome: AttemptOutcome
         if let engine = engines[job.spec.kind] {
+            if usageKinds.contains(job.spec.kind) { startSampling(id) }
             let meter = accounts.begin(job, network: machine.world.network, metrics: metrics)
             let runner = AttemptRunner(
                 engine: engine,
@@ -29,6 +31,10 @@ extension Dispatcher {
             )
             outcome = await runner.run(job, meter: meter) { [weak self] progress in
                 await self?.progressed(progress, of: id)
+            }
+            // A stopped command has no result; its last sample says what it used at least.
+            if outcome == .interrupted, let usage = usageSamples.usage(of: id) {
+                metrics.runAttemptEnded(jobClass: job.spec.jobClass, usage: usage)
             }
         } else {
             outcome = .failed(

@@ -38,6 +38,11 @@ actor Dispatcher {
     let progressInterval: TimeInterval
     /// How the timer, heartbeat and store retries wait (never `Task.sleep`: see `Sleeper`).
     let sleeper: any Sleeper
+    /// Kinds whose engines report what their attempts use (run jobs), sampled while they run
+    /// (`Dispatcher+Usage`), with the attempts sampled now and the loop that samples them.
+    let usageKinds: Set<JobKind>
+    var usageSamples = UsageSamples()
+    var usageSampler: Task<Void, Never>?
 
     init(
         store: any JobStore,
@@ -57,6 +62,9 @@ actor Dispatcher {
         self.hooks = hooks
         self.store = store
         self.engines = engines
+        usageKinds = Set(
+            engines.compactMap { ($0.value as? any UsageReportingEngine)?.reportsUsage == true ? $0.key : nil }
+        )
         let (localTime, knownUntil) = SystemReadings.localTime(at: clock.now())
         machine = DispatchStateMachine(policy: policy, world: world, localTime: localTime, knownUntil: knownUntil)
         self.progressInterval = progressInterval
@@ -185,9 +193,11 @@ actor Dispatcher {
         machine.simulate(hypothetical, now: timeline.now(), explainLimit: explainLimit, owner: owner)
     }
 
-    /// What a running command uses now (run jobs); nil for other kinds and jobs not running.
+    /// What a running command uses (run jobs): its last sample, or before the first one a
+    /// reading now; nil for other kinds and jobs not running.
     func usage(of job: Job) -> CommandUsage? {
         guard running[job.id] != nil else { return nil }
+        if let sampled = usageSamples.usage(of: job.id) { return sampled }
         return (engines[job.spec.kind] as? any UsageReportingEngine)?.usage(of: job.id)
     }
 

@@ -38,6 +38,17 @@ enum JobLogLine {
         "\(name(job)) stopped (\(stops == 1 ? "once" : "\(stops) times")): \(reason.rawValue.replacingOccurrences(of: "_", with: " ")); checkpointed and queued until its conditions hold again"
     }
 
+    /// What a run job's command used, as journal fields (`CPU_SECONDS`, `MEMORY_PEAK_BYTES`,
+    /// `IO_READ_BYTES`, `IO_WRITE_BYTES`); none for a result without them (transfers).
+    static func usageFields(_ result: JobResult?) -> Logger.Metadata {
+        guard let result, let cpu = result.cpuSeconds else { return [:] }
+        var fields: Logger.Metadata = ["cpu_seconds": "\(cpu)"]
+        if let memory = result.memoryPeakBytes { fields["memory_peak_bytes"] = "\(memory)" }
+        if let read = result.ioReadBytes { fields["io_read_bytes"] = "\(read)" }
+        if let written = result.ioWriteBytes { fields["io_write_bytes"] = "\(written)" }
+        return fields
+    }
+
     /// The fields every job record in the journal carries (upper-cased there: JOB_ID, …).
     static func metadata(_ job: Job, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
         var metadata: Logger.Metadata = [

@@ -56,10 +56,10 @@ struct OutcomeRecorder: Sendable {
             outcome: "succeeded",
             reason: result.notModified == true ? "not_modified" : nil
         )
-        logger.info(
-            "\(JobLogLine.succeeded(job, bytes: result.bytes))",
-            metadata: JobLogLine.metadata(job, ["bytes": "\(result.bytes ?? 0)"])
-        )
+        metrics.runAttemptEnded(jobClass: job.spec.jobClass, result: result)
+        var fields = JobLogLine.usageFields(result)
+        fields["bytes"] = "\(result.bytes ?? 0)"
+        logger.info("\(JobLogLine.succeeded(job, bytes: result.bytes))", metadata: JobLogLine.metadata(job, fields))
         runHook(ended)
         return stored
     }
@@ -79,11 +79,12 @@ struct OutcomeRecorder: Sendable {
         let stored = await store(update, for: job, successor: next)
         guard let ended = stored.ended else { return stored }
         metrics.jobFinished(kind: job.spec.kind, outcome: "failed", reason: failure.code)
+        if let result = failure.result { metrics.runAttemptEnded(jobClass: job.spec.jobClass, result: result) }
         await engines[job.spec.kind]?.discardResumeData(of: job)
-        logger.warning(
-            "\(JobLogLine.failed(job, failure))",
-            metadata: JobLogLine.metadata(job, ["error_code": "\(failure.code)", "error": "\(failure.message)"])
-        )
+        var fields = JobLogLine.usageFields(failure.result)
+        fields["error_code"] = "\(failure.code)"
+        fields["error"] = "\(failure.message)"
+        logger.warning("\(JobLogLine.failed(job, failure))", metadata: JobLogLine.metadata(job, fields))
         runHook(ended)
         return stored
     }
@@ -102,13 +103,12 @@ struct OutcomeRecorder: Sendable {
         )
         guard case .applied(let updated) = await durably(update)?.outcome else { return nil }
         metrics.jobFinished(kind: job.spec.kind, outcome: "retrying", reason: failure.code)
-        logger.notice(
-            "\(JobLogLine.retrying(job, failure, in: delay))",
-            metadata: JobLogLine.metadata(
-                job,
-                ["error_code": "\(failure.code)", "error": "\(failure.message)", "delay_s": "\(delay)"]
-            )
-        )
+        if let result = failure.result { metrics.runAttemptEnded(jobClass: job.spec.jobClass, result: result) }
+        var fields = JobLogLine.usageFields(failure.result)
+        fields["error_code"] = "\(failure.code)"
+        fields["error"] = "\(failure.message)"
+        fields["delay_s"] = "\(delay)"
+        logger.notice("\(JobLogLine.retrying(job, failure, in: delay))", metadata: JobLogLine.metadata(job, fields))
         return updated
     }
 

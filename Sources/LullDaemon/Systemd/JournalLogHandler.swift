@@ -85,7 +85,7 @@ public struct JournalLogHandler: LogHandler {
 
     /// One iovec per `NAME=value` field, all pointing into one buffer; values may hold
     /// newlines (the journal's native protocol takes them as they are).
-    private static func send(_ fields: [String]) {
+    static func send(_ fields: [String]) {
         var buffer: [UInt8] = []
         var ranges: [Range<Int>] = []
         for field in fields {

@@ -1,5 +1,4 @@
 import LullSensors
-import Synchronization
 
 /// Starts systemd units: the seam completion hooks use, so tests can stand in for systemd.
 protocol UnitStarting: Sendable {
@@ -10,15 +9,14 @@ protocol UnitStarting: Sendable {
 /// `org.freedesktop.systemd1.Manager.StartUnit` over sd-bus, on the bus of the manager the
 /// daemon belongs to. Connects on first use and again after the bus went away.
 final class SystemdUnitStarter: UnitStarting {
-    private let endpoint: BusEndpoint
-    private let connection = Mutex<BusConnection?>(nil)
+    private let bus: ReconnectingBus
 
     init(endpoint: BusEndpoint) {
-        self.endpoint = endpoint
+        bus = ReconnectingBus(endpoint: endpoint, name: "lull-hooks")
     }
 
     func start(unit: String) async throws -> String {
-        try await connected().perform { context in
+        try await bus.perform { context in
             let reply = try context.call(
                 destination: "org.freedesktop.systemd1",
                 path: "/org/freedesktop/systemd1",
@@ -30,27 +28,5 @@ final class SystemdUnitStarter: UnitStarting {
         }
     }
 
-    func close() async {
-        let bus = connection.withLock { current -> BusConnection? in
-            defer { current = nil }
-            return current
-        }
-        await bus?.close()
-    }
-
-    private func connected() async throws -> BusConnection {
-        if let bus = connection.withLock({ $0 }) { return bus }
-        let bus = try await BusConnection.connect(endpoint, name: "lull-hooks")
-        bus.setDisconnectHandler { [weak self] in self?.connection.withLock { $0 = nil } }
-        let winner = connection.withLock { current -> BusConnection? in
-            if let current { return current }
-            current = bus
-            return nil
-        }
-        if let winner {
-            await bus.close()
-            return winner
-        }
-        return bus
-    }
+    func close() async { await bus.close() }
 }

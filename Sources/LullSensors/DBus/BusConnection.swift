@@ -246,17 +246,30 @@ package final class BusContext {
         arguments: [DBusValue] = [],
         variantArguments: Set<Int> = []
     ) throws -> BusMessage {
+        try call(destination: destination, path: path, interface: interface, member: member) { message in
+            for (index, argument) in arguments.enumerated() {
+                if variantArguments.contains(index) {
+                    try message.appendVariant(argument)
+                } else {
+                    try message.append(argument)
+                }
+            }
+        }
+    }
+
+    /// Builds a method call with `write` and sends it.
+    func call(
+        destination: String,
+        path: String,
+        interface: String,
+        member: String,
+        write: (BusMessage) throws -> Void
+    ) throws -> BusMessage {
         var raw: OpaquePointer? = nil
         var r = sd_bus_message_new_method_call(bus, &raw, destination, path, interface, member)
         guard r >= 0, let raw else { throw BusError(operation: "\(interface).\(member)", errno: -r) }
         let message = BusMessage(adopting: raw)
-        for (index, argument) in arguments.enumerated() {
-            if variantArguments.contains(index) {
-                try message.appendVariant(argument)
-            } else {
-                try message.append(argument)
-            }
-        }
+        try write(message)
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer? = nil
@@ -272,7 +285,7 @@ package final class BusContext {
         return BusMessage(adopting: reply)
     }
 
-    func getAll(destination: String, path: String, interface: String) throws -> [String: DBusValue] {
+    package func getAll(destination: String, path: String, interface: String) throws -> [String: DBusValue] {
         let reply = try call(
             destination: destination,
             path: path,
@@ -283,7 +296,7 @@ package final class BusContext {
         return try reply.read().stringDictionary ?? [:]
     }
 
-    func get(destination: String, path: String, interface: String, property: String) throws -> DBusValue {
+    package func get(destination: String, path: String, interface: String, property: String) throws -> DBusValue {
         let reply = try call(
             destination: destination,
             path: path,

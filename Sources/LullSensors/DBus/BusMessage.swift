@@ -23,7 +23,7 @@ package final class BusMessage {
         sd_bus_message_unref(raw)
     }
 
-    var path: String? { sd_bus_message_get_path(raw).map { String(cString: $0) } }
+    package var path: String? { sd_bus_message_get_path(raw).map { String(cString: $0) } }
     var interface: String? { sd_bus_message_get_interface(raw).map { String(cString: $0) } }
     var member: String? { sd_bus_message_get_member(raw).map { String(cString: $0) } }
     var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }

@@ -61,7 +61,9 @@ public enum DBusValue: Sendable, Equatable {
     case structure([DBusValue])
     /// A variant nested inside a variant.
     case variant(Box)
-    /// A Unix fd or something else the sources never need.
+    /// A Unix fd to send (`h`); sd-bus duplicates it into the message.
+    case unixFileDescriptor(Int32)
+    /// A value read that the sources never need.
     case unsupported(String)
 
     public struct DictionaryEntry: Sendable, Equatable {
@@ -142,6 +144,7 @@ public enum DBusValue: Sendable, Equatable {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
+        case .unixFileDescriptor: "h"
         default: nil
         }
     }

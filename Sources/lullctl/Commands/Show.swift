@@ -74,13 +74,7 @@ func describe(_ job: JobView) -> String {
     if let progress = job.progress, job.state == .running { lines.append(("transfer", Format.transfer(progress))) }
     if let usage = job.usage {
         let cpu = usage.cpuPercent.map { String(format: "%.0f%% CPU, ", $0) } ?? ""
-        lines.append(
-            (
-                "using",
-                cpu + String(format: "%.1f s CPU in all, ", usage.cpuSeconds) + Format.bytes(usage.memoryBytes)
-                    + " memory"
-            )
-        )
+        lines.append(("using", cpu + Format.usage(usage)))
     }
     if let error = job.error {
         // A failed job is over even when its last failure was of a retryable kind.

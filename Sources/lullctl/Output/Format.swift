@@ -129,8 +129,23 @@ enum Format {
         return text
     }
 
-    /// What the job works on: the destination of a fetch, the source of an upload, else the URL.
+    /// "CPU  98%": where a transfer has its bar and percentage, a running command has its CPU
+    /// share (of one CPU; a command on several may pass 100 %), eight columns wide.
+    static func cpuColumn(_ usage: UsageView?) -> String {
+        "CPU " + (usage?.cpuPercent.map { String(format: "%3.0f%%", $0) } ?? "   ?")
+    }
+
+    /// "12.0 MiB memory, 3.4 s CPU in all, 8.0 MiB written": what a running command uses.
+    static func usage(_ usage: UsageView) -> String {
+        var text = bytes(usage.memoryBytes) + " memory, " + String(format: "%.1f s CPU in all", usage.cpuSeconds)
+        if let read = usage.ioReadBytes, read > 0 { text += ", \(bytes(read)) read" }
+        if let written = usage.ioWriteBytes, written > 0 { text += ", \(bytes(written)) written" }
+        return text
+    }
+
+    /// What the job works on: the destination of a fetch, the source of an upload, a run job's
+    /// command, else the URL.
     static func target(_ job: JobView) -> String {
-        job.destination ?? job.source ?? job.url
+        job.destination ?? job.source ?? (job.url.isEmpty ? job.argv?.joined(separator: " ") : nil) ?? job.url
     }
 }

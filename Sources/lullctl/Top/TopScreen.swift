@@ -122,9 +122,14 @@ struct TopScreen {
         for job in snapshot.running {
             let watched = WatchedJob(job)
             let id = String(repeating: " ", count: idWidth - String(job.id).count) + String(job.id)
-            let percent = Format.percentColumn(watched.fraction)
-            var line =
-                "  \(id)  \(TextLayout.pad(job.jobClass, 11)) [\(ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction))] \(percent)  "
+            var line = "  \(id)  \(TextLayout.pad(job.jobClass, 11)) "
+            if watched.runsCommand {
+                // A command's CPU share where a transfer has its bar, padded to the bar's columns.
+                line += TextLayout.pad(Format.cpuColumn(watched.usage), barWidth + 7) + "  "
+            } else {
+                let bar = ProgressBar(width: barWidth, unicode: unicode).render(watched.fraction)
+                line += "[\(bar)] \(Format.percentColumn(watched.fraction))  "
+            }
             line += watched.detail(now: snapshot.takenAt)
             let room = width - TextLayout.columns(line) - 2
             if room >= 12 { line += "  " + TextLayout.fitTail(Format.target(job), room) }

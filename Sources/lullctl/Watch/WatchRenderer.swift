@@ -49,7 +49,9 @@ struct WatchRenderer {
         let id = String(repeating: " ", count: idWidth - String(job.id).count) + String(job.id)
         let state = TextLayout.pad(job.state.rawValue, 9)
         var text = "\(id)  \(state)  "
-        if job.state == .running || (job.state == .succeeded && job.fraction != nil) {
+        if job.state == .running && job.runsCommand {
+            text += Format.cpuColumn(job.usage) + "  "
+        } else if job.state == .running || (job.state == .succeeded && job.fraction != nil) {
             let barWidth = max(10, min(30, width / 4))
             let percent = Format.percentColumn(job.fraction)
             text += "[" + ProgressBar(width: barWidth, unicode: unicode).render(job.fraction) + "] \(percent)  "
@@ -67,6 +69,9 @@ struct WatchRenderer {
         guard stateChanged || (job.state == .running && step > job.printedStep) else { return nil }
         var line = "\(Format.clock(now, now: now))  job \(job.id)  \(job.state.rawValue)"
         if job.state == .running, let fraction = job.fraction { line += String(format: "  %.0f%%", fraction * 100) }
+        if job.state == .running, job.runsCommand, let cpu = job.usage?.cpuPercent {
+            line += String(format: "  CPU %.0f%%", cpu)
+        }
         line += "  " + job.detail(now: now)
         return (line, step)
     }

@@ -9,6 +9,10 @@ struct WatchedJob {
     var target: String
     var state: JobState
     var progress: ProgressView?
+    /// A running command's last sampled usage (run jobs), from its view and `progress` events.
+    var usage: UsageView?
+    /// The job runs a command: it shows its usage where a transfer shows its bar.
+    let runsCommand: Bool
     var error: FailureView?
     var retryAt: Date?
     var notModified = false
@@ -28,6 +32,8 @@ struct WatchedJob {
         target = Format.target(job)
         state = job.state
         progress = job.progress
+        usage = job.usage
+        runsCommand = job.argv != nil
         error = job.error
         retryAt = job.retryAt
         notModified = job.result?.notModified ?? false
@@ -49,8 +55,10 @@ struct WatchedJob {
         let changed = event.state != state
         state = event.state
         if let progress = event.progress { self.progress = progress }
+        if let usage = event.usage { self.usage = usage }
         switch event.type {
         case .started:
+            usage = nil
             // The first start: a job that retried took the whole time, not just its last attempt.
             if seesFirstStart && startedAt == nil { startedAt = event.time }
             error = nil
@@ -85,6 +93,7 @@ struct WatchedJob {
     func detail(now: Date) -> String {
         switch state {
         case .running:
+            if runsCommand { return usage.map(Format.usage) ?? "starting" }
             return progress.map(Format.transfer) ?? "connecting"
         case .queued:
             if let retryAt, retryAt > now {

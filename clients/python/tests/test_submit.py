@@ -89,3 +89,13 @@ def test_run_runs_a_program_without_a_shell_and_keeps_its_output(client: lull.Cl
     assert final["result"]["exit_code"] == 3
     assert client.output(job["id"]) == b"hi-1\n$(id);x|"
     assert client.output(job["id"], offset=5) == b"$(id);x|"
+
+
+def test_run_passes_nice_and_the_resource_limits_through(client: lull.Client) -> None:
+    job = client.run(["true"], nice=5, label="nice-run")
+    assert job["nice"] == 5
+    # Out of range on any host, so the field reached the daemon as given.
+    with pytest.raises(lull.LullError) as refused:
+        client.run(["true"], memory_max=4096)
+    assert refused.value.status == 400 and refused.value.field == "memory_max", refused.value
+    assert "1 MiB" in refused.value.message

@@ -4,7 +4,7 @@ extension RunJob: WireKind {
     /// The kind-specific wire fields it takes (see `refuseFields`).
     static let wireFields: Set<String> = [
         "argv", "working_directory", "environment", "retry_exit_codes", "stop_grace_seconds", "output_tail_bytes",
-        "nice",
+        "nice", "cpu_weight", "memory_max", "io_weight", "tasks_max", "unit",
     ]
     static var takesURL: Bool { false }
 
@@ -19,13 +19,20 @@ extension RunJob: WireKind {
             throw ValidationError(.invalidValue, field: field, "\"\(field)\" does not apply to run jobs")
         }
         self.init(
-            argv: try submission.required(submission.argv, "argv"),
+            argv: submission.unit == nil ? try submission.required(submission.argv, "argv") : submission.argv ?? [],
             workingDirectory: submission.workingDirectory,
             environment: submission.environment,
             retryExitCodes: submission.retryExitCodes,
             stopGraceSeconds: submission.stopGraceSeconds,
             outputTailBytes: submission.outputTailBytes,
-            nice: submission.nice
+            nice: submission.nice,
+            resources: RunResources(
+                cpuWeight: submission.cpuWeight,
+                memoryMax: submission.memoryMax,
+                ioWeight: submission.ioWeight,
+                tasksMax: submission.tasksMax
+            ),
+            unit: submission.unit
         )
     }
 }

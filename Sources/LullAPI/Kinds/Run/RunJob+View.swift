@@ -9,5 +9,10 @@ extension RunJob {
         view.stopGraceSeconds = stopGraceSeconds
         view.outputTailBytes = outputTailBytes
         view.nice = nice
+        view.cpuWeight = resources?.cpuWeight
+        view.memoryMax = resources?.memoryMax
+        view.ioWeight = resources?.ioWeight
+        view.tasksMax = resources?.tasksMax
+        view.unit = unit
     }
 }

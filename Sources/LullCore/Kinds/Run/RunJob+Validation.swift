@@ -14,7 +14,11 @@ extension RunJob {
     public static let outputTailRange = 0...(1 << 20)
 
     public func validate(with validator: JobSpecValidator) throws(ValidationError) {
-        try validateArgv()
+        if let unit {
+            try validateUnit(unit, with: validator)
+        } else {
+            try validateArgv()
+        }
         if let workingDirectory { try Self.validateDirectory(workingDirectory) }
         try validateEnvironment()
         for code in retryExitCodes ?? [] where !(1...255).contains(code) {
@@ -39,6 +43,53 @@ extension RunJob {
                 .invalidValue,
                 field: "output_tail_bytes",
                 "output_tail_bytes is \(tail); give bytes from 0 to \(Self.outputTailRange.upperBound) (1 MiB)"
+            )
+        }
+        try resources?.validate()
+        // After the ranges, so a value out of range is named as such on any host.
+        if let field = resources?.values.first?.field, !validator.runsCommandsAsUnits {
+            throw ValidationError(
+                .notEnforceable,
+                field: field,
+                "\(field) needs lulld to run commands as systemd units ([run] host = \"systemd\"); this lulld starts commands itself, where only nice applies"
+            )
+        }
+    }
+
+    /// A unit job names an existing service to start, and nothing a command would need.
+    private func validateUnit(_ unit: String, with validator: JobSpecValidator) throws(ValidationError) {
+        guard argv.isEmpty else {
+            throw ValidationError(.invalidValue, field: "unit", "give either argv or unit, not both")
+        }
+        guard let name = UnitName(unit), !name.isTemplate, unit.hasSuffix(".service") else {
+            throw ValidationError(
+                .invalidValue,
+                field: "unit",
+                "unit \"\(UntrustedText.escaped(unit))\" is not a service name; give an existing unit such as backup.service (not a template, at most \(UnitName.maxLength) bytes)"
+            )
+        }
+        guard !unit.hasPrefix("lull-job-") else {
+            throw ValidationError(
+                .invalidValue,
+                field: "unit",
+                "units named lull-job-* are lulld's own; name another unit"
+            )
+        }
+        for (field, present) in [
+            ("working_directory", workingDirectory != nil), ("environment", environment != nil), ("nice", nice != nil),
+            (resources?.values.first?.field ?? "", resources != nil),
+        ] where present {
+            throw ValidationError(
+                .invalidValue,
+                field: field,
+                "\(field) does not apply to a unit job: the unit's own file says how it runs"
+            )
+        }
+        guard validator.runsCommandsAsUnits else {
+            throw ValidationError(
+                .notEnforceable,
+                field: "unit",
+                "unit needs lulld to run jobs through systemd ([run] host = \"systemd\"); this lulld starts commands itself"
             )
         }
     }

@@ -21,6 +21,12 @@ public struct RunJob: KindPayload {
     /// The niceness the command starts at (-20 to 19); nil: the daemon's. Below the daemon's own
     /// needs its privilege (root, or CAP_SYS_NICE).
     public var nice: Int?
+    /// `cpu_weight`, `memory_max`, `io_weight`, `tasks_max`: controls only a systemd unit
+    /// enforces; nil when none is given. Each one given replaces its class's default.
+    public var resources: RunResources?
+    /// Instead of `argv`: an existing systemd unit to start and wait for (the systemd host only;
+    /// on the system instance only root may name one). `argv` is empty then.
+    public var unit: String?
 
     public static let defaultStopGraceSeconds = 10.0
     public static let defaultOutputTailBytes = 64 << 10
@@ -32,9 +38,13 @@ public struct RunJob: KindPayload {
         retryExitCodes: [Int]? = nil,
         stopGraceSeconds: Double? = nil,
         outputTailBytes: Int? = nil,
-        nice: Int? = nil
+        nice: Int? = nil,
+        resources: RunResources? = nil,
+        unit: String? = nil
     ) {
         self.nice = nice
+        self.resources = resources?.nonEmpty
+        self.unit = unit
         self.argv = argv
         self.workingDirectory = workingDirectory
         self.environment = environment
@@ -52,8 +62,10 @@ public struct RunJob: KindPayload {
     public var texts: [(field: String, text: String?)] { [("working_directory", workingDirectory)] }
     public var headers: [String: String]? { nil }
     public var progressDirection: ByteDirection { .received }
-    public var journalFields: [String: String] { ["argv0": argv.first ?? ""] }
-    public var summary: String { "run " + argv.map(Self.quoted).joined(separator: " ") }
+    public var journalFields: [String: String] { unit.map { ["unit": $0] } ?? ["argv0": argv.first ?? ""] }
+    public var summary: String {
+        unit.map { "run unit \($0)" } ?? "run " + argv.map(Self.quoted).joined(separator: " ")
+    }
 
     /// The grace and the tail length every attempt and view use, decided once.
     public func prepared() -> RunJob {
@@ -81,6 +93,16 @@ public struct RunJob: KindPayload {
         json.member("stopGraceSeconds", stopGraceSeconds)
         json.member("outputTailBytes", outputTailBytes)
         json.member("nice", nice)
+        json.member("unit", unit)
+        if let resources {
+            json.key("resources")
+            json.object { json in
+                json.member("cpuWeight", resources.cpuWeight)
+                json.member("memoryMax", resources.memoryMax)
+                json.member("ioWeight", resources.ioWeight)
+                json.member("tasksMax", resources.tasksMax)
+            }
+        }
     }
 
     /// A word as a shell would need it, for the journal line only (nothing is run through a shell).

@@ -21,6 +21,7 @@ extension ControlRouter {
         let snapshot = MetricsSnapshot(
             jobs: jobs,
             running: await dispatcher.runningCount,
+            runMemoryBytes: await dispatcher.runningCommandMemory,
             world: await dispatcher.currentWorld,
             scheduling: await dispatcher.schedulingStatistics,
             samplerRunning: sampler.running,

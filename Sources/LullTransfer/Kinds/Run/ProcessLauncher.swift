@@ -20,8 +20,11 @@ public struct LaunchRequest: Sendable {
     public var outputDescriptor: Int32
     /// nil: the daemon's own identity (the owner is the daemon's user).
     public var identity: OwnerAccount?
-    /// The niceness the process starts at; nil: the daemon's.
+    /// The niceness the process starts at (the job's, else its class's); nil: the daemon's.
     public var nice: Int32? = nil
+    /// The controls the command runs under, the class's defaults merged under the job's own.
+    /// Only a launcher that starts a systemd unit can enforce them; `SpawnLauncher` does not.
+    public var resources = RunResources()
 }
 
 /// A started process: the leader of its own session and process group (pgid = pid).

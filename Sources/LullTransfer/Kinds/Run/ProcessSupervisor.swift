@@ -39,6 +39,10 @@ final class ProcessSupervisor: Sendable {
         var status: Int32
         var cpuSeconds: Double
         var memoryPeakBytes: Int64
+        /// Storage bytes (`ru_inblock`, `ru_oublock`: 512-byte blocks); nil where the kernel does
+        /// not count them.
+        var ioReadBytes: Int64?
+        var ioWriteBytes: Int64?
         var outputTail: String
         /// The process was stopped on request (the attempt was cancelled).
         var stopped: Bool
@@ -125,6 +129,8 @@ final class ProcessSupervisor: Sendable {
             status: status,
             cpuSeconds: cpu,
             memoryPeakBytes: Int64(usage.ru_maxrss) * 1024,
+            ioReadBytes: GroupUsage.countsIO ? Int64(usage.ru_inblock) * 512 : nil,
+            ioWriteBytes: GroupUsage.countsIO ? Int64(usage.ru_oublock) * 512 : nil,
             outputTail: tail.text,
             stopped: stopped,
             timedOut: timedOut

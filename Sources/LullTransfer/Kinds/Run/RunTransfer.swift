@@ -6,9 +6,10 @@ import LullCore
 import Glibc
 #endif
 
-/// The runner of run jobs without systemd: resolves the program, starts it through its
+/// The runner of run jobs. On the process host it resolves the program, starts it through its
 /// `ProcessLauncher` as the job's owner, and waits for it on a thread of its own (see
-/// `ProcessSupervisor`). Cancelling the task (a stop, pause or cancel) ends the process group:
+/// `ProcessSupervisor`); on the systemd host a `ServiceManager` runs it as a unit
+/// (`RunTransfer+Units`). Cancelling the task (a stop, pause or cancel) ends the process group:
 /// SIGTERM, then SIGKILL after `stop_grace_seconds`; the attempt then throws
 /// `CancellationError`. A command does not resume: its next attempt starts from the beginning.
 public struct RunTransfer: TransferEngine {
@@ -17,34 +18,48 @@ public struct RunTransfer: TransferEngine {
     let settings: RunSettings
     /// The groups of running commands, for pause (SIGSTOP) and resume (SIGCONT).
     public let running: RunningCommands
+    /// The systemd host's manager; nil on the process host.
+    let manager: (any ServiceManager)?
+    /// The units of running jobs on the systemd host.
+    public let units: RunningUnits
+    /// Where each line of a unit's output also goes (the journal, with the job's id).
+    let outputLines: (@Sendable (JobID, Substring) -> Void)?
 
     public init(
         launcher: any ProcessLauncher = SpawnLauncher(),
         logs: RunLogs,
         settings: RunSettings,
-        running: RunningCommands = RunningCommands()
+        running: RunningCommands = RunningCommands(),
+        manager: (any ServiceManager)? = nil,
+        managerIsSystem: Bool = true,
+        outputLines: (@Sendable (JobID, Substring) -> Void)? = nil
     ) {
+        self.outputLines = outputLines
         self.launcher = launcher
         self.logs = logs
         self.settings = settings
         self.running = running
+        self.manager = manager
+        self.units = RunningUnits(isSystemManager: managerIsSystem)
     }
 
     public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
         guard let command = job.spec.payload.run else {
             throw JobFailure(code: "unsupported_kind", message: "not a run job", retryable: false)
         }
-        let attempt = Attempt(
-            id: job.id,
-            owner: job.owner.rawValue,
-            command: command,
-            deadline: Self.now() + (job.spec.timeouts?.totalSeconds ?? settings.totalTimeout),
-            launcher: launcher,
-            logPath: logs.path(of: job.id),
-            group: logs.group(of: job.id),
-            logLimit: settings.maxLogBytes,
-            running: running
-        )
+        if let unit = command.unit {
+            guard let manager else {
+                throw JobFailure(
+                    code: "unit_failed",
+                    message:
+                        "this lulld starts commands itself ([run] host = \"process\"); starting the unit \(unit) needs the systemd host",
+                    retryable: false
+                )
+            }
+            return try await runExisting(unit, job: job, command: command, manager: manager)
+        }
+        if let manager { return try await runAsUnit(job, command: command, manager: manager) }
+        let attempt = attempt(of: job, command: command)
         let supervisor = ProcessSupervisor()
         let ended = await withTaskCancellationHandler {
             await withCheckedContinuation {
@@ -66,6 +81,21 @@ public struct RunTransfer: TransferEngine {
         if job.state == .cancelled { logs.remove(job.id) }
     }
 
+    func attempt(of job: Job, command: RunJob) -> CommandAttempt {
+        CommandAttempt(
+            id: job.id,
+            owner: job.owner.rawValue,
+            command: command,
+            deadline: Self.now() + (job.spec.timeouts?.totalSeconds ?? settings.totalTimeout),
+            launcher: launcher,
+            logPath: logs.path(of: job.id),
+            group: logs.group(of: job.id),
+            logLimit: settings.maxLogBytes,
+            running: running,
+            classDefaults: settings.defaults(of: job.spec.jobClass)
+        )
+    }
+
     static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
@@ -74,7 +104,7 @@ public struct RunTransfer: TransferEngine {
 }
 
 /// One attempt, run on its own thread from start to reaping: nothing here blocks a task.
-private struct Attempt: Sendable {
+struct CommandAttempt: Sendable {
     let id: JobID
     let owner: UInt32
     let command: RunJob
@@ -84,6 +114,8 @@ private struct Attempt: Sendable {
     let group: LeftoverGroup
     let logLimit: Int64
     let running: RunningCommands
+    /// The job's class's run defaults, merged under the job's own values in `prepare`.
+    var classDefaults = RunClassDefaults()
 
     /// The outcome, or nil when the attempt was stopped on request.
     func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
@@ -120,6 +152,7 @@ private struct Attempt: Sendable {
             }
             running.add(id, group: process.pid)
             group.record(process.pid)
+            var sampled: RunningCommands.Sampled?
             let end = supervisor.supervise(
                 pid: process.pid,
                 output: pipe[0],
@@ -128,16 +161,15 @@ private struct Attempt: Sendable {
                 grace: command.stopGraceSeconds ?? RunJob.defaultStopGraceSeconds,
                 deadline: deadline,
                 exiting: {
-                    running.remove(id)
+                    sampled = running.remove(id)
                     group.clear()
                 }
             )
             if end.stopped { return nil }
             let result = RunExit.result(
-                status: end.status,
+                of: end,
                 outputTail: command.outputTailBytes == 0 ? nil : end.outputTail,
-                cpuSeconds: end.cpuSeconds,
-                memoryPeakBytes: end.memoryPeakBytes
+                sampled: sampled
             )
             if end.timedOut {
                 throw JobFailure(
@@ -154,8 +186,9 @@ private struct Attempt: Sendable {
     }
 
     /// The launch, from the owner's account: the minimal environment plus the job's, the
-    /// working directory (the home by default) and the program found on the job's PATH.
-    private func prepare() throws(JobFailure) -> LaunchRequest {
+    /// working directory (the home by default), the program found on the job's PATH, and the
+    /// niceness and resource controls in force (the job's own, else its class's).
+    func prepare() throws(JobFailure) -> LaunchRequest {
         let account = OwnerAccount.lookUp(owner)
         var environment = [
             "PATH": CommandLookup.defaultPath, "HOME": account.home, "USER": account.name, "LANG": "C.UTF-8",
@@ -193,7 +226,8 @@ private struct Attempt: Sendable {
             directory: directory,
             outputDescriptor: -1,
             identity: Self.runsAsDaemon(owner) ? nil : account,
-            nice: command.nice.map(Int32.init)
+            nice: (command.nice ?? classDefaults.nice).map(Int32.init),
+            resources: (command.resources ?? RunResources()).merged(over: classDefaults.resources)
         )
     }
 
@@ -208,11 +242,26 @@ private struct Attempt: Sendable {
 }
 
 extension RunTransfer: UsageReportingEngine {
-    public func usage(of id: JobID) -> CommandUsage? { running.usage(of: id) }
+    public func usage(of id: JobID) -> CommandUsage? { units.usage(of: id) ?? running.usage(of: id) }
+    public func usages() -> [JobID: CommandUsage] { running.usages().merging(units.usages()) { _, unit in unit } }
 }
 
 extension RunTransfer: FreezableEngine {
-    /// SIGSTOP to the job's process group: a paused command keeps its state and its slot.
-    public func freeze(_ id: JobID) -> Bool { running.freeze(id) }
-    public func thaw(_ id: JobID) -> Bool { running.thaw(id) }
+    /// SIGSTOP to the job's process group, or the unit frozen by its manager: a paused command
+    /// keeps its state and its slot.
+    public func freeze(_ id: JobID) -> Bool {
+        if let manager, let unit = units.unit(of: id) {
+            Task { _ = await manager.freeze(unit) }
+            return true
+        }
+        return running.freeze(id)
+    }
+
+    public func thaw(_ id: JobID) -> Bool {
+        if let manager, let unit = units.unit(of: id) {
+            Task { _ = await manager.thaw(unit) }
+            return true
+        }
+        return running.thaw(id)
+    }
 }

@@ -6,12 +6,26 @@ import Glibc
 #endif
 
 /// The process groups of the run jobs running now, by job: what a pause freezes (SIGSTOP) and
-/// a resume thaws (SIGCONT). A group leaves the table before its leader is reaped, under the
-/// same lock the signals are sent under, so a signal never reaches a recycled pid.
+/// a resume thaws (SIGCONT), and whose usage is read. A group leaves the table before its leader
+/// is reaped, under the same lock the signals are sent under, so a signal never reaches a
+/// recycled pid; a reading taken meanwhile is dropped rather than kept for another group.
 public final class RunningCommands: Sendable {
-    private let groups = Mutex<[JobID: Int32]>([:])
-    /// Each job's reading the CPU share is measured from, and the share found then.
-    private let lastReading = Mutex<[JobID: (cpu: Double, at: Double, percent: Double?)]>([:])
+    private struct Entry {
+        var group: Int32
+        var sampled = Sampled()
+    }
+
+    /// What readings of a command saw while it ran: floors for its result, since `wait4`'s
+    /// rusage misses what it cannot see (a group's processes the leader did not reap, the
+    /// memory of several processes at once).
+    public struct Sampled: Sendable, Equatable {
+        /// The most resident memory the group held at one reading.
+        public var memoryPeakBytes: Int64 = 0
+        /// The last reading.
+        public var last: GroupUsage.Reading?
+    }
+
+    private let entries = Mutex<[JobID: Entry]>([:])
 
     public init() {}
 
@@ -24,38 +38,51 @@ public final class RunningCommands: Sendable {
     public func thaw(_ id: JobID) -> Bool { signal(id, SIGCONT) }
 
     /// The process group of the job's command, while it runs.
-    public func processGroup(of id: JobID) -> Int32? { groups.withLock { $0[id] } }
+    public func processGroup(of id: JobID) -> Int32? { entries.withLock { $0[id]?.group } }
 
-    func add(_ id: JobID, group: Int32) { groups.withLock { $0[id] = group } }
-    func remove(_ id: JobID) {
-        _ = groups.withLock { $0.removeValue(forKey: id) }
-        _ = lastReading.withLock { $0.removeValue(forKey: id) }
+    func add(_ id: JobID, group: Int32) { entries.withLock { $0[id] = Entry(group: group) } }
+
+    /// Takes the job out of the table; what its readings saw.
+    @discardableResult
+    func remove(_ id: JobID) -> Sampled? { entries.withLock { $0.removeValue(forKey: id)?.sampled } }
+
+    /// What the job's command uses now (one pass over /proc); nil when it runs none.
+    public func usage(of id: JobID) -> CommandUsage? {
+        guard let group = processGroup(of: id) else { return nil }
+        return usages(of: [id: group])[id]
     }
 
-    /// What the job's command uses now; nil when it runs none.
-    public func usage(of id: JobID) -> CommandUsage? {
-        guard let group = processGroup(of: id), let reading = GroupUsage.read(group: group) else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let at = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-        // Against a reading at least a second old, so two looks in quick succession still say
-        // something: a closer one answers with the share measured last.
-        let percent = lastReading.withLock { readings -> Double? in
-            guard let previous = readings[id] else {
-                readings[id] = (reading.cpuSeconds, at, nil)
-                return nil
+    /// What every running command uses now, from one pass over /proc for all of them. The CPU
+    /// share is left to the caller, which knows when it read last.
+    public func usages() -> [JobID: CommandUsage] {
+        usages(of: entries.withLock { $0.mapValues(\.group) })
+    }
+
+    private func usages(of groups: [JobID: Int32]) -> [JobID: CommandUsage] {
+        guard !groups.isEmpty else { return [:] }
+        let readings = GroupUsage.read(groups: Set(groups.values))
+        return entries.withLock { entries in
+            var usages: [JobID: CommandUsage] = [:]
+            for (id, group) in groups {
+                guard let reading = readings[group], var entry = entries[id], entry.group == group else { continue }
+                entry.sampled.memoryPeakBytes = max(entry.sampled.memoryPeakBytes, reading.memoryBytes)
+                entry.sampled.last = reading
+                entries[id] = entry
+                usages[id] = CommandUsage(
+                    cpuSeconds: reading.cpuSeconds,
+                    cpuPercent: nil,
+                    memoryBytes: reading.memoryBytes,
+                    ioReadBytes: reading.ioReadBytes,
+                    ioWriteBytes: reading.ioWriteBytes
+                )
             }
-            guard at - previous.at >= 1 else { return previous.percent }
-            let share = max(0, reading.cpuSeconds - previous.cpu) / (at - previous.at) * 100
-            readings[id] = (reading.cpuSeconds, at, share)
-            return share
+            return usages
         }
-        return CommandUsage(cpuSeconds: reading.cpuSeconds, cpuPercent: percent, memoryBytes: reading.memoryBytes)
     }
 
     private func signal(_ id: JobID, _ number: Int32) -> Bool {
-        groups.withLock { groups in
-            guard let group = groups[id] else { return false }
+        entries.withLock { entries in
+            guard let group = entries[id]?.group else { return false }
             return kill(-group, number) == 0
         }
     }

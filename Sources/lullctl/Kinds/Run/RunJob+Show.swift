@@ -1,8 +1,10 @@
 import Foundation
 import LullAPI
 
-/// `lullctl show`'s lines for what a run job asks: the command, its directory and variables.
+/// `lullctl show`'s lines for what a run job asks: the command, its directory and variables,
+/// its niceness and resource limits.
 func runLines(_ job: JobView) -> [(String, String)] {
+    if let unit = job.unit { return [("unit", unit)] }
     guard let argv = job.argv else { return [] }
     var lines = [("command", argv.map(shellQuoted).joined(separator: " "))]
     lines.append(("directory", job.workingDirectory ?? "(your home)"))
@@ -14,6 +16,10 @@ func runLines(_ job: JobView) -> [(String, String)] {
     }
     if let grace = job.stopGraceSeconds { lines.append(("stop grace", String(format: "%g s", grace))) }
     if let nice = job.nice { lines.append(("nice", String(nice))) }
+    if let weight = job.cpuWeight { lines.append(("cpu weight", String(weight))) }
+    if let memory = job.memoryMax { lines.append(("memory max", "\(Format.bytes(memory)) (\(memory))")) }
+    if let weight = job.ioWeight { lines.append(("io weight", String(weight))) }
+    if let tasks = job.tasksMax { lines.append(("tasks max", String(tasks))) }
     return lines
 }
 

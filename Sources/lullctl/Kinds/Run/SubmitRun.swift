@@ -60,6 +60,43 @@ struct SubmitRun: AsyncParsableCommand {
     var nice: Int?
 
     @Option(
+        name: .customLong("cpu-weight"),
+        help: ArgumentHelp(
+            "The command's CPU share against other units, 1 to 10000 (systemd's CPUWeight=; needs [run] host = \"systemd\").",
+            valueName: "n"
+        )
+    )
+    var cpuWeight: Int?
+
+    @Option(
+        name: .customLong("memory-max"),
+        help: ArgumentHelp(
+            "The most memory the command may use, at least 1M, such as 2G (systemd's MemoryMax=; needs [run] host = \"systemd\").",
+            valueName: "bytes"
+        ),
+        transform: { try ByteCountArgument(parsing: $0) }
+    )
+    var memoryMax: ByteCountArgument?
+
+    @Option(
+        name: .customLong("io-weight"),
+        help: ArgumentHelp(
+            "The command's I/O share against other units, 1 to 10000 (systemd's IOWeight=; needs [run] host = \"systemd\").",
+            valueName: "n"
+        )
+    )
+    var ioWeight: Int?
+
+    @Option(
+        name: .customLong("tasks-max"),
+        help: ArgumentHelp(
+            "The most processes and threads the command may have at once (systemd's TasksMax=; needs [run] host = \"systemd\").",
+            valueName: "n"
+        )
+    )
+    var tasksMax: Int?
+
+    @Option(
         name: .customLong("output-tail"),
         help: ArgumentHelp(
             "How many bytes of the command's last output the result keeps, up to 1M (default 64K).",
@@ -68,6 +105,15 @@ struct SubmitRun: AsyncParsableCommand {
         transform: { try ByteCountArgument(parsing: $0) }
     )
     var outputTail: ByteCountArgument?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Instead of a command: an existing systemd unit to start and wait for (your own user unit for a user instance; needs [run] host = \"systemd\").",
+            valueName: "name"
+        )
+    )
+    var unit: String?
 
     @Option(name: .long, help: "A label to find the job by later.")
     var label: String?
@@ -90,6 +136,10 @@ struct SubmitRun: AsyncParsableCommand {
     var command: [String] = []
 
     func validate() throws {
+        if unit != nil {
+            guard command.isEmpty else { throw ValidationError("give either --unit or a command after --, not both") }
+            return
+        }
         guard !command.isEmpty else {
             throw ValidationError("give the command after --, as in: lullctl submit run -- rsync -a ~/src /backup")
         }
@@ -108,7 +158,7 @@ struct SubmitRun: AsyncParsableCommand {
             url: "",
             label: label,
             jobClass: jobClass,
-            argv: command,
+            argv: unit == nil ? command : nil,
             workingDirectory: directory.map(absolutePath),
             environment: variables.isEmpty ? nil : variables,
             retryExitCodes: retryExitCodes.isEmpty ? nil : retryExitCodes,
@@ -116,6 +166,11 @@ struct SubmitRun: AsyncParsableCommand {
             outputTailBytes: outputTail.map { Int($0.bytes) }
         )
         submission.nice = nice
+        submission.cpuWeight = cpuWeight
+        submission.memoryMax = memoryMax?.bytes
+        submission.ioWeight = ioWeight
+        submission.tasksMax = tasksMax
+        submission.unit = unit
         try scheduling.apply(to: &submission)
         transfer.apply(to: &submission)
         try await submitAndPrint(submission, connection: connection, output: format)

@@ -79,7 +79,9 @@ class Client:
     def run(self, argv: Iterable[str], **fields: Any) -> Job:
         """Runs a program: ``argv`` as given, no shell. Other fields as keywords:
         ``working_directory``, ``environment={"K": "V"}``, ``retry_exit_codes=[3]``,
-        ``stop_grace_seconds``, ``requires_ac``, ``class_``..."""
+        ``stop_grace_seconds``, ``nice``, ``requires_ac``, ``class_``..., and the limits a
+        systemd host enforces: ``cpu_weight``, ``memory_max`` (bytes), ``io_weight``,
+        ``tasks_max`` (elsewhere refused: ``LullError`` with status 422)."""
         job: Dict[str, Any] = {"kind": "run", "argv": [str(word) for word in argv]}
         for key, value in fields.items():
             job["class" if key == "class_" else key] = value

@@ -8,8 +8,8 @@ from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional
 TERMINAL_STATES = frozenset({"succeeded", "failed", "cancelled", "expired"})
 
 #: An event as the API sends it: ``seq``, ``job_id``, ``owner_uid``, ``time``, ``type``,
-#: ``state``, and per type ``attempt``, ``progress``, ``result``, ``error``, ``retry_at``,
-#: ``message``.
+#: ``state``, and per type ``attempt``, ``progress``, ``usage`` (a run job's sample),
+#: ``result``, ``error``, ``retry_at``, ``message``.
 Event = Dict[str, Any]
 
 

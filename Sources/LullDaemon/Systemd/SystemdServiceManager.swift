@@ -1,0 +1,308 @@
+import Foundation
+import LullCore
+import LullSensors
+import LullTransfer
+import Synchronization
+
+/// Run jobs' units in systemd, over sd-bus: `StartTransientUnit` with the command, its
+/// identity and limits as properties; the unit's end followed through `PropertiesChanged`; its
+/// figures read from the unit, which `AddRef` keeps loaded after it ends until `release`.
+final class SystemdServiceManager: ServiceManager {
+    static let destination = "org.freedesktop.systemd1"
+    static let managerPath = "/org/freedesktop/systemd1"
+    static let managerInterface = "org.freedesktop.systemd1.Manager"
+
+    private let changes = UnitChanges()
+    private let bus: ReconnectingBus
+    /// Units frozen by SIGSTOP, where the manager cannot freeze (cgroup v1).
+    private let stoppedBySignal = Mutex<Set<String>>([])
+    /// What each running unit's end is judged against: its memory limit and the kernel's count
+    /// of OOM kills when it started.
+    private let starts = Mutex<[String: (memoryMax: Int64?, oomKills: Int64?)]>([:])
+
+    init(endpoint: BusEndpoint) {
+        let changes = changes
+        bus = ReconnectingBus(endpoint: endpoint, name: "lull-units") { connection in
+            try await connection.perform { context in
+                try context.addMatch(
+                    "type='signal',sender='\(Self.destination)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='\(Self.managerPath)/unit'"
+                ) { message in
+                    if let path = message.path { changes.changed(path) }
+                }
+                // The manager sends unit signals only while some client is subscribed.
+                try context.call(
+                    destination: Self.destination,
+                    path: Self.managerPath,
+                    interface: Self.managerInterface,
+                    member: "Subscribe"
+                )
+            }
+        }
+    }
+
+    func close() async { await bus.close() }
+
+    // MARK: starting
+
+    func startTransient(_ service: TransientService) async throws(JobFailure) {
+        try await endLeftover(service.name)
+        let properties = TransientUnitProperties.of(service)
+        let oomKills = KernelOOMCount.read()
+        do {
+            try await bus.perform { context in
+                _ = try context.call(
+                    destination: Self.destination,
+                    path: Self.managerPath,
+                    interface: Self.managerInterface,
+                    member: "StartTransientUnit",
+                    signature: "ssa(sv)a(sa(sv))",
+                    arguments: [.string(service.name), .string("fail"), .array(properties), .array([])]
+                )
+            }
+        } catch {
+            throw Self.failure("start \(service.name)", error)
+        }
+        let memoryMax = service.launch.resources.memoryMax
+        starts.withLock { $0[service.name] = (memoryMax, oomKills) }
+    }
+
+    func start(existing unit: String, jobID: JobID) async throws(JobFailure) {
+        do {
+            let state = try await bus.perform { context -> String in
+                let path =
+                    try context.call(
+                        destination: Self.destination,
+                        path: Self.managerPath,
+                        interface: Self.managerInterface,
+                        member: "LoadUnit",
+                        arguments: [.string(unit)]
+                    ).read().string ?? ""
+                let load =
+                    try context.get(
+                        destination: Self.destination,
+                        path: path,
+                        interface: "org.freedesktop.systemd1.Unit",
+                        property: "LoadState"
+                    ).string ?? ""
+                guard load == "loaded" else { return load }
+                // Kept loaded, with its figures, until `release`.
+                try context.call(
+                    destination: Self.destination,
+                    path: path,
+                    interface: "org.freedesktop.systemd1.Unit",
+                    member: "Ref"
+                )
+                try context.call(
+                    destination: Self.destination,
+                    path: Self.managerPath,
+                    interface: Self.managerInterface,
+                    member: "StartUnit",
+                    arguments: [.string(unit), .string("replace")]
+                )
+                return load
+            }
+            guard state == "loaded" else {
+                throw JobFailure(
+                    code: "unit_not_found",
+                    message: "the unit \(unit) cannot be started: its load state is \(state) (is it installed?)",
+                    retryable: false
+                )
+            }
+        } catch let failure as JobFailure {
+            throw failure
+        } catch {
+            throw Self.failure("start \(unit)", error)
+        }
+        starts.withLock { $0[unit] = (nil, nil) }
+    }
+
+    /// A unit of this name that is still there (lulld crashed while the job ran) is stopped
+    /// and forgotten before the job's new attempt.
+    private func endLeftover(_ unit: String) async throws(JobFailure) {
+        let exists = (try? await state(of: unit)) != nil
+        guard exists else { return }
+        await stop(unit)
+        _ = await end(of: unit)
+        _ = try? await managerCall("ResetFailedUnit", unit)
+    }
+
+    // MARK: following
+
+    func end(of unit: String) async -> ServiceEnd {
+        let path = UnitChanges.path(of: unit)
+        while true {
+            let seen = changes.generation(of: path)
+            let state: UnitState?
+            do {
+                state = try await self.state(of: unit)
+            } catch {
+                return ServiceEnd(outcome: .failed("cannot follow \(unit): \(error)"))
+            }
+            guard let state else { return ServiceEnd(outcome: .failed("\(unit) is gone")) }
+            if state.hasEnded { return await finalEnd(of: unit, path: path) }
+            await changes.wait(path, after: seen, atMost: .seconds(2))
+        }
+    }
+
+    private func finalEnd(of unit: String, path: String) async -> ServiceEnd {
+        let values =
+            (try? await bus.perform { context in
+                try context.getAll(
+                    destination: Self.destination,
+                    path: path,
+                    interface: "org.freedesktop.systemd1.Service"
+                )
+            }) ?? [:]
+        let usage = Self.usage(values)
+        let start = starts.withLock { $0.removeValue(forKey: unit) }
+        stoppedBySignal.withLock { _ = $0.remove(unit) }
+        let result = values["Result"]?.string ?? ""
+        let code = values["ExecMainCode"]?.integer ?? 0
+        let status = Int(values["ExecMainStatus"]?.integer ?? 0)
+        let outcome: ServiceEnd.Outcome
+        switch (result, code) {
+        case ("oom-kill", _): outcome = .memoryLimit
+        case ("timeout", _): outcome = .timedOut
+        case (_, 1): outcome = .exited(status)
+        case (_, 2), (_, 3):
+            // cgroup v1: systemd cannot tell an OOM kill; the kernel's count of them can.
+            let oomKilled =
+                status == 9 && start?.memoryMax != nil
+                && (KernelOOMCount.read() ?? 0) > (start?.oomKills ?? .max)
+            outcome = oomKilled ? .memoryLimit : .killed(signal: status)
+        default: outcome = .failed("\(unit) ended without running its command (result \(result))")
+        }
+        return ServiceEnd(outcome: outcome, usage: usage)
+    }
+
+    func stop(_ unit: String) async {
+        _ = try? await managerCall("StopUnit", unit, .string("replace"))
+    }
+
+    func freeze(_ unit: String) async -> Bool {
+        if (try? await managerCall("FreezeUnit", unit)) != nil { return true }
+        // Without the cgroup v2 freezer: SIGSTOP to every process of the unit.
+        guard (try? await managerCall("KillUnit", unit, .string("all"), .int32(19))) != nil else { return false }
+        stoppedBySignal.withLock { _ = $0.insert(unit) }
+        return true
+    }
+
+    func thaw(_ unit: String) async -> Bool {
+        if stoppedBySignal.withLock({ $0.remove(unit) != nil }) {
+            return (try? await managerCall("KillUnit", unit, .string("all"), .int32(18))) != nil
+        }
+        return (try? await managerCall("ThawUnit", unit)) != nil
+    }
+
+    func usage(of unit: String) async -> ServiceUsage? {
+        let path = UnitChanges.path(of: unit)
+        guard
+            let values = try? await bus.perform({ context in
+                try context.getAll(
+                    destination: Self.destination,
+                    path: path,
+                    interface: "org.freedesktop.systemd1.Service"
+                )
+            })
+        else { return nil }
+        return Self.usage(values)
+    }
+
+    func release(_ unit: String) async {
+        let path = UnitChanges.path(of: unit)
+        _ = try? await bus.perform { context in
+            _ = try context.call(
+                destination: Self.destination,
+                path: path,
+                interface: "org.freedesktop.systemd1.Unit",
+                member: "Unref"
+            )
+        }
+        changes.forget(path)
+    }
+
+    // MARK: reading
+
+    private struct UnitState: Sendable {
+        var active: String
+        var sub: String
+        var jobPending: Bool
+
+        /// Its main process has run and the unit is down (or, for `RemainAfterExit=`, exited).
+        var hasEnded: Bool {
+            !jobPending && (active == "inactive" || active == "failed" || active == "active" && sub == "exited")
+        }
+    }
+
+    /// The unit's state, or nil when the manager has no such unit loaded.
+    private func state(of unit: String) async throws -> UnitState? {
+        try await bus.perform { context -> UnitState? in
+            do {
+                let path =
+                    try context.call(
+                        destination: Self.destination,
+                        path: Self.managerPath,
+                        interface: Self.managerInterface,
+                        member: "GetUnit",
+                        arguments: [.string(unit)]
+                    ).read().string ?? ""
+                let values = try context.getAll(
+                    destination: Self.destination,
+                    path: path,
+                    interface: "org.freedesktop.systemd1.Unit"
+                )
+                let job = values["Job"].flatMap { value -> Int64? in
+                    if case .structure(let fields) = value { return fields.first?.integer }
+                    return nil
+                }
+                return UnitState(
+                    active: values["ActiveState"]?.string ?? "",
+                    sub: values["SubState"]?.string ?? "",
+                    jobPending: (job ?? 0) != 0
+                )
+            } catch let error as BusError where error.name == "org.freedesktop.systemd1.NoSuchUnit" {
+                return nil
+            }
+        }
+    }
+
+    /// Figures systemd gives as 2^64-1 when it has none.
+    private static func usage(_ values: [String: DBusValue]) -> ServiceUsage {
+        func figure(_ name: String) -> Int64? {
+            guard case .uint64(let value)? = values[name], value != .max else { return nil }
+            return Int64(clamping: value)
+        }
+        return ServiceUsage(
+            cpuSeconds: figure("CPUUsageNSec").map { Double($0) / 1e9 },
+            memoryBytes: figure("MemoryCurrent"),
+            memoryPeakBytes: figure("MemoryPeak"),
+            ioReadBytes: figure("IOReadBytes"),
+            ioWriteBytes: figure("IOWriteBytes")
+        )
+    }
+
+    private func managerCall(_ member: String, _ unit: String, _ more: DBusValue...) async throws {
+        let arguments = [DBusValue.string(unit)] + more
+        try await bus.perform { context in
+            _ = try context.call(
+                destination: Self.destination,
+                path: Self.managerPath,
+                interface: Self.managerInterface,
+                member: member,
+                arguments: arguments
+            )
+        }
+    }
+
+    private static func failure(_ what: String, _ error: any Error) -> JobFailure {
+        let denied =
+            (error as? BusError)?.name.map { $0.contains("AccessDenied") || $0.contains("Interactive") } ?? false
+        return JobFailure(
+            code: denied ? "permission_denied" : "unit_failed",
+            message: denied
+                ? "the service manager refused to \(what): \(error) (the system instance needs the shipped polkit rule, 50-lull.rules)"
+                : "cannot \(what): \(error)",
+            retryable: !denied
+        )
+    }
+}

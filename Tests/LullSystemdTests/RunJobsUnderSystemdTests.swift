@@ -1,0 +1,194 @@
+import Foundation
+import LullTestSupport
+import Testing
+
+/// Run jobs on the systemd host (issue 25, must-show 5 and 6): the system instance runs each
+/// command as its owner in `lull-job-<id>.service` under `lull-jobs.slice`, enforces
+/// `memory_max`, and keeps a second user out; the user instance runs through its user's
+/// manager, and a `unit` job starts an existing unit and reports its exit status.
+@Suite(
+    .serialized,
+    .enabled(
+        if: SystemdEnvironment.shouldRun,
+        "systemd-nspawn end-to-end tests need root, systemd-nspawn and debootstrap"
+    )
+)
+struct RunJobsUnderSystemdTests {
+    static let socket = "/run/lull/lull.sock"
+
+    @Test(.timeLimit(.minutes(8)))
+    func systemInstanceRunsCommandsAsTheirOwnersUnits() throws {
+        let machine = try SystemdEnvironment.boot()
+        defer { machine.shutDown() }
+        try SystemdEnvironment.reportingJournal(of: machine) { try systemInstance(machine) }
+    }
+
+    private func systemInstance(_ machine: NspawnMachine) throws {
+        try SystemdEnvironment.install(into: machine)
+        try machine.makeCgroupControllersWritable()
+        for user in ["alice", "bob"] {
+            try machine.check(["useradd", "--create-home", "--groups", "lull-clients", user])
+        }
+        try machine.write("[run]\nhost = \"systemd\"\n", to: "/etc/lull/lull.toml")
+        // The opt-in rule the system instance's units need (installed with the docs).
+        try machine.check([
+            "install", "-m", "0644", "/usr/share/doc/lull/examples/50-lull-jobs.rules", "/etc/polkit-1/rules.d/",
+        ])
+        try machine.check(["systemctl", "try-restart", "polkit.service"])
+        try machine.check(["systemctl", "start", "lulld.socket"])
+        let api = ContainerAPI(machine: machine, socket: Self.socket)
+        let alice = machine.uid(of: "alice")
+
+        // As alice, in its own unit in lull-jobs.slice; the view says so.
+        let job = try api.submit(
+            ["kind": "run", "argv": ["sh", "-c", "id -u; cat /proc/self/cgroup; sleep 2; echo done"]],
+            as: "alice"
+        )
+        let unit = "lull-job-\(job).service"
+        try machine.waitFor("\(unit) to run", timeout: .seconds(20)) {
+            try machine.property(unit, "ActiveState") == "active" ? true : nil
+        }
+        #expect(try machine.property(unit, "User") == alice)
+        let group = try machine.property(unit, "ControlGroup")
+        #expect(group == "/lull.slice/lull-jobs.slice/\(unit)", "ControlGroup \(group)")
+        // A second uid neither sees nor stops it.
+        #expect(try api.view(job, as: "bob") == nil)
+        #expect(try api.request("DELETE", "/v1/jobs/\(job)", as: "bob").status == 404)
+        #expect(try api.request("POST", "/v1/jobs/\(job)/pause", as: "bob").status == 404)
+        #expect(try api.waitForState(job, "succeeded", as: "alice") == "succeeded")
+        let view = try #require(try api.view(job, as: "alice"))
+        let result = view["result"] as? [String: Any] ?? [:]
+        let tail = result["output_tail"] as? String ?? ""
+        #expect(tail.hasPrefix("\(alice)\n"), "output tail: \(tail)")
+        #expect(tail.contains("memory:/lull.slice/lull-jobs.slice/\(unit)\n"), "output tail: \(tail)")
+        #expect(tail.hasSuffix("done\n"), "output tail: \(tail)")
+        #expect(result["unit"] as? String == unit, "the view names the unit: \(result)")
+        print("run job \(job) under systemd as uid \(alice) in \(group): \(result)")
+        // Each line of its output is in the journal too, with its JOB_ID.
+        let journal = try machine.waitFor("job \(job)'s output in the journal", timeout: .seconds(10)) {
+            () -> String? in
+            let text = try machine.check(["journalctl", "--no-pager", "-o", "cat", "JOB_ID=\(job)"])
+            return text.contains("\ndone\n") || text.hasSuffix("done\n") ? text : nil
+        }
+        #expect(journal.contains("\(alice)\n"), "journal: \(journal)")
+
+        // memory_max is the unit's MemoryMax=; going past it fails the job as memory_limit.
+        let hungry = try api.submit(
+            [
+                "kind": "run", "memory_max": 32 << 20,
+                "argv": ["python3", "-c", "import time; b = bytearray(256 << 20); time.sleep(5)"],
+            ],
+            as: "alice"
+        )
+        #expect(try api.waitForState(hungry, "failed", as: "alice") == "failed")
+        let failed = try #require(try api.view(hungry, as: "alice"))
+        let error = failed["error"] as? [String: Any] ?? [:]
+        #expect(error["code"] as? String == "memory_limit", "\(failed)")
+
+        // Pause freezes the unit's processes: their CPU time stands still until resume. Read from
+        // the process (this host splits cpu and cpuacct, which systemd 252 does not account).
+        let busy = try api.submit(["kind": "run", "argv": ["sh", "-c", "while :; do :; done"]], as: "alice")
+        let busyUnit = "lull-job-\(busy).service"
+        let pid = try machine.waitFor("\(busyUnit) to run", timeout: .seconds(20)) { () -> String? in
+            let pid = try machine.property(busyUnit, "MainPID")
+            return pid != "0" && !pid.isEmpty ? pid : nil
+        }
+        func cpuTicks() throws -> Int {
+            let stat = try machine.check(["cat", "/proc/\(pid)/stat"])
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+            return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        }
+        try machine.waitFor("\(busyUnit) to burn CPU", timeout: .seconds(20)) { try cpuTicks() > 20 ? true : nil }
+        #expect(try api.request("POST", "/v1/jobs/\(busy)/pause", as: "alice").status == 200)
+        try machine.waitFor("the paused job's process to stop", timeout: .seconds(10)) { () -> Bool? in
+            let state = try machine.check(["sh", "-c", "cut -d' ' -f3 /proc/\(pid)/stat"]).trimmed
+            return state == "T" ? true : nil
+        }
+        #expect(try api.state(busy, as: "alice") == "paused")
+        let frozenAt = try cpuTicks()
+        Thread.sleep(forTimeInterval: 1)
+        let frozenLater = try cpuTicks()
+        #expect(frozenLater - frozenAt <= 1, "CPU went on while paused: \(frozenAt) -> \(frozenLater) ticks")
+        #expect(try api.request("POST", "/v1/jobs/\(busy)/resume", as: "alice").status == 200)
+        try machine.waitFor("the resumed job to burn CPU again", timeout: .seconds(20)) {
+            try cpuTicks() > frozenLater + 20 ? true : nil
+        }
+        // A lulld that dies leaves its command's unit running; the job's next attempt stops that
+        // unit before it starts the command again: never two at once.
+        let long = try api.submit(
+            ["kind": "run", "argv": ["sh", "-c", "echo run >> /home/alice/runs; exec sleep 60"]],
+            as: "alice"
+        )
+        let longUnit = "lull-job-\(long).service"
+        let firstPID = try machine.waitFor("\(longUnit) to run", timeout: .seconds(20)) { () -> String? in
+            let pid = try machine.property(longUnit, "MainPID")
+            return pid != "0" && !pid.isEmpty ? pid : nil
+        }
+        try machine.check(["systemctl", "kill", "--signal=KILL", "lulld.service"])
+        let secondPID = try machine.waitFor("a new attempt of job \(long)", timeout: .seconds(40)) { () -> String? in
+            let pid = try machine.property(longUnit, "MainPID")
+            return pid != "0" && !pid.isEmpty && pid != firstPID ? pid : nil
+        }
+        #expect(try machine.check(["cat", "/home/alice/runs"]) == "run\nrun\n")
+        #expect(try machine.run(["kill", "-0", firstPID]).status != 0, "the first attempt's \(firstPID) still runs")
+        #expect(try machine.run(["kill", "-0", secondPID]).status == 0)
+        #expect(try api.request("DELETE", "/v1/jobs/\(long)", as: "alice").status == 200)
+
+        // Cancel stops the unit.
+        #expect(try api.request("DELETE", "/v1/jobs/\(busy)", as: "alice").status == 200)
+        try machine.waitFor("\(busyUnit) to go", timeout: .seconds(20)) {
+            let state = try machine.property(busyUnit, "ActiveState")
+            return state == "inactive" || state == "failed" ? true : nil
+        }
+    }
+
+    @Test(.timeLimit(.minutes(6)))
+    func userInstanceRunsCommandsAndUnitsThroughTheUserManager() throws {
+        let machine = try SystemdEnvironment.boot()
+        defer { machine.shutDown() }
+        try SystemdEnvironment.reportingJournal(of: machine) { try userInstance(machine) }
+    }
+
+    private func userInstance(_ machine: NspawnMachine) throws {
+        try SystemdEnvironment.install(into: machine)
+        try machine.check(["useradd", "--create-home", "bob"])
+        try machine.check(["loginctl", "enable-linger", "bob"])
+        let uid = machine.uid(of: "bob")
+        try machine.waitFor("bob's user manager", timeout: .seconds(30)) {
+            try machine.property("user@\(uid).service", "ActiveState") == "active" ? true : nil
+        }
+        try machine.write(
+            """
+            [Unit]
+            Description=A unit of bob's that a job starts
+            [Service]
+            Type=oneshot
+            ExecStart=/bin/sh -c 'echo from-the-unit; exit 4'
+            """,
+            to: "/home/bob/.config/systemd/user/report.service"
+        )
+        try machine.check(["chown", "-R", "bob:bob", "/home/bob/.config"])
+        try machine.write("[run]\nhost = \"systemd\"\n", to: "/home/bob/.config/lull/lull.toml")
+        try machine.check(["chown", "-R", "bob:bob", "/home/bob/.config/lull"])
+        let userctl = machine.systemctl(user: "bob")
+        try machine.check(userctl + ["daemon-reload"])
+        try machine.check(userctl + ["start", "lulld.socket"])
+        let api = ContainerAPI(machine: machine, socket: "/run/user/\(uid)/lull/lull.sock")
+
+        let job = try api.submit(["kind": "run", "argv": ["sh", "-c", "cat /proc/self/cgroup; sleep 1"]], as: "bob")
+        #expect(try api.waitForState(job, "succeeded", as: "bob") == "succeeded")
+        let tail = (try api.view(job, as: "bob")?["result"] as? [String: Any])?["output_tail"] as? String ?? ""
+        #expect(
+            tail.contains("user@\(uid).service/lull.slice/lull-jobs.slice/lull-job-\(job).service"),
+            "the command ran in the user manager's lull-jobs.slice: \(tail)"
+        )
+
+        let unitJob = try api.submit(["kind": "run", "unit": "report.service"], as: "bob")
+        #expect(try api.waitForState(unitJob, "failed", as: "bob") == "failed")
+        let view = try #require(try api.view(unitJob, as: "bob"))
+        let result = view["result"] as? [String: Any] ?? [:]
+        #expect(result["exit_code"] as? Int == 4, "\(view)")
+        #expect(result["unit"] as? String == "report.service", "\(view)")
+        #expect((view["error"] as? [String: Any])?["code"] as? String == "exit_status", "\(view)")
+    }
+}
