@@ -22,11 +22,49 @@ import Glibc
         }
     }
 
+    /// Records each transient unit it is asked for and starts nothing.
+    final class RecordingManager: ServiceManager, Sendable {
+        let services = Mutex<[TransientService]>([])
+
+        func startTransient(_ service: TransientService) async throws(JobFailure) {
+            services.withLock { $0.append(service) }
+            throw JobFailure(code: "unit_failed", message: "recorded, not started", retryable: false)
+        }
+        func start(existing unit: String, jobID: JobID) async throws(JobFailure) {}
+        func end(of unit: String) async -> ServiceEnd { ServiceEnd(outcome: .failed("never started")) }
+        func stop(_ unit: String) async {}
+        func freeze(_ unit: String) async -> Bool { false }
+        func thaw(_ unit: String) async -> Bool { false }
+        func usage(of unit: String) async -> ServiceUsage? { nil }
+        func release(_ unit: String) async {}
+    }
+
     let directory: String
 
     init() throws {
         directory = NSTemporaryDirectory() + "lull-launch-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func job(_ command: RunJob, class className: String) -> Job {
+        var command = command
+        command.workingDirectory = directory
+        return Job(
+            id: JobID(1),
+            owner: OwnerID(getuid()),
+            spec: JobSpec(.run(command), jobClass: className),
+            createdAt: Date()
+        )
+    }
+
+    /// What the systemd host asks its manager for.
+    func unit(_ command: RunJob, class className: String, settings: RunSettings) async throws -> TransientService {
+        let manager = RecordingManager()
+        let runner = RunTransfer(logs: RunLogs(stateDirectory: directory), settings: settings, manager: manager)
+        await #expect(throws: JobFailure.self) {
+            _ = try await runner.run(job(command, class: className), context: TransferContext())
+        }
+        return try #require(manager.services.withLock { $0.first })
     }
 
     func launched(_ command: RunJob, class className: String, settings: RunSettings) async throws -> LaunchRequest {
@@ -51,14 +89,35 @@ import Glibc
             resources: RunResources(cpuWeight: 20, memoryMax: 4 << 30, ioWeight: 10)
         )
         let own = RunJob(argv: ["true"], resources: RunResources(memoryMax: 1 << 30, tasksMax: 64))
-        let request = try await launched(own, class: "background", settings: settings)
-        #expect(request.nice == 10)
-        #expect(request.resources == RunResources(cpuWeight: 20, memoryMax: 1 << 30, ioWeight: 10, tasksMax: 64))
+        let service = try await unit(own, class: "background", settings: settings)
+        #expect(service.name == "lull-job-1.service")
+        #expect(service.launch.nice == 10)
+        #expect(service.launch.resources == RunResources(cpuWeight: 20, memoryMax: 1 << 30, ioWeight: 10, tasksMax: 64))
+        #expect(service.user == getuid(), "the system manager's unit carries User=")
+
+        let processHost = try await launched(RunJob(argv: ["true"]), class: "background", settings: settings)
+        #expect(processHost.nice == 10 && processHost.resources == settings.defaults(of: "background").resources)
 
         let nicer = try await launched(RunJob(argv: ["true"], nice: -2), class: "background", settings: settings)
         #expect(nicer.nice == -2, "the job's own niceness replaces its class's")
 
         let plain = try await launched(RunJob(argv: ["true"]), class: "default", settings: settings)
         #expect(plain.nice == nil && plain.resources.isEmpty, "a class without defaults adds none")
+    }
+
+    /// A job stored with its own limits by a lulld on the systemd host is not run without them
+    /// by one that starts commands itself.
+    @Test func aJobsOwnLimitsAreNotDroppedOnTheProcessHost() async throws {
+        let launcher = RecordingLauncher()
+        let runner = RunTransfer(launcher: launcher, logs: RunLogs(stateDirectory: directory), settings: RunSettings())
+        let limited = job(RunJob(argv: ["true"], resources: RunResources(memoryMax: 1 << 30)), class: "default")
+        do {
+            _ = try await runner.run(limited, context: TransferContext())
+            Issue.record("ran without its memory_max")
+        } catch let failure as JobFailure {
+            #expect(failure.code == "not_enforceable" && !failure.retryable)
+            #expect(failure.message.contains("memory_max"))
+        }
+        #expect(launcher.requests.withLock { $0.isEmpty })
     }
 }

@@ -59,6 +59,16 @@ public struct RunTransfer: TransferEngine {
             return try await runExisting(unit, job: job, command: command, manager: manager)
         }
         if let manager { return try await runAsUnit(job, command: command, manager: manager) }
+        // Accepted by a lulld that ran commands as units, then restarted as one that cannot
+        // hold the command to its own limits: it is not run without them.
+        if let field = command.resources?.values.first?.field {
+            throw JobFailure(
+                code: "not_enforceable",
+                message:
+                    "the job asks for \(field), which only a systemd unit enforces, and this lulld starts commands itself ([run] host = \"process\"); set [run] host = \"systemd\" or submit the job again without it",
+                retryable: false
+            )
+        }
         let attempt = attempt(of: job, command: command)
         let supervisor = ProcessSupervisor()
         let ended = await withTaskCancellationHandler {
