@@ -8,15 +8,6 @@ import Testing
 /// The bandwidth keys of the config and the job field: what they set, and how a bad value is
 /// refused, naming the key or field and the range.
 @Suite struct BandwidthConfigTests {
-    static func refusal(_ text: String) -> String? {
-        do {
-            _ = try ConfigLoader.parse(text, file: "t.toml")
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
     @Test func theDaemonsAndAClasssLimitsWithTheirWindows() throws {
         let config = try ConfigLoader.parse(
             """
@@ -81,23 +72,23 @@ import Testing
     @Test func badValuesAreRefusedNamingTheKeyAndTheRange() {
         let range = "from 1024 (1 KiB/s) to 1099511627776 (1 TiB/s)"
         #expect(
-            Self.refusal("[limits]\nmax_bytes_per_second = 100\n")
+            ConfigLoader.refusal("[limits]\nmax_bytes_per_second = 100\n")
                 == "t.toml:2: limits.max_bytes_per_second: expected an integer number of bytes per second \(range), not 100"
         )
         #expect(
-            Self.refusal("[limits]\nmax_bytes_per_second = \"2M\"\n")
+            ConfigLoader.refusal("[limits]\nmax_bytes_per_second = \"2M\"\n")
                 == "t.toml:2: limits.max_bytes_per_second: expected an integer number of bytes per second \(range)"
         )
         #expect(
-            Self.refusal("[classes.bulk]\nmax_bytes_per_second = 0\n")
+            ConfigLoader.refusal("[classes.bulk]\nmax_bytes_per_second = 0\n")
                 == "t.toml:2: classes.bulk.max_bytes_per_second: expected an integer number of bytes per second \(range), not 0"
         )
-        let window = Self.refusal("[[limits.bandwidth]]\nwindow = \"8-18\"\nmax_bytes_per_second = 4096\n")
+        let window = ConfigLoader.refusal("[[limits.bandwidth]]\nwindow = \"8-18\"\nmax_bytes_per_second = 4096\n")
         #expect(
             window
                 == "t.toml:2: limits.bandwidth.window: entry 1 of [[limits.bandwidth]]: expected window = \"HH:MM-HH:MM\" in local time (00:00 to 23:59), e.g. \"08:00-18:00\""
         )
-        let missing = Self.refusal(
+        let missing = ConfigLoader.refusal(
             "[[classes.bulk.bandwidth]]\nwindow = \"08:00-18:00\"\n[[classes.bulk.bandwidth]]\nwindow = \"20:00-21:00\"\nmax_bytes_per_second = 1\n"
         )
         #expect(
@@ -112,7 +103,7 @@ import Testing
             ) == true,
             "\(missing ?? "")"
         )
-        let unknown = Self.refusal(
+        let unknown = ConfigLoader.refusal(
             "[[limits.bandwidth]]\nwindow = \"08:00-18:00\"\nmax_bytes_per_second = 4096\nrate = 1\n"
         )
         #expect(
@@ -122,7 +113,7 @@ import Testing
             "\(unknown ?? "")"
         )
         #expect(
-            Self.refusal("[limits]\nbandwidth = 5\n")?.contains(
+            ConfigLoader.refusal("[limits]\nbandwidth = 5\n")?.contains(
                 "limits.bandwidth: expected [[limits.bandwidth]] tables, each with window = \"HH:MM-HH:MM\" and max_bytes_per_second"
             ) == true
         )

@@ -8,15 +8,6 @@ import Testing
 /// `[sensors] idle_after`, `[classes.NAME] requires_idle` and the job field `requires_idle`:
 /// what they set, and how a bad value is refused, naming the key or field and the range.
 @Suite struct IdleConfigTests {
-    static func refusal(_ text: String) -> String? {
-        do {
-            _ = try ConfigLoader.parse(text, file: "t.toml")
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
     @Test func idleAfterDefaultsToFiveMinutesAndIsCitedWhereSet() throws {
         let defaults = try ConfigLoader.parse("", file: "t.toml")
         #expect(defaults.policy.idleAfter == ConfiguredLimit(300))
@@ -28,19 +19,22 @@ import Testing
 
     @Test func aBadIdleAfterIsRefusedNamingTheKeyAndItsRange() {
         #expect(
-            Self.refusal("[sensors]\nidle_after = -1\n")?.contains(
+            ConfigLoader.refusal("[sensors]\nidle_after = -1\n")?.contains(
                 "t.toml:2: sensors.idle_after: -1.0 is out of range 0.0...86400.0 seconds"
             ) == true,
-            "\(Self.refusal("[sensors]\nidle_after = -1\n") ?? "accepted")"
+            "\(ConfigLoader.refusal("[sensors]\nidle_after = -1\n") ?? "accepted")"
         )
-        #expect(Self.refusal("[sensors]\nidle_after = 86401\n")?.contains("sensors.idle_after") == true)
+        #expect(ConfigLoader.refusal("[sensors]\nidle_after = 86401\n")?.contains("sensors.idle_after") == true)
         #expect(
-            Self.refusal("[sensors]\nidle_after = \"5m\"\n")?.contains(
+            ConfigLoader.refusal("[sensors]\nidle_after = \"5m\"\n")?.contains(
                 "sensors.idle_after: expected a number (seconds)"
             )
                 == true
         )
-        #expect(Self.refusal("[sensors]\nidle_aftr = 5\n")?.contains("idle_after") == true, "the known keys are listed")
+        #expect(
+            ConfigLoader.refusal("[sensors]\nidle_aftr = 5\n")?.contains("idle_after") == true,
+            "the known keys are listed"
+        )
     }
 
     @Test func aClassRequiresIdle() throws {
@@ -50,7 +44,7 @@ import Testing
         #expect(nightly.origin(of: .requiresIdle)?.key == "classes.nightly.requires_idle")
         #expect(config.policy.classPolicy(named: "background")?.requiresIdle == false, "no built-in class does")
         #expect(
-            Self.refusal("[classes.nightly]\nrequires_idle = \"yes\"\n")?.contains(
+            ConfigLoader.refusal("[classes.nightly]\nrequires_idle = \"yes\"\n")?.contains(
                 "classes.nightly.requires_idle: expected true or false"
             ) == true
         )

@@ -9,15 +9,6 @@ import Testing
 /// `tasks_max`): what they set, how a bad value is refused, and the warning where lulld starts
 /// commands itself and cannot enforce the four limits.
 @Suite struct RunResourceConfigTests {
-    static func refusal(_ text: String) -> String? {
-        do {
-            _ = try ConfigLoader.parse(text, file: "t.toml")
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
     @Test func theHostIsProcessUntilOneIsChosen() throws {
         let defaults = try ConfigLoader.parse("", file: "t.toml")
         #expect(defaults.run.configuredHost == .auto && defaults.run.host == .process)
@@ -26,11 +17,11 @@ import Testing
         let process = try ConfigLoader.parse("[run]\nhost = \"process\"\n", file: "t.toml")
         #expect(process.run.host == .process)
         #expect(
-            Self.refusal("[run]\nhost = \"docker\"\n")?.contains(
+            ConfigLoader.refusal("[run]\nhost = \"docker\"\n")?.contains(
                 "t.toml:2: run.host: expected \"auto\", \"systemd\" or \"process\""
             ) == true
         )
-        #expect(Self.refusal("[run]\nhots = \"auto\"\n")?.contains("known: host, max_log_bytes") == true)
+        #expect(ConfigLoader.refusal("[run]\nhots = \"auto\"\n")?.contains("known: host, max_log_bytes") == true)
     }
 
     @Test func aClassSetsItsRunJobsDefaults() throws {
@@ -67,10 +58,13 @@ import Testing
             ("tasks_max = 0", "classes.bulk.tasks_max: tasks_max is 0; give a count from 1 to 4194304"),
         ]
         for (line, words) in cases {
-            let refusal = Self.refusal("[classes.bulk]\n\(line)\n")
+            let refusal = ConfigLoader.refusal("[classes.bulk]\n\(line)\n")
             #expect(refusal?.contains(words) == true, "\(line): \(refusal ?? "accepted")")
         }
-        #expect(Self.refusal("[classes.bulk]\nmemory_maxx = 1\n")?.contains("memory_max") == true, "known keys listed")
+        #expect(
+            ConfigLoader.refusal("[classes.bulk]\nmemory_maxx = 1\n")?.contains("memory_max") == true,
+            "known keys listed"
+        )
     }
 
     @Test func limitsAClassSetsAreWarnedAboutWhereLulldStartsCommandsItself() throws {
