@@ -23,6 +23,8 @@ public final class NspawnMachine: @unchecked Sendable {
     public private(set) var leader: pid_t = 0
     private var nspawn: Process?
     private var mounted = false
+    /// The container's own cgroups, when it was booted with them.
+    private var cgroups: ContainerCgroups?
 
     /// Why this machine cannot boot a container, or nil when it can.
     public static var unavailableReason: String? {
@@ -36,7 +38,9 @@ public final class NspawnMachine: @unchecked Sendable {
 
     /// Makes the cached root if needed (a few minutes, once), then boots an overlay of it with
     /// `bindReadOnly` host paths visible at the same place, and waits until systemd is up.
-    public init(bindReadOnly: [String] = [], timeout: Duration = .seconds(90)) throws {
+    /// `ownCgroups` starts it in cgroups of its own (see `ContainerCgroups`), which
+    /// `makeCgroupControllersWritable` needs.
+    public init(bindReadOnly: [String] = [], ownCgroups: Bool = false, timeout: Duration = .seconds(90)) throws {
         try Self.prepareCache()
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("lull-nspawn-\(UUID().uuidString.prefix(8))")
@@ -67,6 +71,9 @@ public final class NspawnMachine: @unchecked Sendable {
             guard copy.status == 0 else { throw NspawnError("cannot copy the cached root: \(copy.stderr)") }
         }
         do {
+            if ownCgroups {
+                cgroups = try ContainerCgroups(name: "lull-nspawn-\(getpid())-\(UUID().uuidString.prefix(4))")
+            }
             try boot(bindReadOnly: bindReadOnly, timeout: timeout)
         } catch {
             shutDown()
@@ -76,13 +83,16 @@ public final class NspawnMachine: @unchecked Sendable {
 
     private func boot(bindReadOnly: [String], timeout: Duration) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-nspawn")
         let machine = "lull-\(getpid())-\(UUID().uuidString.prefix(4))"
-        process.arguments =
+        var command =
             [
-                "--boot", "--register=no", "--keep-unit", "--console=passive", "--quiet",
+                "/usr/bin/systemd-nspawn", "--boot", "--register=no", "--keep-unit", "--console=passive", "--quiet",
                 "--directory=\(root)", "--machine=\(machine)",
             ] + bindReadOnly.map { "--bind-ro=\($0)" }
+        // The shell moves itself into the container's cgroups, then becomes nspawn (same pid).
+        if let cgroups { command = cgroups.entering(command) }
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         let log = FileHandle(forWritingAtPath: "/dev/null")
         process.standardOutput = log
         process.standardError = log
@@ -150,6 +160,9 @@ public final class NspawnMachine: @unchecked Sendable {
     /// there accounts but cannot limit; remounted writable and re-executed, it applies
     /// `MemoryMax=` and `TasksMax=` as a host's systemd would.
     public func makeCgroupControllersWritable() throws {
+        guard cgroups != nil else {
+            throw NspawnError("boot the machine with ownCgroups: its systemd would write to the host's cgroups")
+        }
         for controller in ["memory", "pids", "cpu", "cpuacct", "cpu,cpuacct", "blkio"] {
             let path = "/sys/fs/cgroup/\(controller)"
             guard (try? run(["mountpoint", "-q", path]).status) == 0 else { continue }
@@ -221,6 +234,8 @@ public final class NspawnMachine: @unchecked Sendable {
                 nspawn.waitUntilExit()
             }
         }
+        cgroups?.remove()
+        cgroups = nil
         if mounted {
             _ = try? CommandRunner.run("/usr/bin/umount", ["-l", root])
             mounted = false

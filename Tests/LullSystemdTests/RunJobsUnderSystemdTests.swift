@@ -18,7 +18,7 @@ struct RunJobsUnderSystemdTests {
 
     @Test(.timeLimit(.minutes(8)))
     func systemInstanceRunsCommandsAsTheirOwnersUnits() throws {
-        let machine = try SystemdEnvironment.boot()
+        let machine = try SystemdEnvironment.boot(ownCgroups: true)
         defer { machine.shutDown() }
         try SystemdEnvironment.reportingJournal(of: machine) { try systemInstance(machine) }
     }

@@ -44,10 +44,12 @@ enum SystemdEnvironment {
         }
     }
 
-    static func boot() throws -> NspawnMachine {
+    /// `ownCgroups`: see `NspawnMachine.makeCgroupControllersWritable`.
+    static func boot(ownCgroups: Bool = false) throws -> NspawnMachine {
         if let reason = NspawnMachine.unavailableReason { throw NspawnError("cannot boot a container: \(reason)") }
         return try NspawnMachine(
-            bindReadOnly: FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : []
+            bindReadOnly: FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : [],
+            ownCgroups: ownCgroups
         )
     }
 
