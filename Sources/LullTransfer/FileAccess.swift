@@ -19,6 +19,8 @@ public struct FileAccess: Sendable {
 
     /// Whether this process may take on other users' filesystem identities (checked once).
     let canSwitchIdentity: Bool
+    /// Directory fsyncs shared among the downloads renamed into the same directory.
+    let directorySyncs = DirectorySyncs()
 
     public init(pool: NIOThreadPool = .singleton, allowedDirectories: [String] = []) {
         self.pool = pool

@@ -48,6 +48,8 @@ struct AttemptRunner: Sendable {
             checkpoint: { resume in await Self.checkpoint(resume, of: id, store: store, clock: clock) },
             validators: await storedValidators(for: job)
         )
+        // The outcome says where the transfer got to: a report still held back goes nowhere.
+        defer { reporter.close() }
         do {
             return .succeeded(try await engine.run(job, context: context))
         } catch {

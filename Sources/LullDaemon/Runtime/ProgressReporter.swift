@@ -3,24 +3,30 @@ import LullCore
 import Synchronization
 
 /// Passes on at most one progress report per interval, adding the rate since the previous one;
-/// transfers call it for every chunk. A report held back by the interval is passed on when the
-/// interval ends (unless a newer one went first), so the last bytes before a stall or a slow
-/// stretch are reported rather than lost: without it, a burst followed by silence would leave
-/// watchers looking at the burst's first chunk.
+/// transfers call it for every chunk. The first interval runs from the attempt's start, so a
+/// transfer that ends within it reports nothing: its outcome carries the bytes, and a queue of
+/// small files costs no progress write per file. A report held back by the interval is passed
+/// on when the interval ends (unless a newer one went first), so the last bytes before a stall
+/// or a slow stretch are reported rather than lost: without it, a burst followed by silence
+/// would leave watchers looking at the burst's first chunk. Once `close` is called (the attempt
+/// is over) nothing more is passed on.
 final class ProgressReporter: Sendable {
     private struct State {
-        var lastTime: Date?
-        var lastBytes: Int64 = 0
+        /// When the last report was passed on; the attempt's start until then.
+        var lastTime: Date
+        /// What the rate is measured from: the last report passed on, or the first one heard.
+        var rateBase: (time: Date, bytes: Int64)?
         /// The newest report held back by the interval.
         var pending: TransferProgress?
         var flushScheduled = false
+        var closed = false
     }
 
     private let interval: TimeInterval
     private let clock: any LullClock
     private let sleeper: any Sleeper
     private let sink: @Sendable (TransferProgress) async -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(
         interval: TimeInterval,
@@ -32,17 +38,15 @@ final class ProgressReporter: Sendable {
         self.clock = clock
         self.sleeper = sleeper
         self.sink = sink
+        state = Mutex(State(lastTime: clock.now()))
     }
 
     func report(_ progress: TransferProgress) {
         let now = clock.now()
         let (due, flushAfter): (TransferProgress?, TimeInterval?) = state.withLock { state in
-            guard let lastTime = state.lastTime else {
-                state.lastTime = now
-                state.lastBytes = progress.bytesDone
-                return (progress, nil)
-            }
-            let elapsed = now.timeIntervalSince(lastTime)
+            guard !state.closed else { return (nil, nil) }
+            if state.rateBase == nil { state.rateBase = (now, progress.bytesDone) }
+            let elapsed = now.timeIntervalSince(state.lastTime)
             if elapsed >= interval {
                 state.pending = nil
                 return (Self.passOn(progress, since: &state, now: now), nil)
@@ -61,6 +65,15 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// The attempt is over: a report still held back is dropped (the outcome says where the
+    /// transfer got to), and later ones are ignored.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            state.pending = nil
+        }
+    }
+
     /// The held-back report, if no newer one has gone out meanwhile.
     private func flush() async {
         let now = clock.now()
@@ -74,11 +87,13 @@ final class ProgressReporter: Sendable {
     }
 
     private static func passOn(_ progress: TransferProgress, since state: inout State, now: Date) -> TransferProgress {
-        let elapsed = now.timeIntervalSince(state.lastTime ?? now)
         var withRate = progress
-        if elapsed > 0 { withRate.bytesPerSecond = Double(max(progress.bytesDone - state.lastBytes, 0)) / elapsed }
+        if let base = state.rateBase {
+            let elapsed = now.timeIntervalSince(base.time)
+            if elapsed > 0 { withRate.bytesPerSecond = Double(max(progress.bytesDone - base.bytes, 0)) / elapsed }
+        }
         state.lastTime = now
-        state.lastBytes = progress.bytesDone
+        state.rateBase = (now, progress.bytesDone)
         return withRate
     }
 }

@@ -117,7 +117,12 @@ public struct FetchTransfer: TransferEngine {
         let validator = Self.resumeValidator(response.headers)
         var resume = ResumeState(validator: validator, offset: offset)
         resume.transferredBytes = transferred
-        await context.checkpoint(resume)
+        // A fresh start stores no checkpoint yet: what is stored already resumes nothing (a next
+        // attempt starts over either way), so the first is stored after the first interval, or
+        // when the attempt is cut short, and a file that arrives within it is written once, as
+        // succeeded. An attempt that continues or starts over a stored resume point records where
+        // it stands now, so a crash cannot resume onto bytes not yet made durable.
+        if resumable { await context.checkpoint(resume) }
 
         let digest = RunningDigest(try await staging.hashPrefix(offset))
         var received = offset

@@ -146,11 +146,12 @@ final class StagingFile: Sendable {
 
     /// Gives the file its mode, flushes the data, renames the file over the destination
     /// (replacing whatever is there, a symlink included, without following it) and flushes the
-    /// directory.
+    /// directory: an fsync shared with the files renamed into it meanwhile (`DirectorySyncs`).
     func commit(mode: FileMode?) async throws {
         let fd = descriptor
         let path = self.path
         let destination = self.destination
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         try await files.run(as: owner) {
             defer { Glibc.close(fd) }
             // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
@@ -161,13 +162,8 @@ final class StagingFile: Sendable {
             guard rename(path, destination) == 0 else {
                 throw FileFailure(operation: "rename into place at", path: destination, errno: errno)
             }
-            let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-            let dirfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if dirfd >= 0 {
-                _ = fsync(dirfd)
-                Glibc.close(dirfd)
-            }
         }
+        await files.directorySyncs.sync(directory, as: owner, files: files)
     }
 
     /// Closes the file, keeping it for a later attempt.
@@ -195,5 +191,14 @@ final class RunningDigest: @unchecked Sendable {
 
     func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bufferPointer: bytes) }
 
-    func hex() -> String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+    func hex() -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in hasher.finalize() {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }
