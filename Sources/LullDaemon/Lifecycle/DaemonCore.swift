@@ -33,6 +33,7 @@ struct DaemonCore {
         let clock = SystemClock()
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
         let runHost = RunHostChoice(resolved: config.run.host)
+        logger.info("run jobs: commands \(runHost)")
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
             .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),

@@ -23,7 +23,7 @@ struct HookManager: Sendable, CustomStringConvertible {
         case .system: (kind, endpoint) = (.system, .system)
         case .user: (kind, endpoint) = (.user, .user)
         case .address(let address): (kind, endpoint) = (.system, .address(address))
-        case .auto: (kind, endpoint) = Self.runsInUserUnit() ? (.user, .user) : (.system, .system)
+        case .auto: (kind, endpoint) = OwnServiceManager.isUsers ? (.user, .user) : (.system, .system)
         }
     }
 
@@ -41,13 +41,5 @@ struct HookManager: Sendable, CustomStringConvertible {
         case .system: "system manager (\(endpoint))"
         case .user: "user manager (\(endpoint))"
         }
-    }
-
-    /// Whether this process belongs to a unit of a user's service manager (`systemctl --user`).
-    private static func runsInUserUnit() -> Bool {
-        var unit: UnsafeMutablePointer<CChar>? = nil
-        let r = sd_pid_get_user_unit(0, &unit)
-        free(unit)
-        return r >= 0
     }
 }

@@ -18,7 +18,7 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
 
     /// `host` as `resolve` gave it.
     init(resolved host: RunHost) {
-        let user = Self.runsInUserUnit()
+        let user = OwnServiceManager.isUsers
         endpoint = user ? .user : .system
         isSystemManager = !user
         self.host = host == .auto ? Self.resolve(.auto) : host
@@ -31,7 +31,7 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
     static func resolve(_ setting: RunHost) -> RunHost {
         switch setting {
         case .systemd, .process: setting
-        case .auto: runsInUserUnit() && sd_booted() > 0 ? .systemd : .process
+        case .auto: OwnServiceManager.isUsers && sd_booted() > 0 ? .systemd : .process
         }
     }
 
@@ -43,12 +43,5 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
     var description: String {
         host == .systemd
             ? "as units of the \(isSystemManager ? "system" : "user") manager (\(endpoint))" : "started by lulld itself"
-    }
-
-    private static func runsInUserUnit() -> Bool {
-        var unit: UnsafeMutablePointer<CChar>? = nil
-        let r = sd_pid_get_user_unit(0, &unit)
-        free(unit)
-        return r >= 0
     }
 }

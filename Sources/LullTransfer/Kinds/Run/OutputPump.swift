@@ -27,7 +27,8 @@ final class OutputPump: Sendable {
         var fds: [Int32] = [-1, -1]
         if lull_pipe(&fds, 1) != 0 { fds = [-1, -1] }
         wake = (fds[0], fds[1])
-        let thread = Thread { [self] in self.copy(output, log: log, tail: tail, lines: lines.map { LineSplitter($0) }) }
+        let copy = OutputCopy(log: log, tail: tail, lines: lines.map { LineSplitter($0) })
+        let thread = Thread { [self] in self.pump(output, into: copy) }
         thread.name = name
         thread.start()
     }
@@ -52,9 +53,8 @@ final class OutputPump: Sendable {
         }
     }
 
-    private func copy(_ output: Int32, log: RunLogFile, tail: OutputTail, lines: LineSplitter?) {
-        var (log, tail, lines) = (log, tail, lines)
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    private func pump(_ output: Int32, into copy: OutputCopy) {
+        var copy = copy
         while true {
             let until = state.withLock { $0.drainUntil }
             if let until, Self.now() >= until { break }
@@ -68,23 +68,10 @@ final class OutputPump: Sendable {
                 var bytes = [UInt8](repeating: 0, count: 16)
                 _ = bytes.withUnsafeMutableBytes { read(wake.read, $0.baseAddress, $0.count) }
             }
-            guard fds[0].revents != 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if count > 0 {
-                buffer.withUnsafeBytes { bytes in
-                    let chunk = UnsafeRawBufferPointer(rebasing: bytes.prefix(count))
-                    log.append(chunk)
-                    tail.append(chunk)
-                    lines?.append(chunk)
-                }
-            } else if count == 0 || errno != EINTR && errno != EAGAIN {
-                break
-            }
+            if fds[0].revents != 0, !copy.read(from: output) { break }
         }
-        lines?.flush()
         close(output)
-        log.close()
-        let text = tail.text
+        let text = copy.finish()
         let waiter = state.withLock { state -> CheckedContinuation<String, Never>? in
             state.tail = text
             defer { state.waiter = nil }

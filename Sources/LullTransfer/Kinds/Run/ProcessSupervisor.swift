@@ -65,10 +65,9 @@ final class ProcessSupervisor: Sendable {
         deadline: Double?,
         exiting: () -> Void
     ) -> End {
-        var (log, tail) = (log, tail)
+        var copy = OutputCopy(log: log, tail: tail)
         let pidfd = lull_pidfd_open(pid)
         defer { if pidfd >= 0 { close(pidfd) } }
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var (exited, outputOpen, stopped, timedOut) = (false, true, false, false)
         var killAt: Double?
         var drainUntil = Double.infinity
@@ -95,18 +94,7 @@ final class ProcessSupervisor: Sendable {
             let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0, errno != EINTR { break }
             if fds[2].revents != 0 { drainWake() }
-            if fds[0].revents != 0 {
-                let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    buffer.withUnsafeBytes { bytes in
-                        let chunk = UnsafeRawBufferPointer(rebasing: bytes.prefix(count))
-                        log.append(chunk)
-                        tail.append(chunk)
-                    }
-                } else if count == 0 || errno != EINTR && errno != EAGAIN {
-                    outputOpen = false
-                }
-            }
+            if fds[0].revents != 0, !copy.read(from: output) { outputOpen = false }
             if !exited, hasExited(pid, pidfd: pidfd, readable: fds[1].revents != 0) {
                 exited = true
                 // What the command left behind in its group goes with it, as systemd ends a
@@ -121,7 +109,7 @@ final class ProcessSupervisor: Sendable {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
-        log.close()
+        let outputTail = copy.finish()
         let cpu =
             Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
             + Double(usage.ru_stime.tv_usec) / 1e6
@@ -131,7 +119,7 @@ final class ProcessSupervisor: Sendable {
             memoryPeakBytes: Int64(usage.ru_maxrss) * 1024,
             ioReadBytes: GroupUsage.countsIO ? Int64(usage.ru_inblock) * 512 : nil,
             ioWriteBytes: GroupUsage.countsIO ? Int64(usage.ru_oublock) * 512 : nil,
-            outputTail: tail.text,
+            outputTail: outputTail,
             stopped: stopped,
             timedOut: timedOut
         )
