@@ -114,12 +114,28 @@ public final class NspawnMachine: @unchecked Sendable {
             return comm.hasPrefix("systemd") ? pid : nil
         }
         // "running" or "degraded" (a unit the container cannot run failed): either way it booted.
-        _ = try waitFor("systemd in the container to finish booting", timeout: timeout) { () -> Bool? in
-            let state = try? self.run(["systemctl", "is-system-running"]).stdout.trimmingCharacters(
-                in: .whitespacesAndNewlines
-            )
-            return state == "running" || state == "degraded" ? true : nil
+        do {
+            _ = try waitFor("systemd in the container to finish booting", timeout: timeout) { () -> Bool? in
+                let state = try? self.run(["systemctl", "is-system-running"]).stdout.trimmingCharacters(
+                    in: .whitespacesAndNewlines
+                )
+                return state == "running" || state == "degraded" ? true : nil
+            }
+        } catch {
+            throw NspawnBootHung(reason: "\(error)", diagnosis: bootDiagnosis())
         }
+    }
+
+    /// What a boot that never finished was waiting for: the state, the queued jobs, the journal's end.
+    private func bootDiagnosis() -> String {
+        let commands = [
+            ["systemctl", "is-system-running"], ["systemctl", "list-jobs", "--no-pager"],
+            ["journalctl", "-b", "--no-pager", "-n", "40"],
+        ]
+        return commands.map { command in
+            let result = try? run(command)
+            return "$ \(command.joined(separator: " "))\n\(result?.stdout ?? "")\(result?.stderr ?? "(could not run)")"
+        }.joined(separator: "\n")
     }
 
     /// Runs a command inside the container (all its namespaces), as root.
@@ -276,6 +292,14 @@ public final class NspawnMachine: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: cacheRoot)
         try FileManager.default.moveItem(atPath: partial, toPath: cacheRoot)
     }
+}
+
+/// The container started but its systemd never reached `running`: an environment fault, which
+/// callers may answer by booting a fresh machine once.
+public struct NspawnBootHung: Error, CustomStringConvertible {
+    public var reason: String
+    public var diagnosis: String
+    public var description: String { "\(reason)\n\(diagnosis)" }
 }
 
 public struct NspawnError: Error, CustomStringConvertible {

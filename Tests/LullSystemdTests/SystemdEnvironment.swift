@@ -47,10 +47,15 @@ enum SystemdEnvironment {
     /// `ownCgroups`: see `NspawnMachine.makeCgroupControllersWritable`.
     static func boot(ownCgroups: Bool = false) throws -> NspawnMachine {
         if let reason = NspawnMachine.unavailableReason { throw NspawnError("cannot boot a container: \(reason)") }
-        return try NspawnMachine(
-            bindReadOnly: FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : [],
-            ownCgroups: ownCgroups
-        )
+        let binds = FileManager.default.fileExists(atPath: swiftRuntime) ? [swiftRuntime] : []
+        do {
+            return try NspawnMachine(bindReadOnly: binds, ownCgroups: ownCgroups)
+        } catch let hung as NspawnBootHung {
+            // A boot that hangs says nothing about lulld; it is printed, so it stays visible, and
+            // a fresh machine is booted once.
+            print("container boot hung, booting a fresh one: \(hung)")
+            return try NspawnMachine(bindReadOnly: binds, ownCgroups: ownCgroups)
+        }
     }
 
     /// `make install-files` into the container's root, then what a package's scripts would do.
