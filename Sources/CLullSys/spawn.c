@@ -36,7 +36,7 @@ struct child_failure {
 };
 
 static const char *const steps[] = {
-    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec", "nice"};
+    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec", "nice", "cgroup"};
 
 static pid_t spawn_with_posix_spawn(const struct lull_spawn_request *r, const char **failed_step) {
     posix_spawn_file_actions_t actions;
@@ -73,6 +73,8 @@ static void become_and_exec(const struct lull_spawn_request *r, int status_fd) {
     int null_fd, signal_number;
     struct sigaction default_action;
     sigset_t none;
+    /* First, with the daemon's rights: whatever the command starts is born in its cgroup. */
+    if (r->cgroup_procs_fd >= 0 && write(r->cgroup_procs_fd, "0", 1) != 1) { failure.step = 10; goto fail; }
     setsid();
     null_fd = open("/dev/null", O_RDONLY);
     if (null_fd < 0 || dup2(null_fd, 0) < 0) { failure.step = 0; goto fail; }
@@ -156,7 +158,8 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
 
 pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step) {
     *failed_step = "";
-    /* posix_spawn can neither change identity nor niceness. */
-    return request->switch_identity || request->set_nice ? spawn_with_fork(request, failed_step)
-                                                          : spawn_with_posix_spawn(request, failed_step);
+    /* posix_spawn can change neither identity nor niceness, nor start in a cgroup. */
+    return request->switch_identity || request->set_nice || request->cgroup_procs_fd >= 0
+               ? spawn_with_fork(request, failed_step)
+               : spawn_with_posix_spawn(request, failed_step);
 }

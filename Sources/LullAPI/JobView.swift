@@ -211,6 +211,8 @@ public struct ResultView: Codable, Sendable, Equatable {
     public var ioWriteBytes: Int64?
     /// run: the systemd unit the command ran in; absent when lulld started it itself.
     public var unit: String?
+    /// run: the cgroup lulld started the command in; absent when it had none of its own.
+    public var cgroup: String?
 
     enum CodingKeys: String, CodingKey {
         case httpStatus = "http_status"
@@ -230,7 +232,7 @@ public struct ResultView: Codable, Sendable, Equatable {
         case memoryPeakBytes = "memory_peak_bytes"
         case ioReadBytes = "io_read_bytes"
         case ioWriteBytes = "io_write_bytes"
-        case unit
+        case unit, cgroup
     }
 
     public init(_ result: JobResult) {
@@ -254,6 +256,7 @@ public struct ResultView: Codable, Sendable, Equatable {
         ioReadBytes = result.ioReadBytes
         ioWriteBytes = result.ioWriteBytes
         unit = result.unit
+        cgroup = result.cgroup
     }
 }
 

@@ -122,6 +122,9 @@ public struct JobResult: Sendable, Equatable, Codable {
     public var ioWriteBytes: Int64?
     /// run: the systemd unit the command ran in (the systemd host); nil when lulld started it.
     public var unit: String?
+    /// run: the cgroup lulld started the command in (the process host, where a cgroup v2
+    /// subtree is delegated to lulld); nil when it ran in lulld's process groups or in a unit.
+    public var cgroup: String?
 
     public init(
         httpStatus: Int? = nil,
@@ -143,9 +146,11 @@ public struct JobResult: Sendable, Equatable, Codable {
         memoryPeakBytes: Int64? = nil,
         ioReadBytes: Int64? = nil,
         ioWriteBytes: Int64? = nil,
-        unit: String? = nil
+        unit: String? = nil,
+        cgroup: String? = nil
     ) {
         self.unit = unit
+        self.cgroup = cgroup
         self.httpStatus = httpStatus
         self.bytes = bytes
         self.sha256 = sha256

@@ -21,7 +21,12 @@ import Testing
                 "t.toml:2: run.host: expected \"auto\", \"systemd\" or \"process\""
             ) == true
         )
-        #expect(ConfigLoader.refusal("[run]\nhots = \"auto\"\n")?.contains("known: host, max_log_bytes") == true)
+        let misspelt = ConfigLoader.refusal("[run]\nhots = \"auto\"\n")
+        #expect(misspelt?.contains("known: cgroup, host, max_log_bytes") == true)
+        #expect(
+            ConfigLoader.refusal("[run]\ncgroup = \"on\"\n")?.contains("run.cgroup: expected \"auto\" or \"off\"")
+                == true
+        )
     }
 
     @Test func aClassSetsItsRunJobsDefaults() throws {

@@ -1,6 +1,7 @@
 #ifndef LULL_SYS_H
 #define LULL_SYS_H
 #include <sys/types.h>
+#include <sys/xattr.h>
 
 /// Switches the calling thread's filesystem identity (fsuid, fsgid and supplementary groups)
 /// to `uid`'s, so that files are opened with that user's rights. Linux keeps these per thread
@@ -64,6 +65,9 @@ struct lull_spawn_request {
     /// CAP_SYS_NICE).
     int set_nice;
     int nice;
+    /// Not -1: `cgroup.procs` of the cgroup the process starts in, open for writing; the child
+    /// moves itself there first, so everything it ever starts is in it.
+    int cgroup_procs_fd;
 };
 
 /// Starts the process: with posix_spawn, or, when the identity changes (which posix_spawn

@@ -22,8 +22,14 @@ extension ConfigLoader.Reader {
                 // `auto` is resolved at start-up; until then, the host that needs nothing.
                 config.run.host = host == .auto ? .process : host
                 config.origins["run.host"] = origin("run", key)
+            case "cgroup":
+                guard let text = value.string, let setting = DelegatedCgroups.Setting(rawValue: text) else {
+                    problem(section: "run", key: key, "expected \"auto\" or \"off\"")
+                    continue
+                }
+                config.run.cgroup = setting
             default:
-                problem(section: "run", key: key, "unknown key; known: host, max_log_bytes")
+                problem(section: "run", key: key, "unknown key; known: cgroup, host, max_log_bytes")
             }
         }
     }

@@ -26,30 +26,41 @@ public enum GroupUsage {
 
     /// The usage of each of `groups` that has a live process; a group with none is left out.
     public static func read(groups: Set<Int32>, proc: String = "/proc") -> [Int32: Reading] {
-        guard !groups.isEmpty, let directory = opendir(proc) else { return [:] }
+        guard !groups.isEmpty else { return [:] }
+        return read(proc: proc) { _, group in groups.contains(group) ? group : nil }
+    }
+
+    /// The usage of the processes `key` gives a key (from the pid and the process group), by key.
+    public static func read<Key: Hashable>(
+        proc: String = "/proc",
+        key: (_ pid: Int32, _ group: Int32) -> Key?
+    ) -> [Key: Reading] {
+        guard let directory = opendir(proc) else { return [:] }
         defer { closedir(directory) }
         let root = dirfd(directory)
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let page = Int64(sysconf(Int32(_SC_PAGESIZE)))
         let countsIO = proc == "/proc" ? Self.countsIO : access("\(proc)/self/io", R_OK) == 0
-        var readings: [Int32: Reading] = [:]
+        var readings: [Key: Reading] = [:]
         var buffer = [UInt8](repeating: 0, count: 1024)
         // "PID/stat" or "PID/io", NUL-terminated, built in place for each process.
         var path = [CChar](repeating: 0, count: 288)
         while let entry = readdir(directory) {
+            var pid: Int32 = 0
             let digits = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int in
                 var count = 0
                 while count < name.count, name[count] != 0 {
                     guard name[count] >= 0x30 && name[count] <= 0x39 else { return 0 }
                     path[count] = CChar(bitPattern: name[count])
+                    pid = pid &* 10 &+ Int32(name[count] - 0x30)
                     count += 1
                 }
                 return count
             }
             guard digits > 0 else { continue }
             let length = read(root, &path, digits, "/stat", into: &buffer)
-            guard length > 0, let stat = Stat(buffer[..<length]), groups.contains(stat.group) else { continue }
-            var reading = readings[stat.group] ?? Reading()
+            guard length > 0, let stat = Stat(buffer[..<length]), let owner = key(pid, stat.group) else { continue }
+            var reading = readings[owner] ?? Reading()
             reading.processes += 1
             reading.cpuSeconds += Double(stat.cpuTicks) / ticks
             reading.memoryBytes += stat.residentPages * page
@@ -65,7 +76,7 @@ public enum GroupUsage {
             } else {
                 (reading.ioReadBytes, reading.ioWriteBytes) = (nil, nil)
             }
-            readings[stat.group] = reading
+            readings[owner] = reading
         }
         return readings
     }

@@ -20,6 +20,9 @@ public struct LaunchRequest: Sendable {
     public var outputDescriptor: Int32
     /// nil: the daemon's own identity (the owner is the daemon's user).
     public var identity: OwnerAccount?
+    /// `cgroup.procs` of the job's cgroup, open for writing, or -1: the process starts in the
+    /// daemon's cgroup.
+    public var cgroupDescriptor: Int32 = -1
     /// The niceness the process starts at (the job's, else its class's); nil: the daemon's.
     public var nice: Int32? = nil
     /// The controls the command runs under, the class's defaults merged under the job's own.

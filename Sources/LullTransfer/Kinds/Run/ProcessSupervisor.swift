@@ -63,8 +63,10 @@ final class ProcessSupervisor: Sendable {
         tail: OutputTail,
         grace: Double,
         deadline: Double?,
+        cgroup: JobCgroup? = nil,
         exiting: () -> Void
     ) -> End {
+        let target = StopTarget(leader: pid, cgroup: cgroup)
         var copy = OutputCopy(log: log, tail: tail)
         let pidfd = lull_pidfd_open(pid)
         defer { if pidfd >= 0 { close(pidfd) } }
@@ -74,14 +76,14 @@ final class ProcessSupervisor: Sendable {
         while !(exited && (!outputOpen || Self.now() >= drainUntil)) {
             if !stopped, stopRequested.withLock({ $0 }) {
                 stopped = true
-                killAt = terminate(pid, grace: grace)
+                killAt = terminate(target, grace: grace)
             }
             if !stopped, !timedOut, let deadline, Self.now() >= deadline {
                 timedOut = true
-                killAt = terminate(pid, grace: grace)
+                killAt = terminate(target, grace: grace)
             }
             if let at = killAt, !exited, Self.now() >= at {
-                kill(-pid, SIGKILL)
+                target.killAll()
                 killAt = nil
             }
             var fds = [
@@ -99,9 +101,9 @@ final class ProcessSupervisor: Sendable {
                 exited = true
                 // What the command left behind in its group goes with it, as systemd ends a
                 // service's processes when its main process exits.
-                kill(-pid, SIGKILL)
-                // A process that left the group (setsid) may hold the pipe open: read on for a
-                // moment, not forever.
+                target.killAll()
+                // Without a cgroup, a process that left the group (setsid) may hold the pipe
+                // open: read on for a moment, not forever.
                 drainUntil = Self.now() + 1
             }
         }
@@ -113,7 +115,7 @@ final class ProcessSupervisor: Sendable {
         let cpu =
             Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
             + Double(usage.ru_stime.tv_usec) / 1e6
-        return End(
+        var end = End(
             status: status,
             cpuSeconds: cpu,
             memoryPeakBytes: Int64(usage.ru_maxrss) * 1024,
@@ -123,13 +125,15 @@ final class ProcessSupervisor: Sendable {
             stopped: stopped,
             timedOut: timedOut
         )
+        if let cgroup { end.count(in: cgroup) }
+        return end
     }
 
     /// SIGTERM to the group (and SIGCONT, so a paused group can act on it); SIGKILL is due at
     /// the time returned.
-    private func terminate(_ pid: Int32, grace: Double) -> Double {
-        kill(-pid, SIGTERM)
-        kill(-pid, SIGCONT)
+    private func terminate(_ target: StopTarget, grace: Double) -> Double {
+        target.signal(SIGTERM)
+        target.signal(SIGCONT)
         return Self.now() + grace
     }
 

@@ -11,6 +11,9 @@ public struct RunSettings: Sendable, Equatable {
     public var configuredHost: RunHost = .auto
     /// Where commands run, resolved: `.systemd` or `.process`, never `.auto`.
     public var host: RunHost = .process
+    /// `[run] cgroup`: whether the process host starts each command in a cgroup of its own,
+    /// where lulld's cgroup is delegated to it.
+    public var cgroup: DelegatedCgroups.Setting = .auto
     /// `[classes.NAME] nice`, `cpu_weight`, `memory_max`, `io_weight`, `tasks_max`, by class name.
     public var classDefaults: [String: RunClassDefaults] = [:]
 

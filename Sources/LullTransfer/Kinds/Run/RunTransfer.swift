@@ -24,6 +24,9 @@ public struct RunTransfer: TransferEngine {
     public let units: RunningUnits
     /// Where each line of a unit's output also goes (the journal, with the job's id).
     let outputLines: (@Sendable (JobID, Substring) -> Void)?
+    /// The subtree delegated to lulld, where each command started by lulld gets a cgroup of
+    /// its own; nil: commands run in process groups.
+    let cgroups: DelegatedCgroups?
 
     public init(
         launcher: any ProcessLauncher = SpawnLauncher(),
@@ -32,9 +35,11 @@ public struct RunTransfer: TransferEngine {
         running: RunningCommands = RunningCommands(),
         manager: (any ServiceManager)? = nil,
         managerIsSystem: Bool = true,
-        outputLines: (@Sendable (JobID, Substring) -> Void)? = nil
+        outputLines: (@Sendable (JobID, Substring) -> Void)? = nil,
+        cgroups: DelegatedCgroups? = nil
     ) {
         self.outputLines = outputLines
+        self.cgroups = cgroups
         self.launcher = launcher
         self.logs = logs
         self.settings = settings
@@ -102,7 +107,8 @@ public struct RunTransfer: TransferEngine {
             group: logs.group(of: job.id),
             logLimit: settings.maxLogBytes,
             running: running,
-            classDefaults: settings.defaults(of: job.spec.jobClass)
+            classDefaults: settings.defaults(of: job.spec.jobClass),
+            cgroup: cgroups?.group(of: job.id)
         )
     }
 
@@ -126,14 +132,26 @@ struct CommandAttempt: Sendable {
     let running: RunningCommands
     /// The job's class's run defaults, merged under the job's own values in `prepare`.
     var classDefaults = RunClassDefaults()
+    /// The cgroup the command starts in, where lulld has a delegated subtree.
+    var cgroup: JobCgroup? = nil
 
     /// The outcome, or nil when the attempt was stopped on request.
     func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
         do throws(JobFailure) {
             let request = try prepare()
-            let log = try RunLogFile(path: logPath, limit: logLimit)
             // A command of this job that a crashed daemon left running: it would run twice.
             group.endIfRunning()
+            try cgroup?.prepare()
+            let procs = cgroup?.openProcs() ?? -1
+            defer { if procs >= 0 { close(procs) } }
+            if let cgroup, procs < 0 {
+                throw JobFailure(
+                    code: "internal_error",
+                    message: "cannot open \(cgroup.directory)/cgroup.procs: \(Self.reason())",
+                    retryable: true
+                )
+            }
+            let log = try RunLogFile(path: logPath, limit: logLimit)
             var pipe: [Int32] = [-1, -1]
             guard lull_pipe(&pipe, 0) == 0 else {
                 log.close()
@@ -153,6 +171,7 @@ struct CommandAttempt: Sendable {
             do {
                 var launching = request
                 launching.outputDescriptor = pipe[1]
+                launching.cgroupDescriptor = procs
                 process = try launcher.launch(launching)
                 close(pipe[1])
             } catch {
@@ -160,7 +179,7 @@ struct CommandAttempt: Sendable {
                 log.close()
                 throw error
             }
-            running.add(id, group: process.pid)
+            running.add(id, group: process.pid, cgroup: cgroup)
             group.record(process.pid)
             var sampled: RunningCommands.Sampled?
             let end = supervisor.supervise(
@@ -170,17 +189,19 @@ struct CommandAttempt: Sendable {
                 tail: OutputTail(capacity: command.outputTailBytes ?? RunJob.defaultOutputTailBytes),
                 grace: command.stopGraceSeconds ?? RunJob.defaultStopGraceSeconds,
                 deadline: deadline,
+                cgroup: cgroup,
                 exiting: {
                     sampled = running.remove(id)
                     group.clear()
                 }
             )
             if end.stopped { return nil }
-            let result = RunExit.result(
+            var result = RunExit.result(
                 of: end,
                 outputTail: command.outputTailBytes == 0 ? nil : end.outputTail,
                 sampled: sampled
             )
+            result.cgroup = cgroup?.path
             if end.timedOut {
                 throw JobFailure(
                     code: "total_timeout",

@@ -12,6 +12,8 @@ import Glibc
 public final class RunningCommands: Sendable {
     private struct Entry {
         var group: Int32
+        /// The command's cgroup, where it has one: what a pause freezes and a reading counts.
+        var cgroup: JobCgroup?
         var sampled = Sampled()
     }
 
@@ -40,7 +42,9 @@ public final class RunningCommands: Sendable {
     /// The process group of the job's command, while it runs.
     public func processGroup(of id: JobID) -> Int32? { entries.withLock { $0[id]?.group } }
 
-    func add(_ id: JobID, group: Int32) { entries.withLock { $0[id] = Entry(group: group) } }
+    func add(_ id: JobID, group: Int32, cgroup: JobCgroup? = nil) {
+        entries.withLock { $0[id] = Entry(group: group, cgroup: cgroup) }
+    }
 
     /// Takes the job out of the table; what its readings saw.
     @discardableResult
@@ -60,11 +64,12 @@ public final class RunningCommands: Sendable {
 
     private func usages(of groups: [JobID: Int32]) -> [JobID: CommandUsage] {
         guard !groups.isEmpty else { return [:] }
-        let readings = GroupUsage.read(groups: Set(groups.values))
+        var readings = read(groups)
         return entries.withLock { entries in
             var usages: [JobID: CommandUsage] = [:]
             for (id, group) in groups {
-                guard let reading = readings[group], var entry = entries[id], entry.group == group else { continue }
+                guard let reading = readings.removeValue(forKey: id), var entry = entries[id], entry.group == group
+                else { continue }
                 entry.sampled.memoryPeakBytes = max(entry.sampled.memoryPeakBytes, reading.memoryBytes)
                 entry.sampled.last = reading
                 entries[id] = entry
@@ -80,10 +85,37 @@ public final class RunningCommands: Sendable {
         }
     }
 
+    /// One pass over /proc for all commands: a command with a cgroup counts the processes in it,
+    /// with its CPU (and memory and I/O, where those controllers are on) as the kernel counted
+    /// them there; any other counts its process group.
+    private func read(_ groups: [JobID: Int32]) -> [JobID: GroupUsage.Reading] {
+        let cgroups = entries.withLock { entries in
+            groups.keys.reduce(into: [JobID: JobCgroup]()) { found, id in found[id] = entries[id]?.cgroup }
+        }
+        var member: [Int32: JobID] = [:]
+        for (id, cgroup) in cgroups { for pid in cgroup.processes() { member[pid] = id } }
+        var byGroup: [Int32: JobID] = [:]
+        for (id, group) in groups where cgroups[id] == nil { byGroup[group] = id }
+        var readings = GroupUsage.read { pid, group in member[pid] ?? byGroup[group] }
+        for (id, cgroup) in cgroups {
+            guard let counted = cgroup.usage() else { continue }
+            var reading = readings[id] ?? GroupUsage.Reading()
+            reading.cpuSeconds = counted.cpuSeconds
+            reading.memoryBytes = counted.memoryBytes ?? reading.memoryBytes
+            if let read = counted.ioReadBytes, let written = counted.ioWriteBytes {
+                (reading.ioReadBytes, reading.ioWriteBytes) = (read, written)
+            }
+            readings[id] = reading
+        }
+        return readings
+    }
+
+    /// A cgroup is frozen whole (`cgroup.freeze`); a process group is sent the signal.
     private func signal(_ id: JobID, _ number: Int32) -> Bool {
         entries.withLock { entries in
-            guard let group = entries[id]?.group else { return false }
-            return kill(-group, number) == 0
+            guard let entry = entries[id] else { return false }
+            if let cgroup = entry.cgroup, cgroup.freeze(number == SIGSTOP) { return true }
+            return kill(-entry.group, number) == 0
         }
     }
 }

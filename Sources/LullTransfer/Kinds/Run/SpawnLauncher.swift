@@ -35,7 +35,8 @@ public struct SpawnLauncher: ProcessLauncher {
                         groups: groupList.baseAddress,
                         group_count: Int32(groupList.count),
                         set_nice: request.nice == nil ? 0 : 1,
-                        nice: request.nice ?? 0
+                        nice: request.nice ?? 0,
+                        cgroup_procs_fd: request.cgroupDescriptor
                     )
                     return lull_spawn(&spawn, &step)
                 }
@@ -63,6 +64,12 @@ public struct SpawnLauncher: ProcessLauncher {
                 code: "working_directory_unavailable",
                 message: "cannot enter the working directory \(request.directory): \(reason)",
                 retryable: false
+            )
+        case ("cgroup", _):
+            return JobFailure(
+                code: "exec_failed",
+                message: "cannot start the command in its cgroup: \(reason)",
+                retryable: true
             )
         case ("nice", _):
             return JobFailure(

@@ -28,6 +28,8 @@ func runResultLines(_ result: ResultView, id: Int64) -> [(String, String)] {
     var lines: [(String, String)] = []
     if let code = result.exitCode { lines.append(("exit status", String(code))) }
     if let signal = result.signal { lines.append(("killed by", "signal \(signal)")) }
+    if let unit = result.unit { lines.append(("ran in", unit)) }
+    if let cgroup = result.cgroup { lines.append(("ran in", "cgroup \(cgroup)")) }
     if let cpu = result.cpuSeconds { lines.append(("cpu", String(format: "%.3f s", cpu))) }
     if let memory = result.memoryPeakBytes {
         lines.append(("memory peak", "\(Format.bytes(memory)) (\(memory))"))

@@ -1,0 +1,162 @@
+import LullCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cgroup (v2) of one run job's command on the process host, `…/jobs/job-ID` under the
+/// subtree delegated to lulld (`DelegatedCgroups`). It holds every process the command starts,
+/// including those that leave its process group (`setsid`, a double fork), so a stop reaches
+/// them all (`cgroup.kill`), a pause freezes them all (`cgroup.freeze`) and the kernel counts
+/// their CPU (`cpu.stat`), and, where the controllers are delegated, memory and storage I/O.
+public struct JobCgroup: Sendable, Equatable {
+    /// The directory in the cgroup file system.
+    public let directory: String
+    /// The path as `/proc/PID/cgroup` shows it (the `0::` line): what a job's result names.
+    public let path: String
+
+    public init(directory: String, path: String) {
+        self.directory = directory
+        self.path = path
+    }
+
+    /// Makes the cgroup, or takes over the one a crashed daemon left: whatever still runs in it
+    /// is killed first, so a command never runs twice.
+    func prepare() throws(JobFailure) {
+        if mkdir(directory, 0o755) == 0 { return }
+        guard errno == EEXIST else {
+            throw JobFailure(
+                code: "internal_error",
+                message: "cannot make the command's cgroup \(directory): \(String(cString: strerror(errno)))",
+                retryable: true
+            )
+        }
+        killAll()
+        _ = awaitEmpty(seconds: 5)
+    }
+
+    /// `cgroup.procs` opened for writing: the process that writes "0" to it moves itself in,
+    /// which the launcher's child does before it executes the command.
+    func openProcs() -> Int32 { open(directory + "/cgroup.procs", O_WRONLY | O_CLOEXEC) }
+
+    /// The pids in the cgroup now.
+    func processes() -> [Int32] {
+        (Self.contents(of: directory + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    /// Sends `signal` to every process in the cgroup (the stop's SIGTERM, which `cgroup.kill`
+    /// cannot send).
+    func signal(_ signal: Int32) {
+        for pid in processes() { kill(pid, signal) }
+    }
+
+    /// SIGKILL to every process in it, at once (`cgroup.kill`, Linux 5.14), or one by one.
+    func killAll() {
+        if Self.write("1", to: directory + "/cgroup.kill") { return }
+        // Before 5.14: a process may fork meanwhile, so kill until none is left (bounded).
+        for _ in 0..<50 {
+            let pids = processes()
+            if pids.isEmpty { return }
+            for pid in pids { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Freezes (`true`) or thaws every process in it; false when the kernel cannot (before 5.2).
+    func freeze(_ frozen: Bool) -> Bool { Self.write(frozen ? "1" : "0", to: directory + "/cgroup.freeze") }
+
+    /// Whether a process is still in it (`cgroup.events`).
+    var isPopulated: Bool {
+        guard let events = Self.contents(of: directory + "/cgroup.events") else { return false }
+        return events.split(separator: "\n").contains("populated 1")
+    }
+
+    /// Waits, bounded, until the killed processes have left; false when some are still there.
+    func awaitEmpty(seconds: Double) -> Bool {
+        var waited = 0.0
+        while isPopulated {
+            if waited >= seconds { return false }
+            usleep(5_000)
+            waited += 0.005
+        }
+        return true
+    }
+
+    /// Removes the empty cgroup; a cgroup that still holds a process stays (and is taken over
+    /// by the job's next attempt).
+    func remove() { rmdir(directory) }
+
+    /// What the cgroup has used: CPU from `cpu.stat` always; memory and I/O only where the
+    /// memory and io controllers are enabled for it (nil otherwise: the caller reads them from
+    /// its processes).
+    public func usage() -> Usage? {
+        guard let stat = Self.contents(of: directory + "/cpu.stat"),
+            let micro = Self.value(of: "usage_usec", in: stat)
+        else { return nil }
+        var usage = Usage(cpuSeconds: Double(micro) / 1e6)
+        usage.memoryBytes = Self.contents(of: directory + "/memory.current").flatMap { Int64($0.filter(\.isNumber)) }
+        usage.memoryPeakBytes = Self.contents(of: directory + "/memory.peak").flatMap { Int64($0.filter(\.isNumber)) }
+        if let io = Self.contents(of: directory + "/io.stat") {
+            // One line per device: "8:0 rbytes=N wbytes=N rios=N ...".
+            var (read, written) = (Int64(0), Int64(0))
+            for field in io.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+                if field.hasPrefix("rbytes=") { read += Int64(field.dropFirst(7)) ?? 0 }
+                if field.hasPrefix("wbytes=") { written += Int64(field.dropFirst(7)) ?? 0 }
+            }
+            (usage.ioReadBytes, usage.ioWriteBytes) = (read, written)
+        }
+        return usage
+    }
+
+    public struct Usage: Sendable, Equatable {
+        public var cpuSeconds: Double
+        public var memoryBytes: Int64?
+        public var memoryPeakBytes: Int64?
+        public var ioReadBytes: Int64?
+        public var ioWriteBytes: Int64?
+
+        public init(
+            cpuSeconds: Double,
+            memoryBytes: Int64? = nil,
+            memoryPeakBytes: Int64? = nil,
+            ioReadBytes: Int64? = nil,
+            ioWriteBytes: Int64? = nil
+        ) {
+            self.cpuSeconds = cpuSeconds
+            self.memoryBytes = memoryBytes
+            self.memoryPeakBytes = memoryPeakBytes
+            self.ioReadBytes = ioReadBytes
+            self.ioWriteBytes = ioWriteBytes
+        }
+    }
+
+    static func value(of key: String, in text: String) -> Int64? {
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, parts[0] == key { return Int64(parts[1]) }
+        }
+        return nil
+    }
+
+    static func contents(of path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            text += buffer.prefix(count)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    @discardableResult
+    static func write(_ text: String, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import LullTransfer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process host where a cgroup v2 subtree is delegated to lulld: lulld is started in a
+/// cgroup of its own (as a container or supervisor would start it), and each command runs in
+/// `jobs/job-ID` below it. The cgroup holds what leaves the process group, so stops reach it,
+/// the kernel counts its CPU, and a pause freezes it.
+@Suite(.enabled(if: DelegatedSubtree.available, "needs root and a cgroup v2 hierarchy"), .timeLimit(.minutes(2)))
+struct RunCgroupTests {
+    @Test func aCommandsCgroupHoldsWhatLeftItsProcessGroupAndGoesWithIt() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        try await withDaemon(launcher: subtree.launcher) { daemon, client in
+            let escaped = daemon.directory.appendingPathComponent("escaped.pid").path
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    argv: [
+                        "sh", "-c",
+                        "grep '^0::' /proc/self/cgroup; setsid sh -c 'echo $$ > \(escaped); exec sleep 300' & sleep 0.3; echo done",
+                    ]
+                )
+            )
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            let path = subtree.path + "/jobs/job-\(job.id)"
+            #expect(done.result?.cgroup == path)
+            #expect(done.result?.outputTail?.contains("0::\(path)\n") == true, "\(done.result?.outputTail ?? "")")
+            // The sleep left the command's process group; the cgroup still held it, and it was
+            // killed with the command.
+            let pid = try #require(Int32((try? String(contentsOfFile: escaped, encoding: .utf8))?.trimmed ?? ""))
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?
+                .split(separator: ")").last?.split(separator: " ").first
+            #expect(state == nil || state == "Z", "the escaped sleep \(pid) outlived the job (state \(state ?? ""))")
+            #expect(!FileManager.default.fileExists(atPath: subtree.directory + "/jobs/job-\(job.id)"))
+            let shown = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["show", String(job.id), "--socket", daemon.socketPath]
+            )
+            #expect(shown.stdout.contains("cgroup \(path)"), "\(shown.stdout)")
+        }
+    }
+
+    /// A process the command started and never reaped (a double fork): rusage cannot see its
+    /// CPU, nor can readings of the process group it left; the cgroup can.
+    @Test func cpuOfProcessesTheCommandDidNotReapIsCounted() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        func burnUnreaped(_ client: LullClient, _ directory: URL) async throws -> Double {
+            let flag = directory.appendingPathComponent("burnt-\(UUID().uuidString.prefix(6))").path
+            let burn = "import time\nt=time.process_time()\nwhile time.process_time()-t<1: pass\nopen('\(flag)','w')"
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    argv: [
+                        "sh", "-c", "(setsid python3 -c \"$0\" &); while [ ! -e \(flag) ]; do sleep 0.05; done", burn,
+                    ]
+                )
+            )
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            return try #require(done.result?.cpuSeconds)
+        }
+        var withoutCgroup = 0.0
+        try await withDaemon { daemon, client in withoutCgroup = try await burnUnreaped(client, daemon.directory) }
+        var withCgroup = 0.0
+        try await withDaemon(launcher: subtree.launcher) { daemon, client in
+            withCgroup = try await burnUnreaped(client, daemon.directory)
+        }
+        print(
+            "cpu_seconds of a 1 s burn the command did not reap: \(withoutCgroup) in a process group, \(withCgroup) in a cgroup"
+        )
+        #expect(withoutCgroup < 0.5, "rusage and the group's readings should miss it")
+        #expect(withCgroup >= 0.8)
+    }
+
+    @Test func pauseFreezesTheCgroupAndResumeThawsIt() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        try await withDaemon(launcher: subtree.launcher) { daemon, client in
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "setsid sh -c 'while :; do :; done' & wait"])
+            )
+            let group = subtree.directory + "/jobs/job-\(job.id)"
+            try await withTimeout(.seconds(10), "the command's cgroup to burn CPU") {
+                while subtree.cpuMicroseconds(group) < 200_000 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(try await client.pause(job.id).state == .paused)
+            #expect(subtree.read(group + "/cgroup.events").contains("frozen 1"))
+            let frozenAt = subtree.cpuMicroseconds(group)
+            try await Task.sleep(for: .milliseconds(800))
+            #expect(subtree.cpuMicroseconds(group) == frozenAt, "no CPU while paused, the escaped loop included")
+            #expect(try await client.resume(job.id).state == .running)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(subtree.cpuMicroseconds(group) > frozenAt + 100_000, "the same processes run again")
+            #expect(try await client.cancel(job.id).state == .cancelled)
+            try await withTimeout(.seconds(15), "the cancelled command's cgroup to go") {
+                while FileManager.default.fileExists(atPath: group) { try await Task.sleep(for: .milliseconds(50)) }
+            }
+        }
+    }
+}
+
+/// A cgroup made for one test's lulld, as a supervisor would delegate one; removed with all
+/// it holds.
+struct DelegatedSubtree {
+    static var available: Bool {
+        geteuid() == 0
+            && DelegatedCgroups.mountPoint(proc: "/proc").map { access($0 + "/cgroup.procs", W_OK) == 0 }
+                == true
+    }
+
+    let path: String
+    let directory: String
+
+    init() throws {
+        let mount = try #require(DelegatedCgroups.mountPoint(proc: "/proc"))
+        path = "/lull-test-\(UUID().uuidString.prefix(8))"
+        directory = mount + path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    }
+
+    /// A prefix that moves the shell into the cgroup, then becomes lulld.
+    var launcher: [String] { ["/bin/sh", "-c", "echo 0 > \(directory)/cgroup.procs && exec \"$@\"", "sh"] }
+
+    func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+
+    func cpuMicroseconds(_ group: String) -> Int {
+        read(group + "/cpu.stat").split(separator: "\n").first { $0.hasPrefix("usage_usec ") }
+            .flatMap { Int($0.dropFirst(11)) } ?? 0
+    }
+
+    /// Kills what is left and removes the cgroups, deepest first.
+    func remove() {
+        _ = try? CommandRunner.run("/bin/sh", ["-c", "echo 1 > \(directory)/cgroup.kill"])
+        for _ in 0..<200 where read(directory + "/cgroup.events").contains("populated 1") { usleep(10_000) }
+        _ = try? CommandRunner.run("/usr/bin/find", [directory, "-depth", "-type", "d", "-exec", "rmdir", "{}", ";"])
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+/// Where the memory and io controllers are delegated (not on this project's CI machine, whose
+/// v1 hierarchies hold them), a job's cgroup reports memory and storage bytes from their files.
+@Suite struct JobCgroupUsageTests {
+    @Test func memoryAndIOComeFromTheControllersFilesWhenTheyAreThere() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func write(_ text: String, _ name: String) throws {
+            try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let group = JobCgroup(directory: directory, path: "/lulld/jobs/job-1")
+        try write("usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n", "cpu.stat")
+        #expect(group.usage() == JobCgroup.Usage(cpuSeconds: 1.5))
+        try write("20971520\n", "memory.current")
+        try write("209715200\n", "memory.peak")
+        try write("8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n253:1 rbytes=100 wbytes=0\n", "io.stat")
+        #expect(
+            group.usage()
+                == JobCgroup.Usage(
+                    cpuSeconds: 1.5,
+                    memoryBytes: 20 << 20,
+                    memoryPeakBytes: 200 << 20,
+                    ioReadBytes: 4196,
+                    ioWriteBytes: 8192
+                )
+        )
+    }
+}
