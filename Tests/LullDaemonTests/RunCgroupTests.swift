@@ -85,6 +85,42 @@ struct RunCgroupTests {
         #expect(withCgroup >= 0.8)
     }
 
+    /// kill -9 of lulld leaves the command's cgroup running, with a process that left the
+    /// process group (which `LeftoverGroup` alone would miss); the job's next attempt ends both
+    /// before it starts.
+    @Test func whatACrashedDaemonLeftInTheCgroupIsEndedBeforeTheJobRunsAgain() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        try await withDaemon(launcher: subtree.launcher) { daemon, client in
+            let pids = daemon.directory.appendingPathComponent("pids").path
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    argv: ["sh", "-c", "setsid sleep 300 & echo $! >> \(pids); echo $$ >> \(pids); sleep 300"]
+                )
+            )
+            @Sendable func recorded() -> [Int32] {
+                ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                    Int32($0)
+                }
+            }
+            try await withTimeout(.seconds(10), "the first attempt's pids") {
+                while recorded().count < 2 { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            let first = recorded()
+            daemon.kill()
+            #expect(first.allSatisfy { subtree.isRunning($0) }, "kill -9 of lulld leaves the command running")
+            try daemon.start()
+            try await withTimeout(.seconds(20), "the second attempt") {
+                while recorded().count < 4 { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(first.allSatisfy { !subtree.isRunning($0) }, "the first attempt's processes were ended")
+            #expect(recorded().dropFirst(2).allSatisfy { subtree.isRunning($0) })
+            #expect(try await client.cancel(job.id).state == .cancelled)
+        }
+    }
+
     @Test func pauseFreezesTheCgroupAndResumeThawsIt() async throws {
         let subtree = try DelegatedSubtree()
         defer { subtree.remove() }
@@ -135,6 +171,12 @@ struct DelegatedSubtree {
     var launcher: [String] { ["/bin/sh", "-c", "echo 0 > \(directory)/cgroup.procs && exec \"$@\"", "sh"] }
 
     func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+
+    /// Alive and not a zombie.
+    func isRunning(_ pid: Int32) -> Bool {
+        let state = read("/proc/\(pid)/stat").split(separator: ")").last?.split(separator: " ").first
+        return state != nil && state != "Z"
+    }
 
     func cpuMicroseconds(_ group: String) -> Int {
         read(group + "/cpu.stat").split(separator: "\n").first { $0.hasPrefix("usage_usec ") }
