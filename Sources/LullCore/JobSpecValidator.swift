@@ -14,19 +14,29 @@ public struct JobSpecValidator: Sendable {
     /// Whether run jobs start as systemd units (`[run] host`), which alone enforce
     /// `cpu_weight`, `memory_max`, `io_weight` and `tasks_max`; else those are refused.
     public var runsCommandsAsUnits: Bool
+    /// On the process host, the controllers of the cgroup each command gets (`cpu`, `memory`,
+    /// `io`, `pids`): the controls those enforce are accepted too.
+    public var cgroupControllers: Set<String>
 
     public init(
         limits: SubmissionLimits,
         knownClasses: Set<String> = Set(JobClassName.builtIn),
         allowedUnits: Set<String>? = nil,
         privateDirectories: PrivateDirectories = PrivateDirectories(),
-        runsCommandsAsUnits: Bool = false
+        runsCommandsAsUnits: Bool = false,
+        cgroupControllers: Set<String> = []
     ) {
         self.runsCommandsAsUnits = runsCommandsAsUnits
+        self.cgroupControllers = cgroupControllers
         self.limits = limits
         self.knownClasses = knownClasses
         self.allowedUnits = allowedUnits
         self.privateDirectories = privateDirectories
+    }
+
+    /// Whether the run host enforces the resource control `field`.
+    public func enforces(resource field: String) -> Bool {
+        runsCommandsAsUnits || cgroupControllers.contains(RunResources.controller(of: field))
     }
 
     public func validate(_ spec: JobSpec) throws(ValidationError) {

@@ -39,6 +39,28 @@ import Testing
         #expect(RunJob(argv: ["true"], nice: 5, resources: RunResources()).resources == nil)
     }
 
+    /// The process host whose commands get cgroups with some controllers delegated: the
+    /// controls those enforce are accepted, the others refused naming the missing controller.
+    @Test func whereCommandsGetCgroupsTheirControllersDecide() throws {
+        let validator = JobSpecValidator(limits: SubmissionLimits(), cgroupControllers: ["memory", "pids"])
+        func refusal(_ resources: RunResources) -> ValidationError? {
+            do {
+                try validator.validate(JobSpec(.run(RunJob(argv: ["true"], resources: resources))))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refusal(RunResources(memoryMax: 64 << 20, tasksMax: 8)) == nil)
+        let error = try #require(refusal(RunResources(cpuWeight: 50, memoryMax: 64 << 20)))
+        #expect(error.code == .notEnforceable && error.field == "cpu_weight")
+        #expect(
+            error.message
+                == "cpu_weight needs the cpu controller, which lulld's cgroup does not delegate, or systemd units ([run] host = \"systemd\"); this lulld starts commands in cgroups where nice, memory_max, tasks_max apply"
+        )
+        #expect(RunResources.fields.map(RunResources.controller(of:)) == ["cpu", "memory", "io", "pids"])
+    }
+
     @Test func aJobsOwnValueReplacesItsClasssDefault() {
         let job = RunResources(memoryMax: 1 << 30, tasksMax: 10)
         let classDefaults = RunResources(cpuWeight: 20, memoryMax: 4 << 30, ioWeight: 30)

@@ -121,6 +121,27 @@ struct RunCgroupTests {
         }
     }
 
+    /// This machine's unified hierarchy delegates no controller (its v1 hierarchies hold them
+    /// all): the commands get cgroups, and memory_max stays refused.
+    @Test func limitsWithoutTheirControllerAreRefusedNamingIt() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        let controllers = subtree.read(subtree.directory + "/cgroup.controllers")
+        try await withDaemon(launcher: subtree.launcher) { daemon, client in
+            let refused = try CommandRunner.run(
+                DaemonProcess.binary("lullctl"),
+                ["submit", "run", "--memory-max", "64M", "--socket", daemon.socketPath, "--", "true"]
+            )
+            if controllers.contains("memory") {
+                #expect(refused.status == 0, "\(refused.stderr)")
+            } else {
+                #expect(refused.status != 0)
+                #expect(refused.stderr.contains("memory_max needs"), "\(refused.stderr)")
+            }
+            #expect(daemon.log().contains("run jobs: each command in a cgroup of its own under"), "\(daemon.log())")
+        }
+    }
+
     @Test func pauseFreezesTheCgroupAndResumeThawsIt() async throws {
         let subtree = try DelegatedSubtree()
         defer { subtree.remove() }
@@ -198,6 +219,26 @@ extension String {
 /// Where the memory and io controllers are delegated (not on this project's CI machine, whose
 /// v1 hierarchies hold them), a job's cgroup reports memory and storage bytes from their files.
 @Suite struct JobCgroupUsageTests {
+    /// The controls are written into the controllers' files (a directory standing in for the
+    /// cgroup: the kernel's enforcement of them needs delegated controllers this machine's
+    /// unified hierarchy does not have); only the enforced ones reach it.
+    @Test func theControlsAreWrittenIntoTheCgroupsFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = ["cpu.weight", "memory.max", "memory.oom.group", "io.weight", "pids.max"]
+        for file in files { _ = FileManager.default.createFile(atPath: directory + "/" + file, contents: nil) }
+        let cgroups = DelegatedCgroups(mount: "/sys/fs/cgroup", base: "/lull", controllers: ["memory", "pids", "io"])
+        let asked = RunResources(cpuWeight: 50, memoryMax: 64 << 20, ioWeight: 20, tasksMax: 8)
+        #expect(cgroups.enforced(asked) == RunResources(memoryMax: 64 << 20, ioWeight: 20, tasksMax: 8))
+        #expect(cgroups.enforces("tasks_max") && !cgroups.enforces("cpu_weight"))
+        try JobCgroup(directory: directory, path: "/lull/jobs/job-1").apply(cgroups.enforced(asked))
+        let written = files.map { (try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8)) ?? "" }
+        #expect(written == ["", "67108864", "1", "default 20", "8"])
+        #expect(cgroups.group(of: JobID(7)).path == "/lull/jobs/job-7")
+        #expect(cgroups.group(of: JobID(7)).directory == "/sys/fs/cgroup/lull/jobs/job-7")
+    }
+
     @Test func memoryAndIOComeFromTheControllersFilesWhenTheyAreThere() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cg-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

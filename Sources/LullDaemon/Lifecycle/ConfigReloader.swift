@@ -87,7 +87,8 @@ actor ConfigReloader {
                     for: config,
                     manager: manager,
                     privateDirectories: validators.current.privateDirectories,
-                    runsCommandsAsUnits: validators.current.runsCommandsAsUnits
+                    runsCommandsAsUnits: validators.current.runsCommandsAsUnits,
+                    cgroupControllers: validators.current.cgroupControllers
                 )
             )
             connections.limit.update(Self.connectionCaps(config, descriptorLimit: connections.descriptorLimit))
@@ -100,7 +101,10 @@ actor ConfigReloader {
             )
             ConfigWarning.log(HookPolkitFence.warnings(for: config, manager: manager), to: logger)
             let host: RunHost = validators.current.runsCommandsAsUnits ? .systemd : .process
-            ConfigWarning.log(RunResourceCheck.warnings(for: config, host: host), to: logger)
+            ConfigWarning.log(
+                RunResourceCheck.warnings(for: config, host: host, controllers: validators.current.cgroupControllers),
+                to: logger
+            )
             return .reloaded(
                 ReloadView(
                     config: file,
@@ -126,14 +130,16 @@ actor ConfigReloader {
         for config: DaemonConfig,
         manager: HookManager,
         privateDirectories: PrivateDirectories,
-        runsCommandsAsUnits: Bool? = nil
+        runsCommandsAsUnits: Bool? = nil,
+        cgroupControllers: Set<String>? = nil
     ) -> JobSpecValidator {
         JobSpecValidator(
             limits: config.limits,
             knownClasses: Set(config.policy.classes.map(\.name)),
             allowedUnits: manager.allowedUnits(config.hooks.allowedUnits),
             privateDirectories: privateDirectories,
-            runsCommandsAsUnits: runsCommandsAsUnits ?? (config.run.host == .systemd)
+            runsCommandsAsUnits: runsCommandsAsUnits ?? (config.run.host == .systemd),
+            cgroupControllers: cgroupControllers ?? Set(config.run.cgroups?.controllers ?? [])
         )
     }
 

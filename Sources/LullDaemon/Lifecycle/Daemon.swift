@@ -22,6 +22,10 @@ public enum Daemon {
         try StateDirectory.prepare(settings.stateDirectory)
         let descriptorLimit = DescriptorLimit.raiseToHard()
         let lock = try InstanceLock(stateDirectory: settings.stateDirectory)
+        var settings = settings
+        if settings.config.run.host == .process {
+            settings.config.run.cgroups = RunCgroupChoice.establish(settings.config.run.cgroup, logger: logger)
+        }
         defer { withExtendedLifetime(lock) {} }
 
         let hub = EventHub()

@@ -33,7 +33,6 @@ struct DaemonCore {
         let clock = SystemClock()
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
         let runHost = RunHostChoice(resolved: config.run.host)
-        let cgroups = runHost.host == .process ? RunCgroupChoice.establish(config.run.cgroup, logger: logger) : nil
         logger.info("run jobs: commands \(runHost)")
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
@@ -47,7 +46,7 @@ struct DaemonCore {
                 managerIsSystem: runHost.isSystemManager,
                 outputLines: runHost.host == .systemd
                     ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
-                cgroups: cgroups
+                cgroups: config.run.cgroups
             ),
         ]
         let sleeper = clients.sleeper

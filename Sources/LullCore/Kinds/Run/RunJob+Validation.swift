@@ -47,11 +47,19 @@ extension RunJob {
         }
         try resources?.validate()
         // After the ranges, so a value out of range is named as such on any host.
-        if let field = resources?.values.first?.field, !validator.runsCommandsAsUnits {
+        if let field = resources?.values.first(where: { !validator.enforces(resource: $0.field) })?.field {
+            guard !validator.cgroupControllers.isEmpty else {
+                throw ValidationError(
+                    .notEnforceable,
+                    field: field,
+                    "\(field) needs lulld to run commands as systemd units ([run] host = \"systemd\"); this lulld starts commands itself, where only nice applies"
+                )
+            }
+            let applying = ["nice"] + RunResources.fields.filter { validator.enforces(resource: $0) }
             throw ValidationError(
                 .notEnforceable,
                 field: field,
-                "\(field) needs lulld to run commands as systemd units ([run] host = \"systemd\"); this lulld starts commands itself, where only nice applies"
+                "\(field) needs the \(RunResources.controller(of: field)) controller, which lulld's cgroup does not delegate, or systemd units ([run] host = \"systemd\"); this lulld starts commands in cgroups where \(applying.joined(separator: ", ")) apply"
             )
         }
     }

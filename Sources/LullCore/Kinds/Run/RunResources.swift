@@ -29,6 +29,16 @@ public struct RunResources: Sendable, Equatable, Codable {
 
     public var isEmpty: Bool { values.isEmpty }
 
+    /// The cgroup v2 controller that enforces the control named `field`.
+    public static func controller(of field: String) -> String {
+        switch field {
+        case "cpu_weight": "cpu"
+        case "memory_max": "memory"
+        case "io_weight": "io"
+        default: "pids"
+        }
+    }
+
     /// The controls given, by wire name, with their values, in wire order.
     public var values: [(field: String, value: Int64)] {
         [

@@ -22,8 +22,24 @@ public struct DelegatedCgroups: Sendable, Equatable {
     /// pids); CPU time, freezing and killing need none.
     public let controllers: [String]
 
+    public init(mount: String, base: String, controllers: [String]) {
+        self.mount = mount
+        self.base = base
+        self.controllers = controllers
+    }
+
     /// The cgroup that holds the jobs' cgroups.
     public var jobs: String { base + "/jobs" }
+
+    /// Whether the jobs' cgroups enforce the resource control `field` (its controller is on).
+    public func enforces(_ field: String) -> Bool { controllers.contains(RunResources.controller(of: field)) }
+
+    /// The controls of `resources` these cgroups enforce; the others are left out.
+    public func enforced(_ resources: RunResources) -> RunResources {
+        var kept = RunResources()
+        for (field, value) in resources.values where enforces(field) { _ = kept.set(field, to: value) }
+        return kept
+    }
 
     public func group(of id: JobID) -> JobCgroup {
         let path = jobs + "/job-\(id.rawValue)"

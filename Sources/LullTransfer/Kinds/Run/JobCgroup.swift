@@ -23,16 +23,52 @@ public struct JobCgroup: Sendable, Equatable {
     /// Makes the cgroup, or takes over the one a crashed daemon left: whatever still runs in it
     /// is killed first, so a command never runs twice.
     func prepare() throws(JobFailure) {
-        if mkdir(directory, 0o755) == 0 { return }
-        guard errno == EEXIST else {
+        if mkdir(directory, 0o755) != 0, errno == EEXIST {
+            // Made anew, so its counters and limits are this attempt's alone.
+            killAll()
+            _ = awaitEmpty(seconds: 5)
+            remove()
+            if mkdir(directory, 0o755) != 0 && errno == EEXIST {
+                throw JobFailure(
+                    code: "internal_error",
+                    message: "what a crashed lulld left in \(directory) does not end; kill it, then retry the job",
+                    retryable: true
+                )
+            }
+        }
+        guard access(directory, F_OK) == 0 else {
             throw JobFailure(
                 code: "internal_error",
                 message: "cannot make the command's cgroup \(directory): \(String(cString: strerror(errno)))",
                 retryable: true
             )
         }
-        killAll()
-        _ = awaitEmpty(seconds: 5)
+    }
+
+    /// Writes the controls into the cgroup's files (`cpu.weight`, `memory.max` with
+    /// `memory.oom.group`, so the kernel kills the whole command at the limit, `io.weight`,
+    /// `pids.max`). The caller passes only controls whose controller the cgroup has.
+    public func apply(_ resources: RunResources) throws(JobFailure) {
+        var writes: [(file: String, value: String, field: String)] = []
+        if let weight = resources.cpuWeight { writes.append(("cpu.weight", "\(weight)", "cpu_weight")) }
+        if let bytes = resources.memoryMax {
+            writes += [("memory.max", "\(bytes)", "memory_max"), ("memory.oom.group", "1", "memory_max")]
+        }
+        if let weight = resources.ioWeight { writes.append(("io.weight", "default \(weight)", "io_weight")) }
+        if let tasks = resources.tasksMax { writes.append(("pids.max", "\(tasks)", "tasks_max")) }
+        for write in writes where !Self.write(write.value, to: directory + "/" + write.file) {
+            throw JobFailure(
+                code: "not_enforceable",
+                message:
+                    "cannot set \(write.field) in the command's cgroup (\(write.file): \(String(cString: strerror(errno)))); submit the job without it",
+                retryable: false
+            )
+        }
+    }
+
+    /// How many of its processes the kernel's OOM killer ended (`memory.events`).
+    var oomKills: Int64 {
+        Self.contents(of: directory + "/memory.events").flatMap { Self.value(of: "oom_kill", in: $0) } ?? 0
     }
 
     /// `cgroup.procs` opened for writing: the process that writes "0" to it moves itself in,

@@ -25,8 +25,9 @@ public struct LaunchRequest: Sendable {
     public var cgroupDescriptor: Int32 = -1
     /// The niceness the process starts at (the job's, else its class's); nil: the daemon's.
     public var nice: Int32? = nil
-    /// The controls the command runs under, the class's defaults merged under the job's own.
-    /// Only a launcher that starts a systemd unit can enforce them; `SpawnLauncher` does not.
+    /// The controls the command runs under, the class's defaults merged under the job's own:
+    /// for a unit all of them, for a process those its cgroup enforces (written there before
+    /// the launch; `SpawnLauncher` itself applies none).
     public var resources = RunResources()
 }
 

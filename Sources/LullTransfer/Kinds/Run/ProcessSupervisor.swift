@@ -48,6 +48,8 @@ final class ProcessSupervisor: Sendable {
         var stopped: Bool
         /// The process was stopped because the attempt ran past `deadline`.
         var timedOut: Bool
+        /// The kernel's OOM killer ended processes of its cgroup (at its `memory.max`).
+        var oomKilled = false
     }
 
     /// Whether a stop was asked for (before the process started, it then never starts).

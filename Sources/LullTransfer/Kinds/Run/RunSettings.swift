@@ -14,6 +14,8 @@ public struct RunSettings: Sendable, Equatable {
     /// `[run] cgroup`: whether the process host starts each command in a cgroup of its own,
     /// where lulld's cgroup is delegated to it.
     public var cgroup: DelegatedCgroups.Setting = .auto
+    /// The subtree the process host uses, resolved at start-up; nil: none (or the systemd host).
+    public var cgroups: DelegatedCgroups?
     /// `[classes.NAME] nice`, `cpu_weight`, `memory_max`, `io_weight`, `tasks_max`, by class name.
     public var classDefaults: [String: RunClassDefaults] = [:]
 

@@ -66,11 +66,11 @@ public struct RunTransfer: TransferEngine {
         if let manager { return try await runAsUnit(job, command: command, manager: manager) }
         // Accepted by a lulld that ran commands as units, then restarted as one that cannot
         // hold the command to its own limits: it is not run without them.
-        if let field = command.resources?.values.first?.field {
+        if let field = command.resources?.values.first(where: { cgroups?.enforces($0.field) != true })?.field {
             throw JobFailure(
                 code: "not_enforceable",
                 message:
-                    "the job asks for \(field), which only a systemd unit enforces, and this lulld starts commands itself ([run] host = \"process\"); set [run] host = \"systemd\" or submit the job again without it",
+                    "the job asks for \(field), which only a systemd unit or a cgroup with the \(RunResources.controller(of: field)) controller enforces, and this lulld starts commands itself ([run] host = \"process\") without one; set [run] host = \"systemd\" or submit the job again without it",
                 retryable: false
             )
         }
@@ -97,7 +97,11 @@ public struct RunTransfer: TransferEngine {
     }
 
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {
-        CommandAttempt(
+        // A unit takes every control as a property; a process only what its cgroup enforces.
+        let cgroups = cgroups
+        let enforced: (@Sendable (RunResources) -> RunResources)? =
+            manager == nil ? { @Sendable resources in cgroups?.enforced(resources) ?? RunResources() } : nil
+        return CommandAttempt(
             id: job.id,
             owner: job.owner.rawValue,
             command: command,
@@ -108,7 +112,8 @@ public struct RunTransfer: TransferEngine {
             logLimit: settings.maxLogBytes,
             running: running,
             classDefaults: settings.defaults(of: job.spec.jobClass),
-            cgroup: cgroups?.group(of: job.id)
+            cgroup: cgroups?.group(of: job.id),
+            enforced: enforced
         )
     }
 
@@ -134,6 +139,10 @@ struct CommandAttempt: Sendable {
     var classDefaults = RunClassDefaults()
     /// The cgroup the command starts in, where lulld has a delegated subtree.
     var cgroup: JobCgroup? = nil
+    /// The controls the cgroup can enforce, of those given (a class's others are warned about
+    /// at start-up; a job's own others were refused).
+    /// nil: all of them (a unit's properties).
+    var enforced: (@Sendable (RunResources) -> RunResources)? = nil
 
     /// The outcome, or nil when the attempt was stopped on request.
     func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
@@ -142,6 +151,7 @@ struct CommandAttempt: Sendable {
             // A command of this job that a crashed daemon left running: it would run twice.
             group.endIfRunning()
             try cgroup?.prepare()
+            try cgroup?.apply(request.resources)
             let procs = cgroup?.openProcs() ?? -1
             defer { if procs >= 0 { close(procs) } }
             if let cgroup, procs < 0 {
@@ -202,6 +212,14 @@ struct CommandAttempt: Sendable {
                 sampled: sampled
             )
             result.cgroup = cgroup?.path
+            if end.oomKilled, let limit = request.resources.memoryMax {
+                throw JobFailure(
+                    code: "memory_limit",
+                    message: "the command was killed at its memory limit of \(limit) bytes (memory_max)",
+                    retryable: false,
+                    result: result
+                )
+            }
             if end.timedOut {
                 throw JobFailure(
                     code: "total_timeout",
@@ -226,6 +244,7 @@ struct CommandAttempt: Sendable {
         ]
         environment.merge(command.environment ?? [:]) { _, job in job }
         let directory = command.workingDirectory ?? account.home
+        let merged = (command.resources ?? RunResources()).merged(over: classDefaults.resources)
         var info = stat()
         guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw JobFailure(
@@ -258,7 +277,7 @@ struct CommandAttempt: Sendable {
             outputDescriptor: -1,
             identity: Self.runsAsDaemon(owner) ? nil : account,
             nice: (command.nice ?? classDefaults.nice).map(Int32.init),
-            resources: (command.resources ?? RunResources()).merged(over: classDefaults.resources)
+            resources: enforced?(merged) ?? merged
         )
     }
 

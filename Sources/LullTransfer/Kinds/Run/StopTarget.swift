@@ -29,6 +29,7 @@ extension ProcessSupervisor.End {
     mutating func count(in cgroup: JobCgroup) {
         cgroup.killAll()
         _ = cgroup.awaitEmpty(seconds: 2)
+        oomKilled = RunExit.signal(status) == Int(SIGKILL) && cgroup.oomKills > 0
         if let usage = cgroup.usage() {
             cpuSeconds = max(cpuSeconds, usage.cpuSeconds)
             memoryPeakBytes = max(memoryPeakBytes, usage.memoryPeakBytes ?? 0)
