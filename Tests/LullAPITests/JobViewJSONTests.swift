@@ -20,7 +20,7 @@ import Testing
                    "etag":"\\"e\\"","last_modified":"Sat","response_headers":{"x-a":"1"},"response_body":"ok",
                    "bytes_transferred":100,"upload_url":"https://example.test/u/1",
                    "exit_code":3,"signal":9,"output_tail":"hi-1\\n","cpu_seconds":1.25,"memory_peak_bytes":209715200,
-                   "io_read_bytes":512,"io_write_bytes":8389120,"unit":"lull-job-42.service",
+                   "io_read_bytes":512,"io_write_bytes":8389120,"unit":"lull-job-42.service","cgroup":"/lull/jobs/job-42",
                    "accounting":{"bytes_down":{"wifi":5},"bytes_up":{"wifi":100},"wall_seconds":1.5,
                                  "attempts":3,"stops":2,"daemon_cpu_seconds":0.25}},
          "error":{"code":"http_status","message":"server said 503","retryable":true,"retry_after_seconds":30},
