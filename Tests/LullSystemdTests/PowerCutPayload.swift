@@ -30,20 +30,7 @@ struct PowerCutPayload {
         try FileManager.default.createDirectory(atPath: staging + "/files", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: staging + "/sources", withIntermediateDirectories: true)
 
-        // LULL_POWERCUT_PRODUCTS: lulld and lullctl from another build (a mutant, a release).
-        let products =
-            ProcessInfo.processInfo.environment["LULL_POWERCUT_PRODUCTS"] ?? DaemonProcess.productsDirectory.path
-        try Self.check(
-            "/usr/bin/make",
-            [
-                "-C", SystemdEnvironment.repository, "--no-print-directory", "install-files",
-                "DESTDIR=\(staging)/root", "PREFIX=/usr", "INSTALL_FROM=\(products)", "NO_SYSTEMD_SETUP=1",
-            ]
-        )
-        try Self.copySwiftRuntime(
-            for: ["\(staging)/root/usr/bin/lulld", "\(staging)/root/usr/bin/lullctl"],
-            into: staging + "/root"
-        )
+        try GuestPayloadDisk.stageLull(into: staging)
         for name in [
             "boot.sh", "agent.py", "server.py", "lull.toml", "lulld-test.conf", "lull0.netdev", "lull0.network",
         ] {
@@ -62,51 +49,11 @@ struct PowerCutPayload {
         let manifest = try JSONSerialization.data(withJSONObject: ["files": served, "sources": sources])
         try manifest.write(to: URL(fileURLWithPath: staging + "/manifest.json"))
 
-        // mkfs.ext4 -d fills a filesystem from a directory without mounting anything.
-        let used =
-            try Self.check("/usr/bin/du", ["-sm", staging]).split(separator: "\t").first.flatMap { Int($0) } ?? 512
-        try Self.makeFilesystem(payloadDisk, label: "lullpayload", megabytes: used * 5 / 4 + 64, from: staging)
-        try Self.makeFilesystem(dataDisk, label: "lulldata", megabytes: 1024, from: nil)
-        try Self.check("/bin/cp", ["--sparse=always", image.root, rootDisk])
+        try GuestPayloadDisk.makePayload(payloadDisk, from: staging)
+        try GuestPayloadDisk.makeFilesystem(dataDisk, label: "lulldata", megabytes: 1024, from: nil)
+        try GuestPayloadDisk.check("/bin/cp", ["--sparse=always", image.root, rootDisk])
         try? FileManager.default.removeItem(atPath: staging)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
-
-    /// The Swift runtime libraries the binaries load from `/opt/swift` (their RUNPATH), copied to
-    /// the same place in the guest.
-    private static func copySwiftRuntime(for binaries: [String], into root: String) throws {
-        var libraries = Set<String>()
-        for binary in binaries {
-            for line in try check("/usr/bin/ldd", [binary]).split(separator: "\n") {
-                guard let path = line.split(separator: " ").first(where: { $0.hasPrefix("/opt/swift/") }) else {
-                    continue
-                }
-                libraries.insert(String(path))
-            }
-        }
-        guard !libraries.isEmpty else { return }  // a static build needs none
-        for library in libraries {
-            let target = root + library
-            try FileManager.default.createDirectory(
-                atPath: (target as NSString).deletingLastPathComponent,
-                withIntermediateDirectories: true
-            )
-            try check("/bin/cp", ["-L", library, target])
-        }
-    }
-
-    private static func makeFilesystem(_ path: String, label: String, megabytes: Int, from directory: String?) throws {
-        try check("/usr/bin/truncate", ["-s", "\(megabytes)M", path])
-        try check("/usr/sbin/mkfs.ext4", ["-q", "-F", "-L", label] + (directory.map { ["-d", $0] } ?? []) + [path])
-    }
-
-    @discardableResult
-    private static func check(_ executable: String, _ arguments: [String]) throws -> String {
-        let result = try CommandRunner.run(executable, arguments)
-        guard result.status == 0 else {
-            throw QemuGuestError("\(executable) \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)")
-        }
-        return result.stdout
-    }
 }

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Runs in the cgroup test's guest (lull-payload.service of the power-cut image, booted with this
+# payload disk): lulld as root in a unit whose cgroup systemd delegates to it (Delegate=yes) on
+# the guest's cgroup v2 hierarchy, run jobs with resource controls, each job's view to the host
+# on the virtio port lull.agent, then power off.
+set -u
+P=/payload
+port=/dev/virtio-ports/lull.agent
+i=0
+while [ ! -e $port ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+say() { printf '%s\n' "$*" > $port; }
+trap 'systemctl poweroff' EXIT
+
+cp -a $P/root/. / || { say "error install"; exit 1; }
+# lulld holds jobs while the machine is offline, and the guest has no network device: the
+# power-cut guest's dummy link with a default route that leads nowhere.
+install -D -m 0644 $P/lull0.netdev /etc/systemd/network/lull0.netdev
+install -D -m 0644 $P/lull0.network /etc/systemd/network/lull0.network
+systemctl start systemd-networkd.service || { say "error networkd"; exit 1; }
+say "hierarchy $(stat -fc %T /sys/fs/cgroup) $(cat /sys/fs/cgroup/cgroup.controllers)"
+sock=/run/lull-cg/lull.sock
+systemd-run --quiet --unit=lull-cg --property=Delegate=yes --property=Type=exec \
+    /usr/bin/lulld --state-dir /var/lib/lull-cg --socket $sock || { say "error systemd-run"; exit 1; }
+i=0
+while ! lullctl --socket $sock status > /dev/null 2>&1; do
+    i=$((i + 1))
+    [ $i -lt 1800 ] || { say "error lulld did not come up: $(journalctl -u lull-cg -o cat | tail -5 | tr '\n' ' ')"; exit 1; }
+    sleep 0.1
+done
+say "log $(journalctl -u lull-cg -o cat | grep 'run jobs:' | tr '\n' ' ')"
+
+# NAME SUBMIT-ARGUMENTS...: submits, waits for the end (logs --follow returns then, bounded:
+# the guest may be emulated), reports the view, and what lulld and the kernel said if it hung.
+job() {
+    name=$1
+    shift
+    say "submitting $name"
+    id=$(lullctl --socket $sock submit run --json "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+    [ -n "$id" ] || { say "error submit $name"; return; }
+    if ! timeout 240 lullctl --socket $sock logs "$id" --follow --interval 0.2 > /dev/null 2>&1; then
+        say "stuck $name $(lullctl --socket $sock show "$id" 2>&1 | tr '\n' ' ')"
+        say "stuck $name journal: $(journalctl -u lull-cg -o cat | tail -15 | tr '\n' ' ')"
+        say "stuck $name kernel: $(dmesg | tail -15 | tr '\n' ' ')"
+    fi
+    say "job $name $(lullctl --socket $sock show "$id" --json | tr -d '\n')"
+}
+
+job weights --cpu-weight 50 --io-weight 20 -- sh -c \
+    'd=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup); cat $d/cpu.weight $d/io.weight $d/pids.max'
+job peak -- python3 -c 'import time; b = bytearray(100 << 20); time.sleep(0.3)'
+job io -- sh -c 'dd if=/dev/zero of=/var/tmp/io.bin bs=1M count=8 oflag=direct 2> /dev/null; rm /var/tmp/io.bin'
+job tasks --tasks-max 3 -- sh -c 'for i in 1 2 3 4 5 6; do sleep 1 & done; wait'
+job memory --memory-max 32M -- python3 -c 'b = bytearray(256 << 20)'
+say "done"

@@ -1,0 +1,113 @@
+import Foundation
+import LullTestSupport
+import Testing
+
+/// The process host on a cgroup v2 machine whose controllers are there to delegate (this
+/// project's CI machine binds them all to cgroup v1, so `RunCgroupTests` there shows cgroups
+/// without controllers): the power-cut test's Debian guest boots under qemu, runs lulld as root
+/// in a unit that systemd delegates its cgroup to (`Delegate=yes`), and reports each run job's
+/// view. The kernel enforces the resource controls lulld wrote into the jobs' cgroups.
+@Suite(
+    .serialized,
+    .enabled(if: PowerCutGate.shouldRun, "the cgroup guest needs root, qemu-system-x86, debootstrap and nspawn")
+)
+struct CgroupGuestTests {
+    static var fixtures: String { SystemdEnvironment.repository + "/Tests/Fixtures/cgroup-guest" }
+
+    @Test(.timeLimit(.minutes(20)))
+    func aDelegatedSubtreesControllersEnforceTheJobsControls() throws {
+        let began = ContinuousClock.now
+        let image = try GuestImage.prepare(buildScript: PowerCutPayload.fixtures + "/build-image.sh")
+        let directory = GuestImage.cacheDirectory + "/cgroup-\(getpid())-\(UUID().uuidString.prefix(6))"
+        let staging = directory + "/payload"
+        try FileManager.default.createDirectory(atPath: staging + "/root", withIntermediateDirectories: true)
+        try GuestPayloadDisk.stageLull(into: staging)
+        try FileManager.default.copyItem(atPath: Self.fixtures + "/boot.sh", toPath: staging + "/boot.sh")
+        for name in ["lull0.netdev", "lull0.network"] {
+            try FileManager.default.copyItem(atPath: PowerCutPayload.fixtures + "/" + name, toPath: staging + "/" + name)
+        }
+        try GuestPayloadDisk.makePayload(directory + "/payload.img", from: staging)
+        // The image's fstab mounts a data disk at /srv.
+        try GuestPayloadDisk.makeFilesystem(directory + "/data.img", label: "lulldata", megabytes: 64, from: nil)
+        try GuestPayloadDisk.check("/bin/cp", ["--sparse=always", image.root, directory + "/root.img"])
+        try? FileManager.default.removeItem(atPath: staging)
+        var passed = false
+        defer {
+            if passed {
+                try? FileManager.default.removeItem(atPath: directory)
+            } else {
+                print("cgroup guest: disks and logs kept in \(directory)")
+            }
+        }
+
+        let agent = PortLog(path: directory + "/agent.log")
+        let accelerator = QemuGuest.accelerator
+        let guest = try QemuGuest(
+            image: image,
+            disks: [
+                .init(directory + "/root.img"), .init(directory + "/payload.img", readOnly: true),
+                .init(directory + "/data.img"),
+            ],
+            ports: ["lull.agent": agent.path],
+            kernelArguments: [],
+            accelerator: accelerator,
+            logDirectory: directory
+        )
+        defer { guest.cut() }
+        var said: [String: String] = [:]
+        let deadline = ContinuousClock.now + (accelerator == .kvm ? .seconds(240) : .seconds(900))
+        while let line = agent.nextLine(until: deadline, alive: { guest.isRunning }) {
+            if line.hasPrefix("error ") { throw QemuGuestError("the guest: \(line)\n\(guest.consoleTail())") }
+            if line == "done" { break }
+            if line.hasPrefix("stuck ") || line.hasPrefix("submitting ") { print("cgroup guest: \(line)") }
+            let words = line.split(separator: " ", maxSplits: line.hasPrefix("job ") ? 2 : 1).map(String.init)
+            let key = line.hasPrefix("job ") && words.count > 1 ? "job \(words[1])" : words[0]
+            said[key] = words.last ?? ""
+        }
+        guard said["job memory"] != nil else {
+            throw QemuGuestError("the guest did not finish: \(said)\n\(guest.consoleTail())")
+        }
+        print("cgroup guest: \(said["hierarchy"] ?? "?"); \(said["log"] ?? "?") (\(ContinuousClock.now - began))")
+
+        let base = "/system.slice/lull-cg.service/jobs"
+        #expect(said["hierarchy"]?.hasPrefix("cgroup2fs") == true, "\(said["hierarchy"] ?? "")")
+        #expect(
+            said["log"]?.contains("each command in a cgroup of its own under /sys/fs/cgroup\(base)") == true,
+            "\(said["log"] ?? "")"
+        )
+        let memory = try view(said, "memory")
+        #expect(memory.state == "failed" && memory.error == "memory_limit", "\(memory)")
+        #expect(memory.result["cgroup"] as? String == base + "/job-5")
+        let peak = try view(said, "peak")
+        #expect(peak.state == "succeeded")
+        #expect((peak.result["memory_peak_bytes"] as? Int ?? 0) >= 100 << 20, "\(peak)")
+        let tasks = try view(said, "tasks")
+        #expect(tasks.state == "failed" && tasks.error == "exit_status", "\(tasks)")
+        #expect((tasks.result["output_tail"] as? String ?? "").contains("fork"), "\(tasks)")
+        let weights = try view(said, "weights")
+        #expect(weights.result["output_tail"] as? String == "50\ndefault 20\nmax\n", "\(weights)")
+        let io = try view(said, "io")
+        #expect((io.result["io_write_bytes"] as? Int ?? 0) >= 8 << 20, "\(io)")
+        print(
+            "cgroup guest: memory_max 32M against 256 MiB: \(memory.error ?? "-"); memory_peak_bytes \(peak.result["memory_peak_bytes"] ?? "-"); tasks_max 3: \(tasks.result["output_tail"] ?? "-"); io_write_bytes \(io.result["io_write_bytes"] ?? "-")"
+        )
+        passed = true
+    }
+
+    private struct View: CustomStringConvertible {
+        var state: String
+        var error: String?
+        var result: [String: Any]
+        var description: String { "\(state) \(error ?? "") \(result)" }
+    }
+
+    private func view(_ said: [String: String], _ name: String) throws -> View {
+        let text = try #require(said["job \(name)"], "no report of job \(name)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+        return View(
+            state: object["state"] as? String ?? "",
+            error: (object["error"] as? [String: Any])?["code"] as? String,
+            result: object["result"] as? [String: Any] ?? [:]
+        )
+    }
+}
