@@ -24,7 +24,8 @@ struct CgroupGuestTests {
         try GuestPayloadDisk.stageLull(into: staging)
         try FileManager.default.copyItem(atPath: Self.fixtures + "/boot.sh", toPath: staging + "/boot.sh")
         for name in ["lull0.netdev", "lull0.network"] {
-            try FileManager.default.copyItem(atPath: PowerCutPayload.fixtures + "/" + name, toPath: staging + "/" + name)
+            let source = PowerCutPayload.fixtures + "/" + name
+            try FileManager.default.copyItem(atPath: source, toPath: staging + "/" + name)
         }
         try GuestPayloadDisk.makePayload(directory + "/payload.img", from: staging)
         // The image's fstab mounts a data disk at /srv.

@@ -106,7 +106,7 @@ extension JobScheduler {
                 )
             )
         }
-        if let limit = policy.perHost, runningByHost[e.host, default: 0] >= limit.value {
+        if let limit = policy.perHost, e.host != hostless, runningByHost[e.host, default: 0] >= limit.value {
             reasons.append(
                 WaitingReason(
                     code: .hostFull,

@@ -75,6 +75,8 @@ public struct JobScheduler: Sendable {
 
     // Limits copied out of the policy as plain numbers (Int.max = none) for the hot path.
     var hostLimit = Int.max
+    /// The host of jobs that talk to none (run jobs): `max_per_host` does not count them.
+    var hostless: UInt32 = 0
     var ownerLimit = Int.max
     var kindLimit: [JobKind: Int] = [:]
 
@@ -280,6 +282,7 @@ public struct JobScheduler: Sendable {
         hostLimit = policy.perHost?.value ?? .max
         ownerLimit = policy.perOwner?.value ?? .max
         kindLimit = policy.perKind.mapValues(\.value)
+        hostless = intern("")
     }
 
     mutating func intern(_ host: String) -> UInt32 {
@@ -572,7 +575,7 @@ public struct JobScheduler: Sendable {
                 buckets[b].laneHeap.removeMin()
                 continue
             }
-            let hostFull = runningByHost[ref.host, default: 0] >= hostLimit
+            let hostFull = ref.host != hostless && runningByHost[ref.host, default: 0] >= hostLimit
             if top == ref.top && !hostFull { return (top, ref.host) }
             buckets[b].laneHeap.removeMin()
             buckets[b].lanes[ref.host]!.version &+= 1

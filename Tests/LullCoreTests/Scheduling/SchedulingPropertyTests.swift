@@ -109,7 +109,8 @@ struct RandomRun {
     var lastLinkActivity = -Double.infinity
     var nextID: Int64 = 1
     var failures: [String] = []
-    let hosts = ["a.example", "b.example", "c.example", "d.example"]
+    /// "" is a job that talks to no host (a run job): `max_per_host` never holds it.
+    let hosts = ["a.example", "b.example", "c.example", "d.example", ""]
 
     init(seed: UInt64) {
         rng = SplitMix(seed: seed)
@@ -329,7 +330,7 @@ struct RandomRun {
         let oracle = self.oracle
         over({ oracle.classPolicy($0).name }, { name in policy.classPolicy(named: name)!.maxConcurrent }, "class")
         over(\.kind, { policy.perKind[$0]?.value }, "kind")
-        over(\.host, { _ in policy.perHost?.value }, "host")
+        over(\.host, { host in host.isEmpty ? nil : policy.perHost?.value }, "host")
         over(\.owner, { _ in policy.perOwner?.value }, "owner")
     }
 
@@ -346,7 +347,7 @@ struct RandomRun {
             let cls = classPolicy(job)
             if same({ oracle.classPolicy($0).name == cls.name }) >= cls.maxConcurrent { continue }
             if let l = policy.perKind[job.kind]?.value, same({ $0.kind == job.kind }) >= l { continue }
-            if let l = policy.perHost?.value, same({ $0.host == job.host }) >= l { continue }
+            if let l = policy.perHost?.value, !job.host.isEmpty, same({ $0.host == job.host }) >= l { continue }
             if let l = policy.perOwner?.value, same({ $0.owner == job.owner }) >= l { continue }
             failures.append("job \(job.id) could start now but was left waiting: \(job) in \(world)")
             return

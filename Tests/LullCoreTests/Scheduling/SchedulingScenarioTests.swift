@@ -185,6 +185,17 @@ import Testing
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [3])
     }
 
+    /// Run jobs talk to no host: however many run, `max_per_host` holds none of them.
+    @Test func jobsWithoutAHostAreNotHeldByThePerHostLimit() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        policy.perHost = ConfiguredLimit(2)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        for id in 1...4 { scheduler.enqueue(job(Int64(id), "interactive", host: ""), now: now) }
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [1, 2, 3, 4])
+    }
+
     @Test func perOwnerLimitAndFairShareBetweenOwners() {
         var policy = SchedulingPolicy.defaults
         policy.maxConcurrent = ConfiguredLimit(10)
