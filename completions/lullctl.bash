@@ -247,7 +247,7 @@ _lullctl_submit_fetch() {
         return
         ;;
     '--network')
-        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'$'\n''none'
         return
         ;;
     '--min-battery')
@@ -348,7 +348,7 @@ _lullctl_submit_push() {
         return
         ;;
     '--network')
-        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'$'\n''none'
         return
         ;;
     '--min-battery')
@@ -453,7 +453,7 @@ _lullctl_submit_upload() {
         return
         ;;
     '--network')
-        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'$'\n''none'
         return
         ;;
     '--min-battery')
@@ -564,7 +564,7 @@ _lullctl_submit_run() {
         return
         ;;
     '--network')
-        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'
+        __lullctl_add_completions -W 'any'$'\n''unmetered'$'\n''not_cellular'$'\n''none'
         return
         ;;
     '--min-battery')

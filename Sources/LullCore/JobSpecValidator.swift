@@ -102,6 +102,13 @@ public struct JobSpecValidator: Sendable {
                 }
             }
         }
+        if spec.constraints?.network == .notNeeded, spec.kind != .run {
+            throw ValidationError(
+                .invalidValue,
+                field: "network",
+                "network \"none\" is for run jobs whose command needs no network; a \(spec.kind.rawValue) always does: give any, unmetered or not_cellular"
+            )
+        }
         if let battery = spec.constraints?.minBattery, !JobConstraints.minBatteryRange.contains(battery) {
             throw ValidationError(.invalidValue, field: "min_battery", "min_battery must be a percentage from 0 to 100")
         }

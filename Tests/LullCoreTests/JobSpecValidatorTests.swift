@@ -22,6 +22,20 @@ extension JobSpecValidator {
         try validator.validate(JobSpec(.fetch(FetchJob(url: "https://example.org/a", destination: "/tmp/a"))))
     }
 
+    /// `network: "none"` is a run job's: a transfer always needs the network.
+    @Test func onlyARunJobMayNeedNoNetwork() throws {
+        let none = JobConstraints(network: .notNeeded)
+        try validator.validate(JobSpec(.run(RunJob(argv: ["true"])), constraints: none))
+        var fetch = JobSpec(.fetch(FetchJob(url: "https://example.org/a", destination: "/tmp/a")))
+        fetch.constraints = none
+        let refused = try #require(error(fetch))
+        #expect(refused.code == .invalidValue && refused.field == "network")
+        #expect(
+            refused.message
+                == "network \"none\" is for run jobs whose command needs no network; a fetch always does: give any, unmetered or not_cellular"
+        )
+    }
+
     @Test(arguments: ["ftp://example.org/a", "file:///etc/passwd", "example.org/a", "http://"])
     func refusesNonHTTPURLs(url: String) {
         let failure = error(JobSpec(.fetch(FetchJob(url: url, destination: "/tmp/a"))))

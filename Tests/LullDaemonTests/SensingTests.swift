@@ -281,4 +281,37 @@ struct ConnectivityTests {
             throw error
         }
     }
+
+    /// `--network none`: a command that needs no network runs while the machine is offline;
+    /// one that does not say so waits; a transfer cannot say so.
+    @Test func aCommandThatNeedsNoNetworkRunsOffline() async throws {
+        let namespace = try NetworkNamespace()
+        defer { namespace.tearDown() }
+        try namespace.down()
+        try await withDaemon(
+            config: "[sensors]\nbus = \"unix:path=/nonexistent/lull-test-bus\"\n",
+            launcher: namespace.launcher
+        ) { daemon, client in
+            func submit(_ arguments: [String]) throws -> CommandResult {
+                try CommandRunner.run(
+                    DaemonProcess.binary("lullctl"),
+                    ["submit"] + arguments.prefix(1) + ["--json", "--socket", daemon.socketPath] + arguments.dropFirst()
+                )
+            }
+            #expect(try await client.status().world?.network.connectivity == "offline")
+            let local = try submit(["run", "--network", "none", "--", "true"])
+            let waiting = try submit(["run", "--", "true"])
+            #expect(local.status == 0 && waiting.status == 0, "\(local.stderr)\(waiting.stderr)")
+            let localID = try WireJSON.decoder().decode(JobView.self, from: Data(local.stdout.utf8)).id
+            let waitingID = try WireJSON.decoder().decode(JobView.self, from: Data(waiting.stdout.utf8)).id
+            let done = try await awaitJob(localID, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded && done.network == .notNeeded)
+            #expect(try await client.explain(waitingID).reasons.map(\.code) == ["offline"])
+            let fetch = try submit([
+                "fetch", "--network", "none", "http://example.org/f", "--output", "/tmp/lull-never",
+            ])
+            #expect(fetch.status != 0)
+            #expect(fetch.stderr.contains("network \"none\" is for run jobs"), "\(fetch.stderr)")
+        }
+    }
 }

@@ -17,6 +17,8 @@ public struct EffectiveConstraints: Sendable, Hashable {
     public var allowMeteredSource: Source
     public var allowCellular: Bool
     public var allowCellularSource: Source
+    /// Whether the job waits for the network (all but `network: "none"`).
+    public var needsNetwork: Bool
     public var maxCPUPressure: Double?
     public var maxMemoryPressure: Double?
     public var window: DailyWindow?
@@ -45,9 +47,15 @@ public struct EffectiveConstraints: Sendable, Hashable {
         allowMetered = cls.allowMetered && !jobForbidsMetered
         allowMeteredSource = !cls.allowMetered || !jobForbidsMetered ? origin(.allowMetered) : .job
 
-        let jobForbidsCellular = job.network != .any
+        let jobForbidsCellular = job.network == .unmetered || job.network == .notCellular
         allowCellular = cls.allowCellular && !jobForbidsCellular
         allowCellularSource = !cls.allowCellular || !jobForbidsCellular ? origin(.allowCellular) : .job
+
+        // A job that uses no network is held by no link, whatever its class says of links.
+        needsNetwork = job.network != .notNeeded
+        if !needsNetwork {
+            (allowMetered, allowMeteredSource, allowCellular, allowCellularSource) = (true, .job, true, .job)
+        }
 
         maxCPUPressure = cls.maxCPUPressure
         maxMemoryPressure = cls.maxMemoryPressure

@@ -8,6 +8,9 @@ public struct JobConstraints: Sendable, Hashable, Codable {
         case unmetered
         /// Not a cellular link (a metered Wi-Fi hotspot is fine if the class allows metered).
         case notCellular = "not_cellular"
+        /// No network at all: a run job whose command stays on the machine starts offline and on
+        /// any link, and losing the network does not stop it. Not for transfers.
+        case notNeeded = "none"
     }
 
     public var network: Network

@@ -143,7 +143,7 @@ extension JobScheduler {
     {
         var failing: UInt16 = 0
         if pausedAll { failing |= ConditionSet.paused.rawValue }
-        if world.network.connectivity == .offline { failing |= ConditionSet.offline.rawValue }
+        if rule.needsNetwork, world.network.connectivity == .offline { failing |= ConditionSet.offline.rawValue }
         if world.power.onBattery {
             if rule.requiresAC { failing |= ConditionSet.onBattery.rawValue }
             // `min_battery = 0` never holds a job, even while the charge is unknown.

@@ -142,7 +142,9 @@ public struct JobScheduler: Sendable {
                 onDeadline: job.onDeadline,
                 pool: .detached,
                 deferrableRequest: job.deferrable,
-                deferrable: (job.deferrable ?? cls.coalesce) && job.deadline != nil,
+                // Riding along with other traffic means nothing to a job that sends none.
+                deferrable: (job.deferrable ?? cls.coalesce) && job.deadline != nil
+                    && job.constraints.network != .notNeeded,
                 notBefore: job.notBefore?.timeIntervalSinceReferenceDate ?? .nan,
                 backoffUntil: job.backoffUntil?.timeIntervalSinceReferenceDate ?? .nan,
                 deadline: job.deadline?.timeIntervalSinceReferenceDate ?? .nan,

@@ -119,6 +119,8 @@ struct GroupRule: Sendable {
     /// Metered links allowed: the class and job allow them and the job is not too big for one.
     var meteredOK: Bool
     var cellularOK: Bool
+    /// Offline holds it (all jobs but those with `network: "none"`).
+    var needsNetwork: Bool
     var maxCPU: Double
     var maxMemory: Double
     var window: DailyWindow?
@@ -129,12 +131,14 @@ struct GroupRule: Sendable {
         requiresAC = effective.requiresAC
         requiresIdle = effective.requiresIdle
         minBattery = effective.minBattery ?? .nan
-        meteredOK = effective.allowMetered && !tooBigForMetered
+        // A job that moves no bytes is neither too big for a metered link nor held by its budget.
+        meteredOK = effective.allowMetered && (!tooBigForMetered || !effective.needsNetwork)
         cellularOK = effective.allowCellular
+        needsNetwork = effective.needsNetwork
         maxCPU = effective.maxCPUPressure ?? .nan
         maxMemory = effective.maxMemoryPressure ?? .nan
         window = effective.window
-        self.meteredBudget = meteredBudget
+        self.meteredBudget = effective.needsNetwork ? meteredBudget : nil
     }
 }
 

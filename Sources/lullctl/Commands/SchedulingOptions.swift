@@ -11,7 +11,7 @@ struct SchedulingOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run only on such a link: any (what the class allows), unmetered (neither metered nor cellular) or not_cellular.",
+            "Run only on such a link: any (what the class allows), unmetered (neither metered nor cellular) or not_cellular; none: a command that needs no network (run jobs), which starts offline too.",
             valueName: "network"
         ),
         completion: .list(ChoiceArgument.values(of: JobConstraints.Network.self)),

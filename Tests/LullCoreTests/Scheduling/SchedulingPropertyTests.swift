@@ -257,8 +257,9 @@ struct RandomRun {
 
     func classPolicy(_ job: QueuedJob) -> JobClassPolicy { oracle.classPolicy(job) }
 
+    /// A job that sends nothing (`network: "none"`) has no traffic to hold for a ride.
     func isDeferrable(_ job: QueuedJob) -> Bool {
-        (job.deferrable ?? classPolicy(job).coalesce) && job.deadline != nil
+        (job.deferrable ?? classPolicy(job).coalesce) && job.deadline != nil && job.constraints.network != .notNeeded
     }
 
     func heldForCoalescing(_ job: QueuedJob, linkAwake: Bool) -> Bool {

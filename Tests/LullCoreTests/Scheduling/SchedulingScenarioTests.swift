@@ -185,6 +185,26 @@ import Testing
         #expect(scheduler.decide(world: Worlds.pluggedIn, now: now).startedIDs == [3])
     }
 
+    /// `network: "none"`: a command that needs no network starts offline and on a link its class
+    /// refuses (background: no metered, no cellular), and losing the network does not stop it;
+    /// a job of the same class that needs the network waits.
+    @Test func aJobThatNeedsNoNetworkIsHeldByNoLink() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        let local = JobConstraints(network: .notNeeded)
+        scheduler.enqueue(job(1, "background", kind: .run, host: "", constraints: local), now: now)
+        scheduler.enqueue(job(2, "background", kind: .run, host: ""), now: now)
+        #expect(scheduler.decide(world: Worlds.offline, now: now).startedIDs == [1])
+        #expect(scheduler.codes(2, Worlds.offline, now) == [.offline])
+        #expect(scheduler.decide(world: Worlds.cellular, now: now).start.isEmpty, "background refuses cellular")
+        #expect(scheduler.codes(2, Worlds.cellular, now) == [.metered, .cellular])
+        #expect(scheduler.lapsedRunningJobs(world: Worlds.offline, now: now, secondsLeft: { _ in nil }).isEmpty)
+        scheduler.enqueue(job(3, "background", kind: .run, host: "", constraints: local), now: now)
+        #expect(scheduler.decide(world: Worlds.cellular, now: now).startedIDs == [3])
+    }
+
     /// Run jobs talk to no host: however many run, `max_per_host` holds none of them.
     @Test func jobsWithoutAHostAreNotHeldByThePerHostLimit() {
         var policy = SchedulingPolicy.defaults

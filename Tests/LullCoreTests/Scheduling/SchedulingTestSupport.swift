@@ -126,8 +126,8 @@ struct ConstraintOracle {
         policy.classPolicy(named: job.className) ?? policy.classPolicy(named: "default")!
     }
 
-    func hardConditionsHold(_ world: WorldSnapshot, pausedAll: Bool) -> Bool {
-        !pausedAll && world.network.connectivity != .offline
+    func hardConditionsHold(_ job: QueuedJob, _ world: WorldSnapshot, pausedAll: Bool) -> Bool {
+        !pausedAll && (world.network.connectivity != .offline || job.constraints.network == .notNeeded)
     }
 
     func timingHolds(_ job: QueuedJob, now: Date) -> Bool {
@@ -143,11 +143,13 @@ struct ConstraintOracle {
             // configuration.md: a floor of 0 never holds a job, even with the charge unknown.
             if let least, least > 0, (power.batteryPercent ?? -1) < least { return false }
         }
-        if world.network.metered {
-            if !cls.allowMetered || job.constraints.network == .unmetered { return false }
+        // A job that needs no network is held by no link.
+        let network = job.constraints.network
+        if world.network.metered && network != .notNeeded {
+            if !cls.allowMetered || network == .unmetered { return false }
             if let cap = cls.maxMeteredJobBytes, (job.expectedBytes ?? 0) > cap { return false }
         }
-        if world.network.cellular && (!cls.allowCellular || job.constraints.network != .any) { return false }
+        if world.network.cellular && network != .notNeeded && (!cls.allowCellular || network != .any) { return false }
         if let most = cls.maxCPUPressure, let cpu = world.pressure.cpu, cpu > most { return false }
         if let most = cls.maxMemoryPressure, let mem = world.pressure.memory, mem > most { return false }
         if let window = cls.window {
@@ -168,7 +170,7 @@ struct ConstraintOracle {
 
     /// May `job` start at `now` under `world`, limits aside?
     func mayStart(_ job: QueuedJob, _ world: WorldSnapshot, now: Date, pausedAll: Bool) -> Bool {
-        hardConditionsHold(world, pausedAll: pausedAll) && timingHolds(job, now: now)
+        hardConditionsHold(job, world, pausedAll: pausedAll) && timingHolds(job, now: now)
             && (discretionaryHold(job, world, now: now) || overdueRun(job, now: now))
     }
 }
