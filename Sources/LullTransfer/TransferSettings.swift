@@ -14,10 +14,6 @@ public struct TransferSettings: Sendable, Equatable {
     public var maxResponseBodyBytes: Int
     /// How often a download's progress is made durable for resumption.
     public var checkpointInterval: Double
-    /// Most bytes a download receives between two checkpoints, however fast it runs: what a
-    /// crash during a stall that follows a fast burst can lose, since a stall brings no chunk
-    /// to start the interval's checkpoint.
-    public var checkpointBytes: Int64 = 32 << 20
     /// Least time between two progress events of one job.
     public var progressInterval: Double
     /// tus: the most bytes one `PATCH` carries when the job names no `chunk_bytes`.

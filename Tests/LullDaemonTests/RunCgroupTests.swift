@@ -142,6 +142,75 @@ struct RunCgroupTests {
         }
     }
 
+    /// A job cancelled after a crash, before another attempt could end what the crashed lulld
+    /// left in its cgroup: the cancel ends it (a setsid child included) and removes the cgroup.
+    @Test func cancellingAJobACrashedDaemonLeftRunningEndsItsCgroup() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        try await withDaemon(launcher: subtree.launcher) { daemon, client in
+            let pids = daemon.directory.appendingPathComponent("pids").path
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "setsid sleep 300 & echo $! > \(pids); wait"])
+            )
+            let escaped = try await withTimeout(.seconds(10), "the escaped sleep's pid") { () -> Int32 in
+                while true {
+                    if let pid = Int32((try? String(contentsOfFile: pids, encoding: .utf8))?.trimmed ?? "") {
+                        return pid
+                    }
+                    try await Task.sleep(for: .milliseconds(25))
+                }
+            }
+            daemon.kill()
+            // Started again with every slot closed, so no attempt runs before the cancel.
+            try "[classes.default]\nmax_concurrent = 0\n".write(
+                toFile: daemon.configPath,
+                atomically: true,
+                encoding: .utf8
+            )
+            try daemon.start()
+            #expect(subtree.isRunning(escaped), "kill -9 of lulld leaves the command running")
+            #expect(try await client.cancel(job.id).state == .cancelled)
+            try await withTimeout(.seconds(10), "the leftover to be ended") {
+                while subtree.isRunning(escaped) { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(!FileManager.default.fileExists(atPath: subtree.directory + "/jobs/job-\(job.id)"))
+        }
+    }
+
+    /// A cgroup shared with another process is not lulld's own; a lulld started in the leaf an
+    /// earlier run moved it to takes the leaf's parent as its cgroup.
+    @Test func aSharedCgroupIsRefusedAndTheLeafIsTakenForItsParent() async throws {
+        let subtree = try DelegatedSubtree()
+        defer { subtree.remove() }
+        let squatter = Process()
+        squatter.executableURL = URL(fileURLWithPath: "/bin/sh")
+        squatter.arguments = ["-c", "echo 0 > \(subtree.directory)/cgroup.procs && exec sleep 60"]
+        try squatter.run()
+        try await withTimeout(.seconds(5), "the other process in the cgroup") {
+            while !subtree.read(subtree.directory + "/cgroup.procs").contains("\(squatter.processIdentifier)") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await withDaemon(launcher: subtree.launcher) { daemon, _ in
+            #expect(
+                daemon.log().contains("also holds other processes (\(squatter.processIdentifier)"),
+                "\(daemon.log())"
+            )
+        }
+        kill(squatter.processIdentifier, SIGKILL)
+        squatter.waitUntilExit()
+
+        let leaf = subtree.directory + "/lulld"
+        try FileManager.default.createDirectory(atPath: leaf, withIntermediateDirectories: true)
+        let inLeaf = ["/bin/sh", "-c", "echo 0 > \(leaf)/cgroup.procs && exec \"$@\"", "sh"]
+        try await withDaemon(launcher: inLeaf) { daemon, client in
+            #expect(daemon.log().contains("under \(subtree.directory)/jobs"), "\(daemon.log())")
+            let job = try await client.submit(JobSubmission(kind: .run, url: "", argv: ["true"]))
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.result?.cgroup == subtree.path + "/jobs/job-\(job.id)")
+        }
+    }
+
     @Test func pauseFreezesTheCgroupAndResumeThawsIt() async throws {
         let subtree = try DelegatedSubtree()
         defer { subtree.remove() }
@@ -154,7 +223,12 @@ struct RunCgroupTests {
                 while subtree.cpuMicroseconds(group) < 200_000 { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(try await client.pause(job.id).state == .paused)
-            #expect(subtree.read(group + "/cgroup.events").contains("frozen 1"))
+            // The kernel freezes the cgroup's tasks asynchronously; `frozen 1` says it is done.
+            try await withTimeout(.seconds(5), "the cgroup to be frozen") {
+                while !subtree.read(group + "/cgroup.events").contains("frozen 1") {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
             let frozenAt = subtree.cpuMicroseconds(group)
             try await Task.sleep(for: .milliseconds(800))
             #expect(subtree.cpuMicroseconds(group) == frozenAt, "no CPU while paused, the escaped loop included")

@@ -63,10 +63,10 @@ func resumableOffset(_ event: EventView) -> Int {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
         server.route("/big", .init(body: content, etag: "\"k1\"", faults: [.stallAfter(100 << 20)]))
-        // An interval longer than the test: the checkpoints come from the byte bound, at most
-        // 32 MiB apart, so one lands between 64 MiB and the stall however fast the burst was.
-        // (With only the interval, a burst faster than it left nothing recorded before the stall.)
-        let config = fastRetries.replacingOccurrences(of: "checkpoint_interval = 0.1", with: "checkpoint_interval = 60")
+        // At 128 MiB/s the checkpoints (every 0.1 s) are at most about 13 MiB apart, so one lands
+        // between 64 MiB and the stall. (Unthrottled, a burst to the stall faster than the
+        // interval left nothing past 64 MiB recorded, and the test waited in vain.)
+        let config = "[limits]\nmax_bytes_per_second = 134217728\n\n" + fastRetries
         try await withDaemon(config: config) { daemon, client in
             let destination = daemon.directory.appendingPathComponent("killed.bin").path
             let job = try await client.submit(

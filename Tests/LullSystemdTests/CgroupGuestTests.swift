@@ -65,7 +65,7 @@ struct CgroupGuestTests {
             let key = line.hasPrefix("job ") && words.count > 1 ? "job \(words[1])" : words[0]
             said[key] = words.last ?? ""
         }
-        guard said["job memory"] != nil else {
+        guard said["job unit"] != nil else {
             throw QemuGuestError("the guest did not finish: \(said)\n\(guest.consoleTail())")
         }
         print("cgroup guest: \(said["hierarchy"] ?? "?"); \(said["log"] ?? "?") (\(ContinuousClock.now - began))")
@@ -89,6 +89,15 @@ struct CgroupGuestTests {
         #expect(weights.result["output_tail"] as? String == "50\ndefault 20\nmax\n", "\(weights)")
         let io = try view(said, "io")
         #expect((io.result["io_write_bytes"] as? Int ?? 0) >= 8 << 20, "\(io)")
+        // The systemd host on the same kernel: the unit's CPUUsageNSec, and its MemoryCurrent
+        // sampled each second (systemd 252 has no MemoryPeak).
+        let unit = try view(said, "unit")
+        #expect(unit.state == "succeeded" && unit.result["unit"] as? String == "lull-job-1.service", "\(unit)")
+        #expect((unit.result["cpu_seconds"] as? Double ?? 0) >= 0.8, "\(unit)")
+        #expect((unit.result["memory_peak_bytes"] as? Int ?? 0) >= 64 << 20, "\(unit)")
+        print(
+            "cgroup guest: the systemd host's unit: cpu_seconds \(unit.result["cpu_seconds"] ?? "-"), memory_peak_bytes \(unit.result["memory_peak_bytes"] ?? "-")"
+        )
         print(
             "cgroup guest: memory_max 32M against 256 MiB: \(memory.error ?? "-"); memory_peak_bytes \(peak.result["memory_peak_bytes"] ?? "-"); tasks_max 3: \(tasks.result["output_tail"] ?? "-"); io_write_bytes \(io.result["io_write_bytes"] ?? "-")"
         )

@@ -33,20 +33,24 @@ extension JobScheduler {
         let statuses = failing.map(GroupStatus.init)
 
         let costly = world.network.metered || world.network.cellular
-        var awake = !running.isEmpty || now - lastLinkActivity <= policy.linkTail
+        var awake = linkIsAwake(now: now)
         var decision = SchedulingDecision()
         while running.count < policy.maxConcurrent.value {
             guard let pick = next(statuses: statuses, ridersAllowed: !costly || awake, metered: world.network.metered)
             else { break }
+            // A job that needs no network neither wakes the link nor keeps it awake.
+            let usesLink = groupRules[bucketInfo[pick.bucket].group].needsNetwork
             let job = start(pick.item, bucket: pick.bucket, host: pick.host)
             virtualTime = pick.pass
             classes[pick.classIndex].pass = pick.pass + classes[pick.classIndex].stride
             if costly && pick.item.tier == PoolItem.rider { decision.coalesced.append(job.id) }
-            if costly && !awake { decision.linkWakeups += 1 }
-            awake = true
+            if costly && !awake && usesLink { decision.linkWakeups += 1 }
+            if usesLink {
+                awake = true
+                lastLinkActivity = max(lastLinkActivity, now)
+            }
             decision.start.append(job)
         }
-        if !decision.start.isEmpty { lastLinkActivity = max(lastLinkActivity, now) }
         decision.expired = pendingExpired
         pendingExpired = []
         decision.nextWakeup = nextWakeup(failing: failing, statuses: statuses, world: world, now: now)
@@ -226,7 +230,7 @@ extension JobScheduler {
             let load = runningByOwner[owner, default: 0]
             if load >= ownerLimit { continue }
             if let limit = kindLimit[info.kind], runningByKind[info.kind, default: 0] >= limit { continue }
-            if metered, let budget = policy.perOwnerMeteredBytesPerDay?.value,
+            if metered, groupRules[info.group].needsNetwork, let budget = policy.perOwnerMeteredBytesPerDay?.value,
                 usage.byOwner[owner, default: 0] >= budget
             {
                 continue

@@ -43,7 +43,7 @@ extension JobScheduler {
             )
         }
         let costly = world.network.metered || world.network.cellular
-        let linkAwake = !running.isEmpty || now - lastLinkActivity <= policy.linkTail
+        let linkAwake = linkIsAwake(now: now)
         if e.deferrable, !overdueRun, costly, !linkAwake, e.readyAt <= now, e.deadline - policy.coalescingLead > now {
             let until = Date(timeIntervalSinceReferenceDate: e.deadline - policy.coalescingLead)
             reasons.append(
@@ -117,7 +117,7 @@ extension JobScheduler {
                 )
             )
         }
-        if world.network.metered, let budget = policy.perOwnerMeteredBytesPerDay,
+        if world.network.metered, groupRules[bucket.group].needsNetwork, let budget = policy.perOwnerMeteredBytesPerDay,
             meteredUsed(byOwner: e.owner, now: now) >= budget.value
         {
             reasons.append(

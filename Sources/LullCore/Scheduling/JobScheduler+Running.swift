@@ -38,7 +38,7 @@ extension JobScheduler {
                 classUsed: used,
                 idle: idle
             )
-            if world.network.metered, let budget = policy.perOwnerMeteredBytesPerDay?.value,
+            if world.network.metered, job.rule.needsNetwork, let budget = policy.perOwnerMeteredBytesPerDay?.value,
                 meteredUsed(byOwner: job.owner, now: now) >= budget
             {
                 lapsed.insert(.quota)

@@ -228,7 +228,7 @@ public struct JobScheduler: Sendable {
         Self.decrement(&runningByKind, job.kind)
         Self.decrement(&runningByOwner, job.owner)
         Self.decrement(&runningByHost, job.host)
-        lastLinkActivity = max(lastLinkActivity, time.timeIntervalSinceReferenceDate)
+        if job.rule.needsNetwork { lastLinkActivity = max(lastLinkActivity, time.timeIntervalSinceReferenceDate) }
         if let limit = policy.perHost?.value, runningByHost[job.host, default: 0] < limit { unpark(host: job.host) }
     }
 
@@ -285,6 +285,12 @@ public struct JobScheduler: Sendable {
         ownerLimit = policy.perOwner?.value ?? .max
         kindLimit = policy.perKind.mapValues(\.value)
         hostless = intern("")
+    }
+
+    /// Whether a costly link is in use or was within its tail: a job that needs the network runs
+    /// or ran lately. (Jobs with `network: "none"` send nothing over it.)
+    func linkIsAwake(now: Double) -> Bool {
+        running.values.contains { $0.rule.needsNetwork } || now - lastLinkActivity <= policy.linkTail
     }
 
     mutating func intern(_ host: String) -> UInt32 {

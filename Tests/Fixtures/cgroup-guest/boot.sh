@@ -47,8 +47,30 @@ job() {
 
 job weights --cpu-weight 50 --io-weight 20 -- sh -c \
     'd=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup); cat $d/cpu.weight $d/io.weight $d/pids.max'
-job peak -- python3 -c 'import time; b = bytearray(100 << 20); time.sleep(0.3)'
-job io -- sh -c 'dd if=/dev/zero of=/var/tmp/io.bin bs=1M count=8 oflag=direct 2> /dev/null; rm /var/tmp/io.bin'
+# Both in a double-forked child the command never reaps, so neither rusage nor the readings of
+# its process group see them: only the cgroup's memory.peak and io.stat do.
+job peak -- sh -c '(setsid python3 -c "import time; b = bytearray(100 << 20); time.sleep(0.3); open(\"/run/peak.done\", \"w\")" &)
+    while [ ! -e /run/peak.done ]; do sleep 0.05; done'
+job io -- sh -c '(setsid sh -c "dd if=/dev/zero of=/var/tmp/io.bin bs=1M count=8 oflag=direct 2> /dev/null; rm /var/tmp/io.bin; touch /run/io.done" &)
+    while [ ! -e /run/io.done ]; do sleep 0.05; done'
 job tasks --tasks-max 3 -- sh -c 'for i in 1 2 3 4 5 6; do sleep 1 & done; wait'
 job memory --memory-max 32M -- python3 -c 'b = bytearray(256 << 20)'
+
+# The systemd host on the same kernel: a second lulld whose commands are transient units of the
+# system manager, measured by the unit's accounting.
+sock=/run/lull-sd/lull.sock
+printf '[run]\nhost = "systemd"\n' > /run/lull-sd.toml
+systemd-run --quiet --unit=lull-sd --property=Type=exec \
+    /usr/bin/lulld --state-dir /var/lib/lull-sd --socket $sock --config /run/lull-sd.toml || { say "error systemd-run lull-sd"; exit 1; }
+i=0
+while ! lullctl --socket $sock status > /dev/null 2>&1; do
+    i=$((i + 1))
+    [ $i -lt 1800 ] || { say "error the second lulld did not come up"; exit 1; }
+    sleep 0.1
+done
+job unit --network none -- python3 -c 'import time
+t = time.process_time()
+while time.process_time() - t < 1: pass
+b = bytearray(64 << 20)
+time.sleep(1.5)'
 say "done"

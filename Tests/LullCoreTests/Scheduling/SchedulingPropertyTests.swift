@@ -209,7 +209,7 @@ struct RandomRun {
             for id in running.keys.sorted() where rng.chance(0.4) { finish(id) }
             if rng.chance(0.05), let id = running.keys.sorted().first, var retry = running[id] {
                 running[id] = nil
-                lastLinkActivity = now.timeIntervalSince1970
+                if usesLink(retry) { lastLinkActivity = now.timeIntervalSince1970 }
                 retry.backoffUntil = now.addingTimeInterval(rng.double(0..<600))
                 queued[id] = retry
                 scheduler.enqueue(retry, now: now)
@@ -250,10 +250,14 @@ struct RandomRun {
     }
 
     mutating func finish(_ id: JobID) {
-        running[id] = nil
+        if let job = running.removeValue(forKey: id), usesLink(job) { lastLinkActivity = now.timeIntervalSince1970 }
         scheduler.jobFinished(id, at: now)
-        lastLinkActivity = now.timeIntervalSince1970
     }
+
+    /// Jobs with `network: "none"` send nothing: they neither wake a costly link nor keep it awake.
+    func usesLink(_ job: QueuedJob) -> Bool { job.constraints.network != .notNeeded }
+
+    var linkInUse: Bool { running.values.contains(where: usesLink) }
 
     func classPolicy(_ job: QueuedJob) -> JobClassPolicy { oracle.classPolicy(job) }
 
@@ -271,7 +275,7 @@ struct RandomRun {
     /// `thorough` adds the O(queue) checks (work conservation, silence until the next wakeup).
     @discardableResult
     mutating func decideAndCheck(thorough: Bool = true) -> SchedulingDecision {
-        let awakeBefore = !running.isEmpty || now.timeIntervalSince1970 - lastLinkActivity <= policy.linkTail
+        let awakeBefore = linkInUse || now.timeIntervalSince1970 - lastLinkActivity <= policy.linkTail
         let decision = scheduler.decide(world: world, now: now)
         let costly = world.network.metered || world.network.cellular
         var awake = awakeBefore
@@ -288,11 +292,13 @@ struct RandomRun {
             if heldForCoalescing(known, linkAwake: awake) {
                 failures.append("deferrable \(started.id) woke a sleeping costly link on its own")
             }
-            awake = awake || costly
+            if usesLink(known) {
+                awake = awake || costly
+                lastLinkActivity = now.timeIntervalSince1970
+            }
             queued[started.id] = nil
             running[started.id] = known
         }
-        if !decision.start.isEmpty { lastLinkActivity = now.timeIntervalSince1970 }
         for id in decision.expired {
             guard let known = queued[id], known.onDeadline == .expire, let deadline = known.deadline, deadline <= now
             else {
@@ -312,7 +318,7 @@ struct RandomRun {
             failures.append("nextWakeup \(wake) is not in the future (now \(now))")
         }
         if thorough {
-            checkWorkConserving(linkAwake: awake || !running.isEmpty)
+            checkWorkConserving(linkAwake: awake || linkInUse)
             checkSilenceUntil(decision.nextWakeup)
         }
         return decision

@@ -202,7 +202,22 @@ import Testing
         #expect(scheduler.codes(2, Worlds.cellular, now) == [.metered, .cellular])
         #expect(scheduler.lapsedRunningJobs(world: Worlds.offline, now: now, secondsLeft: { _ in nil }).isEmpty)
         scheduler.enqueue(job(3, "background", kind: .run, host: "", constraints: local), now: now)
-        #expect(scheduler.decide(world: Worlds.cellular, now: now).startedIDs == [3])
+        let started = scheduler.decide(world: Worlds.cellular, now: now)
+        #expect(started.startedIDs == [3] && started.linkWakeups == 0, "it sends nothing over the link")
+    }
+
+    /// An owner's spent metered budget holds the jobs that use the link, not one that needs none.
+    @Test func aSpentMeteredBudgetHoldsOnlyJobsThatUseTheLink() {
+        var policy = SchedulingPolicy.defaults
+        policy.maxConcurrent = ConfiguredLimit(10)
+        policy.perOwnerMeteredBytesPerDay = ConfiguredLimit(1000)
+        var scheduler = JobScheduler(policy: policy)
+        let now = at(0)
+        scheduler.recordMeteredBytes(5000, owner: OwnerID(1000), className: "default", at: now)
+        scheduler.enqueue(job(1, kind: .run, host: "", constraints: JobConstraints(network: .notNeeded)), now: now)
+        scheduler.enqueue(job(2, kind: .run, host: ""), now: now)
+        #expect(scheduler.decide(world: Worlds.metered, now: now).startedIDs == [1])
+        #expect(scheduler.codes(2, Worlds.metered, now) == [.quota])
     }
 
     /// Run jobs talk to no host: however many run, `max_per_host` holds none of them.

@@ -129,7 +129,6 @@ public struct FetchTransfer: TransferEngine {
         var writer = OverlappedWriter(staging: staging, digest: digest)
         let cap = job.spec.payload.fetch?.maxBytes ?? settings.maxFetchBytes
         var lastCheckpoint = ContinuousClock.now
-        var lastCheckpointOffset = offset
         let interval = Duration.milliseconds(Int64(settings.checkpointInterval * 1000))
         var chunks = response.body.makeAsyncIterator()
         // The bytes of the last chunk, paid to the bandwidth limits before the next is read: while
@@ -183,17 +182,13 @@ public struct FetchTransfer: TransferEngine {
                     throw JobFailure(code: "too_large", message: "download exceeds max_bytes \(cap)", retryable: false)
                 }
                 context.progress(TransferProgress(bytesDone: received, bytesTotal: total))
-                if validator != nil,
-                    ContinuousClock.now - lastCheckpoint >= interval
-                        || received - lastCheckpointOffset >= settings.checkpointBytes
-                {
+                if validator != nil, ContinuousClock.now - lastCheckpoint >= interval {
                     try await writer.finish()
                     try await staging.flush()
                     resume.offset = received
                     resume.transferredBytes = transferred
                     await context.checkpoint(resume)
                     lastCheckpoint = .now
-                    lastCheckpointOffset = received
                 }
             }
         } catch {

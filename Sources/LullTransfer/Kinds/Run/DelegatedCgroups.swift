@@ -65,15 +65,18 @@ public struct DelegatedCgroups: Sendable, Equatable {
     /// run are removed.
     public static func establish(_ setting: Setting, proc: String = "/proc") -> Found {
         guard setting == .auto else { return .unavailable("[run] cgroup = \"off\"") }
-        guard let own = ownCgroup(proc: proc) else {
+        guard var own = ownCgroup(proc: proc) else {
             return .unavailable("lulld is not in a cgroup v2 hierarchy")
         }
+        // Started again in the leaf an earlier run moved it to (a supervisor must, once that run
+        // enabled controllers for the cgroup's children): the cgroup is the leaf's parent.
+        if own.hasSuffix("/lulld"), own.count > 6 { own = String(own.dropLast(6)) }
         guard let mount = mountPoint(proc: proc) else {
             return .unavailable("no cgroup v2 file system is mounted")
         }
         guard own != "/" else {
             return .unavailable(
-                "lulld runs in the root cgroup, which is the machine's; start it in a cgroup delegated to it"
+                "lulld runs in the root of the cgroup hierarchy (or of its cgroup namespace), which it does not take over; start it in a cgroup delegated to it"
             )
         }
         let directory = mount + own
@@ -85,7 +88,16 @@ public struct DelegatedCgroups: Sendable, Equatable {
         guard access(directory, W_OK) == 0, access(directory + "/cgroup.procs", W_OK) == 0 else {
             return .unavailable("lulld may not write to its cgroup \(own)")
         }
-        let wanted = ["cpu", "memory", "io", "pids"]
+        // A cgroup shared with other processes (another lulld among them) is not lulld's own:
+        // its jobs' cgroups would be another daemon's too.
+        let others = (pids(in: directory) + pids(in: directory + "/lulld")).filter { $0 != getpid() }
+        guard others.isEmpty else {
+            let listed = others.prefix(5).map(String.init).joined(separator: " ")
+            return .unavailable(
+                "lulld's cgroup \(own) also holds other processes (\(listed)); give lulld a cgroup of its own"
+            )
+        }
+        let wanted = RunResources.fields.map(RunResources.controller(of:))
         let offered = words(directory + "/cgroup.controllers").filter(wanted.contains)
         if !offered.isEmpty {
             mkdir(directory + "/lulld", 0o755)
@@ -139,6 +151,10 @@ public struct DelegatedCgroups: Sendable, Equatable {
             let length = getxattr(directory, name, &value, value.count)
             return length == 1 && value[0] == UInt8(ascii: "1")
         }
+    }
+
+    private static func pids(in directory: String) -> [Int32] {
+        (JobCgroup.contents(of: directory + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
     private static func words(_ path: String) -> [String] {

@@ -93,7 +93,14 @@ public struct RunTransfer: TransferEngine {
     /// A cancelled job's log goes with it. A job that failed for good keeps its log (this is
     /// also called then, with the job still `running`), for `lullctl logs` to show why.
     public func discardResumeData(of job: Job) async {
-        if job.state == .cancelled { logs.remove(job.id) }
+        guard job.state == .cancelled else { return }
+        logs.remove(job.id)
+        // What a crashed lulld left in the job's cgroup, when no attempt of it runs here.
+        if let cgroup = cgroups?.group(of: job.id), running.processGroup(of: job.id) == nil {
+            cgroup.killAll()
+            _ = cgroup.awaitEmpty(seconds: 2)
+            cgroup.remove()
+        }
     }
 
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {
@@ -151,8 +158,11 @@ struct CommandAttempt: Sendable {
             // A command of this job that a crashed daemon left running: it would run twice.
             group.endIfRunning()
             try cgroup?.prepare()
+            // Until the command is in it, the cgroup is this function's to remove.
+            var launched = false
+            defer { if !launched { cgroup?.remove() } }
             try cgroup?.apply(request.resources)
-            let procs = cgroup?.openProcs() ?? -1
+            var procs = cgroup?.openProcs() ?? -1
             defer { if procs >= 0 { close(procs) } }
             if let cgroup, procs < 0 {
                 throw JobFailure(
@@ -183,7 +193,12 @@ struct CommandAttempt: Sendable {
                 launching.outputDescriptor = pipe[1]
                 launching.cgroupDescriptor = procs
                 process = try launcher.launch(launching)
+                launched = true
                 close(pipe[1])
+                if procs >= 0 {
+                    close(procs)
+                    procs = -1
+                }
             } catch {
                 close(pipe[1])
                 log.close()
