@@ -101,9 +101,9 @@ public struct DelegatedCgroups: Sendable, Equatable {
         let offered = words(directory + "/cgroup.controllers").filter(wanted.contains)
         if !offered.isEmpty {
             mkdir(directory + "/lulld", 0o755)
-            if JobCgroup.write("0", to: directory + "/lulld/cgroup.procs") {
+            if KernelFile.write("0", to: directory + "/lulld/cgroup.procs") {
                 for controller in offered {
-                    JobCgroup.write("+\(controller)", to: directory + "/cgroup.subtree_control")
+                    KernelFile.write("+\(controller)", to: directory + "/cgroup.subtree_control")
                 }
             }
         }
@@ -111,7 +111,7 @@ public struct DelegatedCgroups: Sendable, Equatable {
             return .unavailable("cannot make \(own)/jobs: \(String(cString: strerror(errno)))")
         }
         for controller in words(directory + "/jobs/cgroup.controllers").filter(wanted.contains) {
-            JobCgroup.write("+\(controller)", to: directory + "/jobs/cgroup.subtree_control")
+            KernelFile.write("+\(controller)", to: directory + "/jobs/cgroup.subtree_control")
         }
         removeEmptyGroups(in: directory + "/jobs")
         return .using(
@@ -125,14 +125,14 @@ public struct DelegatedCgroups: Sendable, Equatable {
 
     /// The `0::` line of `/proc/self/cgroup`.
     public static func ownCgroup(proc: String) -> String? {
-        let lines = (JobCgroup.contents(of: proc + "/self/cgroup") ?? "").split(separator: "\n")
+        let lines = (KernelFile.read(proc + "/self/cgroup") ?? "").split(separator: "\n")
         return lines.first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) }
     }
 
     /// The mount point of the cgroup2 file system in `/proc/self/mountinfo`, when its root is the
     /// hierarchy's (a bind of a subtree would need the paths translated).
     public static func mountPoint(proc: String) -> String? {
-        for line in (JobCgroup.contents(of: proc + "/self/mountinfo") ?? "").split(separator: "\n") {
+        for line in (KernelFile.read(proc + "/self/mountinfo") ?? "").split(separator: "\n") {
             // "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER".
             let halves = line.split(separator: " - ", maxSplits: 1)
             guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }
@@ -154,11 +154,11 @@ public struct DelegatedCgroups: Sendable, Equatable {
     }
 
     private static func pids(in directory: String) -> [Int32] {
-        (JobCgroup.contents(of: directory + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
+        (KernelFile.read(directory + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
     private static func words(_ path: String) -> [String] {
-        (JobCgroup.contents(of: path) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        (KernelFile.read(path) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
     }
 
     /// Job cgroups of jobs that ended while no lulld ran; one that still holds a process stays

@@ -56,7 +56,7 @@ public struct JobCgroup: Sendable, Equatable {
         }
         if let weight = resources.ioWeight { writes.append(("io.weight", "default \(weight)", "io_weight")) }
         if let tasks = resources.tasksMax { writes.append(("pids.max", "\(tasks)", "tasks_max")) }
-        for write in writes where !Self.write(write.value, to: directory + "/" + write.file) {
+        for write in writes where !KernelFile.write(write.value, to: directory + "/" + write.file) {
             throw JobFailure(
                 code: "not_enforceable",
                 message:
@@ -68,7 +68,7 @@ public struct JobCgroup: Sendable, Equatable {
 
     /// How many of its processes the kernel's OOM killer ended (`memory.events`).
     var oomKills: Int64 {
-        Self.contents(of: directory + "/memory.events").flatMap { Self.value(of: "oom_kill", in: $0) } ?? 0
+        KernelFile.read(directory + "/memory.events").flatMap { Self.value(of: "oom_kill", in: $0) } ?? 0
     }
 
     /// `cgroup.procs` opened for writing: the process that writes "0" to it moves itself in,
@@ -77,7 +77,7 @@ public struct JobCgroup: Sendable, Equatable {
 
     /// The pids in the cgroup now.
     func processes() -> [Int32] {
-        (Self.contents(of: directory + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
+        (KernelFile.read(directory + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
     /// Sends `signal` to every process in the cgroup (the stop's SIGTERM, which `cgroup.kill`
@@ -88,7 +88,7 @@ public struct JobCgroup: Sendable, Equatable {
 
     /// SIGKILL to every process in it, at once (`cgroup.kill`, Linux 5.14), or one by one.
     func killAll() {
-        if Self.write("1", to: directory + "/cgroup.kill") { return }
+        if KernelFile.write("1", to: directory + "/cgroup.kill") { return }
         // Before 5.14: a process may fork meanwhile, so kill until none is left (bounded).
         for _ in 0..<50 {
             let pids = processes()
@@ -98,11 +98,11 @@ public struct JobCgroup: Sendable, Equatable {
     }
 
     /// Freezes (`true`) or thaws every process in it; false when the kernel cannot (before 5.2).
-    func freeze(_ frozen: Bool) -> Bool { Self.write(frozen ? "1" : "0", to: directory + "/cgroup.freeze") }
+    func freeze(_ frozen: Bool) -> Bool { KernelFile.write(frozen ? "1" : "0", to: directory + "/cgroup.freeze") }
 
     /// Whether a process is still in it (`cgroup.events`).
     var isPopulated: Bool {
-        guard let events = Self.contents(of: directory + "/cgroup.events") else { return false }
+        guard let events = KernelFile.read(directory + "/cgroup.events") else { return false }
         return events.split(separator: "\n").contains("populated 1")
     }
 
@@ -125,13 +125,13 @@ public struct JobCgroup: Sendable, Equatable {
     /// memory and io controllers are enabled for it (nil otherwise: the caller reads them from
     /// its processes).
     public func usage() -> Usage? {
-        guard let stat = Self.contents(of: directory + "/cpu.stat"),
+        guard let stat = KernelFile.read(directory + "/cpu.stat"),
             let micro = Self.value(of: "usage_usec", in: stat)
         else { return nil }
         var usage = Usage(cpuSeconds: Double(micro) / 1e6)
-        usage.memoryBytes = Self.contents(of: directory + "/memory.current").flatMap { Int64($0.filter(\.isNumber)) }
-        usage.memoryPeakBytes = Self.contents(of: directory + "/memory.peak").flatMap { Int64($0.filter(\.isNumber)) }
-        if let io = Self.contents(of: directory + "/io.stat") {
+        usage.memoryBytes = KernelFile.read(directory + "/memory.current").flatMap { Int64($0.filter(\.isNumber)) }
+        usage.memoryPeakBytes = KernelFile.read(directory + "/memory.peak").flatMap { Int64($0.filter(\.isNumber)) }
+        if let io = KernelFile.read(directory + "/io.stat") {
             // One line per device: "8:0 rbytes=N wbytes=N rios=N ...".
             var (read, written) = (Int64(0), Int64(0))
             for field in io.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
@@ -171,28 +171,5 @@ public struct JobCgroup: Sendable, Equatable {
             if parts.count == 2, parts[0] == key { return Int64(parts[1]) }
         }
         return nil
-    }
-
-    static func contents(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var text: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            text += buffer.prefix(count)
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    @discardableResult
-    static func write(_ text: String, to path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
     }
 }

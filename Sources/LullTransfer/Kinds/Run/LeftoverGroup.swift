@@ -28,7 +28,7 @@ struct LeftoverGroup {
     @discardableResult
     func endIfRunning() -> Int32? {
         defer { clear() }
-        guard let text = Self.contents(of: path) else { return nil }
+        guard let text = KernelFile.read(path) else { return nil }
         let fields = text.split { $0 == " " || $0 == "\n" }
         guard fields.count == 2, let pid = Int32(fields[0]), pid > 1, let started = UInt64(fields[1]),
             Self.startTime(of: pid) == started
@@ -39,18 +39,9 @@ struct LeftoverGroup {
 
     /// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
     static func startTime(of pid: Int32) -> UInt64? {
-        guard let stat = contents(of: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        guard let stat = KernelFile.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the name: state is field 3, so start time (22) is the 20th.
         return fields.count > 19 ? UInt64(fields[19]) : nil
-    }
-
-    private static func contents(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
     }
 }
