@@ -102,7 +102,7 @@ public struct JobSpecValidator: Sendable {
                 }
             }
         }
-        if spec.constraints?.network == .notNeeded, spec.kind != .run {
+        if spec.constraints?.network == .notNeeded, !type(of: spec.payload.contents).mayNeedNoNetwork {
             throw ValidationError(
                 .invalidValue,
                 field: "network",

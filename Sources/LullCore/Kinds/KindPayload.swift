@@ -7,6 +7,9 @@ public protocol KindPayload: Sendable, Equatable, Codable {
     var payload: JobPayload { get }
     /// The lowercased host the job talks to, for per-host limits; nil for work that has none.
     var host: String? { get }
+    /// Whether a job of this kind may say it needs no network (`network: "none"`): work that
+    /// can be done offline, unlike a transfer.
+    static var mayNeedNoNetwork: Bool { get }
     /// Bytes the job expects to receive and to send, for budgets and coalescing.
     var expectedBytesDown: Int64? { get }
     var expectedBytesUp: Int64? { get }
@@ -42,6 +45,7 @@ extension KindPayload {
     public var detachedBytes: [UInt8]? { nil }
     public func attaching(_ bytes: [UInt8]?) -> Self { self }
     public var conditionalFetch: ConditionalFetchKey? { nil }
+    public static var mayNeedNoNetwork: Bool { false }
     public func prepared() -> Self { self }
     public func nextOccurrence(newRequestKey: () -> String) -> Self { self }
 }

@@ -55,6 +55,7 @@ public struct RunJob: KindPayload {
 
     public var payload: JobPayload { .run(self) }
     public var host: String? { nil }
+    public static var mayNeedNoNetwork: Bool { true }
     public var expectedBytesDown: Int64? { nil }
     public var expectedBytesUp: Int64? { nil }
     /// argv and environment values are checked by `validate` instead: a script may hold newlines
