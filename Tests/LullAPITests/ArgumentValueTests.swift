@@ -161,12 +161,12 @@ import Testing
     }
 
     @Test func networkWordsAreTheAPIs() throws {
-        #expect(ChoiceArgument.values(of: JobConstraints.Network.self) == ["any", "unmetered", "not_cellular"])
+        #expect(ChoiceArgument.values(of: JobConstraints.Network.self) == ["any", "unmetered", "not_cellular", "none"])
         for network in JobConstraints.Network.allCases {
             #expect(try ChoiceArgument.parse(network.rawValue, as: JobConstraints.Network.self) == network)
         }
         let said = message { _ = try ChoiceArgument.parse("online", as: JobConstraints.Network.self) }
-        #expect(said == "\"online\" is not one of any, unmetered, not_cellular")
+        #expect(said == "\"online\" is not one of any, unmetered, not_cellular, none")
     }
 
     @Test func deadlineActionWordsAreTheAPIs() throws {
