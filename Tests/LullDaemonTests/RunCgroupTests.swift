@@ -322,13 +322,13 @@ extension String {
         }
         let group = JobCgroup(directory: directory, path: "/lulld/jobs/job-1")
         try write("usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n", "cpu.stat")
-        #expect(group.usage() == JobCgroup.Usage(cpuSeconds: 1.5))
+        #expect(group.usage() == ServiceUsage(cpuSeconds: 1.5))
         try write("20971520\n", "memory.current")
         try write("209715200\n", "memory.peak")
         try write("8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n253:1 rbytes=100 wbytes=0\n", "io.stat")
         #expect(
             group.usage()
-                == JobCgroup.Usage(
+                == ServiceUsage(
                     cpuSeconds: 1.5,
                     memoryBytes: 20 << 20,
                     memoryPeakBytes: 200 << 20,

@@ -123,12 +123,13 @@ public struct JobCgroup: Sendable, Equatable {
 
     /// What the cgroup has used: CPU from `cpu.stat` always; memory and I/O only where the
     /// memory and io controllers are enabled for it (nil otherwise: the caller reads them from
-    /// its processes).
-    public func usage() -> Usage? {
+    /// its processes). The figures a unit's cgroup gives too (`ServiceUsage`), with
+    /// `cpuSeconds` always there.
+    public func usage() -> ServiceUsage? {
         guard let stat = KernelFile.read(directory + "/cpu.stat"),
             let micro = Self.value(of: "usage_usec", in: stat)
         else { return nil }
-        var usage = Usage(cpuSeconds: Double(micro) / 1e6)
+        var usage = ServiceUsage(cpuSeconds: Double(micro) / 1e6)
         usage.memoryBytes = KernelFile.read(directory + "/memory.current").flatMap { Int64($0.filter(\.isNumber)) }
         usage.memoryPeakBytes = KernelFile.read(directory + "/memory.peak").flatMap { Int64($0.filter(\.isNumber)) }
         if let io = KernelFile.read(directory + "/io.stat") {
@@ -141,28 +142,6 @@ public struct JobCgroup: Sendable, Equatable {
             (usage.ioReadBytes, usage.ioWriteBytes) = (read, written)
         }
         return usage
-    }
-
-    public struct Usage: Sendable, Equatable {
-        public var cpuSeconds: Double
-        public var memoryBytes: Int64?
-        public var memoryPeakBytes: Int64?
-        public var ioReadBytes: Int64?
-        public var ioWriteBytes: Int64?
-
-        public init(
-            cpuSeconds: Double,
-            memoryBytes: Int64? = nil,
-            memoryPeakBytes: Int64? = nil,
-            ioReadBytes: Int64? = nil,
-            ioWriteBytes: Int64? = nil
-        ) {
-            self.cpuSeconds = cpuSeconds
-            self.memoryBytes = memoryBytes
-            self.memoryPeakBytes = memoryPeakBytes
-            self.ioReadBytes = ioReadBytes
-            self.ioWriteBytes = ioWriteBytes
-        }
     }
 
     static func value(of key: String, in text: String) -> Int64? {

@@ -100,7 +100,7 @@ public final class RunningCommands: Sendable {
         for (id, cgroup) in cgroups {
             guard let counted = cgroup.usage() else { continue }
             var reading = readings[id] ?? GroupUsage.Reading()
-            reading.cpuSeconds = counted.cpuSeconds
+            reading.cpuSeconds = counted.cpuSeconds ?? reading.cpuSeconds
             reading.memoryBytes = counted.memoryBytes ?? reading.memoryBytes
             if let read = counted.ioReadBytes, let written = counted.ioWriteBytes {
                 (reading.ioReadBytes, reading.ioWriteBytes) = (read, written)

@@ -31,7 +31,7 @@ extension ProcessSupervisor.End {
         _ = cgroup.awaitEmpty(seconds: 2)
         oomKilled = RunExit.signal(status) == Int(SIGKILL) && cgroup.oomKills > 0
         if let usage = cgroup.usage() {
-            cpuSeconds = max(cpuSeconds, usage.cpuSeconds)
+            cpuSeconds = max(cpuSeconds, usage.cpuSeconds ?? 0)
             memoryPeakBytes = max(memoryPeakBytes, usage.memoryPeakBytes ?? 0)
             if let read = usage.ioReadBytes { ioReadBytes = read }
             if let written = usage.ioWriteBytes { ioWriteBytes = written }
