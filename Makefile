@@ -94,11 +94,12 @@ build: deps
 release:
 	$(MAKE) build CONFIG=release
 
-# lullctl too, so that the README's tour finds both in .build/release.
+# lullctl too, so that the README's tour finds both in .build-static/release: the same build
+# `make install` ships and the benchmarks measure.
 run: deps
-	$(SWIFT) build -c release --product lulld
-	$(SWIFT) build -c release --product lullctl
-	$$($(SWIFT) build -c release --show-bin-path)/lulld
+	$(SWIFT) build $(STATIC_BUILD) --product lulld
+	$(SWIFT) build $(STATIC_BUILD) --product lullctl
+	$$($(SWIFT) build $(STATIC_BUILD) --show-bin-path)/lulld
 
 # The robustness tests (crash loop, power cuts, faults, hostile input, load, full disk) run in a quick
 # form; `make test-long` (LULL_LONG_TESTS=1) runs their long form: 200 kills, 100 power cuts (25 under
@@ -145,7 +146,7 @@ bench-deps:
 # The benchmarks measure the binaries `make install` ships: release builds with the Swift runtime
 # linked in (a static lullctl starts in about two thirds of the time of a dynamic one). Product
 # by product, because GRDB's dynamic library product cannot take a static runtime.
-BENCH_PRODUCTS = lulld lullctl lull-bench
+BENCH_PRODUCTS = lulld lullctl lull-submit-floor lull-bench
 
 bench-build: bench-deps
 	for product in $(BENCH_PRODUCTS); do $(SWIFT) build $(STATIC_BUILD) --product $$product || exit 1; done

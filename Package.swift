@@ -13,6 +13,13 @@ let lean: [LinkerSetting] = [
     )
 ]
 
+/// `lullctl` is also linked as a fixed-address executable: a position-independent one has the
+/// loader write every absolute pointer in its data (a megabyte of Swift metadata and witness
+/// tables) at each start, copying those pages: a cost each one-shot command pays. The
+/// daemon, which runs as root and stays up, keeps the randomised address of a PIE.
+let leanClient: [LinkerSetting] =
+    lean + [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
+
 let package = Package(
     name: "Lull",
     platforms: [.macOS(.v15)],
@@ -129,8 +136,10 @@ let package = Package(
                 "LullClient", "LullAPI", "LullCore", "CLullSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: lean
+            linkerSettings: leanClient
         ),
+        // The floor under `lullctl submit fetch`, timed beside it by lull-bench (see its main.swift).
+        .executableTarget(name: "lull-submit-floor", linkerSettings: leanClient),
         .executableTarget(
             name: "lull-bench",
             dependencies: [

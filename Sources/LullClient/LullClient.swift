@@ -47,6 +47,12 @@ public final class LullClient: Sendable {
         try await call(.POST, "/v1/jobs", body: submission)
     }
 
+    /// Submits and decodes only the new job's id and state from the answer: what a one-line
+    /// receipt (`lullctl submit`) prints, without decoding the whole `JobView`.
+    public func submitForReceipt(_ submission: JobSubmission) async throws -> SubmissionReceipt {
+        try await call(.POST, "/v1/jobs", body: submission)
+    }
+
     public func submit(batch: [JobSubmission]) async throws -> [JobView] {
         let view: BatchView = try await call(.POST, "/v1/jobs:batch", body: BatchSubmission(jobs: batch))
         return view.jobs

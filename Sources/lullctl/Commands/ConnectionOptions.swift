@@ -29,7 +29,7 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The daemon this command talks to, and how it was found (`SocketDiscovery`).
     var target: SocketDiscovery.Choice {
-        SocketDiscovery(environment: ProcessInfo.processInfo.environment, exists: ServiceDiagnosis.isSocket)
+        SocketDiscovery(environment: CallerEnvironment.all, exists: ServiceDiagnosis.isSocket)
             .choose(flag: socket, instance: system ? .system : userInstance ? .user : nil)
     }
 
@@ -51,7 +51,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     private static func environmentTimeout() throws -> Double? {
-        guard let text = ProcessInfo.processInfo.environment["LULL_CALL_TIMEOUT"], !text.isEmpty else { return nil }
+        guard let text = CallerEnvironment.value("LULL_CALL_TIMEOUT"), !text.isEmpty else { return nil }
         guard let seconds = Double(text), timeoutRange.contains(seconds) else {
             throw ValidationError("LULL_CALL_TIMEOUT must be a number of seconds from 0.1 to 3600; it is \"\(text)\"")
         }

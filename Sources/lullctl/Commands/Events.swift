@@ -5,6 +5,7 @@ import LullClient
 
 struct Events: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "events",
         abstract: "Print job events after a cursor; --follow keeps printing new ones.",
         discussion: """
             With --follow, a daemon that restarts is followed from the last event printed; one \

@@ -5,6 +5,7 @@ import LullClient
 
 struct Explain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "explain",
         abstract: "Say in plain words why a job is or is not running, citing the rule that holds it."
     )
 
@@ -72,6 +73,7 @@ func describe(_ world: WorldView) -> String {
 
 struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "simulate",
         abstract: "Evaluate the queue against a hypothetical world and say what would run and what would wait.",
         discussion: "Nothing changes: no job starts or stops. Conditions you leave out keep their current value."
     )

@@ -22,7 +22,10 @@ extension JobCommandRunner {
 }
 
 struct Cancel: JobCommandRunner {
-    static let configuration = CommandConfiguration(abstract: "Cancel a queued, running or paused job.")
+    static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract: "Cancel a queued, running or paused job."
+    )
     @Argument(help: "The job id.") var id: Int64
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
@@ -30,7 +33,7 @@ struct Cancel: JobCommandRunner {
 }
 
 struct Pause: JobCommandRunner {
-    static let configuration = CommandConfiguration(abstract: "Hold a job until it is resumed.")
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Hold a job until it is resumed.")
     @Argument(help: "The job id.") var id: Int64
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
@@ -38,7 +41,10 @@ struct Pause: JobCommandRunner {
 }
 
 struct Resume: JobCommandRunner {
-    static let configuration = CommandConfiguration(abstract: "Put a paused job back in the queue.")
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Put a paused job back in the queue."
+    )
     @Argument(help: "The job id.") var id: Int64
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List jobs, oldest first.")
 
     @Option(
         name: .long,

@@ -5,6 +5,7 @@ import LullClient
 /// when the daemon refuses the new config, and `systemctl status` shows why.
 struct Reload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "reload",
         abstract: "Make the daemon read its config file again; fails, naming file:line, when it refuses it.",
         discussion: """
             Root, or the daemon's own user, only. A refused config leaves the old policy in force and \

@@ -44,7 +44,7 @@ enum ServiceDiagnosis {
     static func manager(for path: String, target: SocketDiscovery.Choice) -> Manager? {
         if path == LullDefaults.systemSocketPath { return .system }
         if target.source == .user { return .user }
-        let user = SocketDiscovery(environment: ProcessInfo.processInfo.environment, exists: { _ in false }).userSocket
+        let user = SocketDiscovery(environment: CallerEnvironment.all, exists: { _ in false }).userSocket
         return path == user ? .user : nil
     }
 

@@ -3,7 +3,7 @@ import LullAPI
 import LullClient
 
 struct Show: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one job in full.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one job in full.")
 
     @Argument(help: "The job id.")
     var id: Int64

@@ -3,7 +3,10 @@ import LullAPI
 import LullClient
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the daemon's state and job counts.")
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the daemon's state and job counts."
+    )
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions

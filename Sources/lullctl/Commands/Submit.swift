@@ -6,6 +6,7 @@ import LullCore
 
 struct Submit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "submit",
         abstract: "Hand a job to the daemon and return at once.",
         subcommands: [SubmitFetch.self, SubmitPush.self, SubmitUpload.self, SubmitRun.self]
     )
@@ -91,10 +92,10 @@ func absolutePath(_ path: String) -> String {
 }
 
 func submitAndPrint(_ submission: JobSubmission, connection: ConnectionOptions, output: OutputOptions) async throws {
-    let job = try await connection.withClient { try await $0.submit(submission) }
     if output.json {
-        try printJSON(job)
+        try printJSON(try await connection.withClient { try await $0.submit(submission) })
     } else {
+        let job = try await connection.withClient { try await $0.submitForReceipt(submission) }
         print("job \(job.id) \(job.state.rawValue); follow it with lullctl watch \(job.id)")
     }
 }

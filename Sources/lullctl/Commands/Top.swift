@@ -4,6 +4,7 @@ import LullClient
 
 struct Top: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "top",
         abstract:
             "A full-screen view of the daemon and the machine: world, CPU and memory, running jobs, the queue, failures.",
         discussion: """

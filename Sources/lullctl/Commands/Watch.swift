@@ -6,6 +6,7 @@ import LullCore
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Follow jobs live until they end: progress bars, rates, time left, states.",
         discussion: """
             Give job ids, or --label to watch every unfinished job with that label. On a terminal \

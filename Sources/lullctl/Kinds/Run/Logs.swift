@@ -6,6 +6,7 @@ import LullCore
 
 struct Logs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "logs",
         abstract: "Print a run job's output.",
         discussion: """
             The daemon keeps the newest [run] max_log_bytes of each attempt's output. With \
