@@ -167,9 +167,12 @@ struct RowCodec: Sendable {
         return state
     }
 
-    /// The JSON text of a column (also used by `JobRow`, ahead of the commit).
-    static func json<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    /// The JSON text of a result, failure, resume point or event detail column, in their
+    /// `Encodable` form under a default `JSONEncoder` (see `JobRecords+JSONWritable`).
+    static func json<T: JSONWritable>(_ value: T) throws -> String {
+        var json = JSONWriter(capacity: 256, encoder: JSONEncoder.init)
+        try value.write(to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
