@@ -14,9 +14,11 @@ let lean: [LinkerSetting] = [
 ]
 
 /// `lullctl` is also linked as a fixed-address executable: a position-independent one has the
-/// loader write every absolute pointer in its data (a megabyte of Swift metadata and witness
-/// tables) at each start, copying those pages: a cost each one-shot command pays. The
-/// daemon, which runs as root and stays up, keeps the randomised address of a PIE.
+/// loader write every absolute pointer in its data (Swift metadata and witness tables) at each
+/// start, copying those pages: a cost each one-shot command pays (docs/performance.md). lullctl
+/// runs as whoever starts it, root included, for one command, and reads only what a daemon
+/// answers on a Unix socket; lulld, which serves every local user and stays up, keeps the
+/// randomised address of a PIE.
 let leanClient: [LinkerSetting] =
     lean + [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
 

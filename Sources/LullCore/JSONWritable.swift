@@ -1,5 +1,7 @@
 /// A value that writes its own JSON (see `JSONWriter`), meaning the same as its `Encodable`
-/// form: the job views, and the small settings objects a job spec carries.
+/// form under the encoder its writer is for: the job views (the API's encoder), and the small
+/// settings objects a job spec carries and the records a state change stores (a default
+/// `JSONEncoder`, the store's).
 public protocol JSONWritable: Encodable {
     func write(to writer: inout JSONWriter) throws
 }

@@ -15,6 +15,9 @@ public struct JSONWriter {
     private var needsComma = false
     private let makeEncoder: () -> JSONEncoder
     private var encoder: JSONEncoder?
+    /// Whether a NaN or an infinity was written (as null): the store refuses such a value, as
+    /// JSONEncoder does, where a view shows it as null.
+    public private(set) var wroteNonFiniteNumber = false
 
     /// `encoder` makes the JSONEncoder for values without a writer of their own (made when first needed).
     public init(capacity: Int = 1024, encoder: @escaping () -> JSONEncoder) {
@@ -187,6 +190,7 @@ public struct JSONWriter {
     /// round-tripping form. JSON has no NaN or infinity: those are written as null.
     public mutating func number(_ value: Double) {
         guard value.isFinite else {
+            wroteNonFiniteNumber = true
             literal("null")
             return
         }

@@ -1,10 +1,12 @@
 import Foundation
 
 // What the store writes with each state change: a job's result, failure and resume point, and
-// an event's detail. They write themselves with the keys and values of their synthesized
-// `Encodable` form under a default `JSONEncoder` (property names, nil left out, times as
-// seconds since 2001), which the store reads back with a default `JSONDecoder`: each state
-// change skips JSONEncoder's tree of boxed values. `StoredRecordJSONTests` compares both.
+// an event's detail. They write themselves in the store's form, the keys and values of their
+// synthesized `Encodable` form under a default `JSONEncoder` (property names, nil left out,
+// times as seconds since 2001), which the store reads back with a default `JSONDecoder`: each
+// state change skips JSONEncoder's tree of boxed values. `StoredRecordJSONTests` compares both.
+// This is not the API's form (snake_case keys, ISO-8601 times): the API shows these values
+// through its own views (`ResultView`, `ProgressView`, ...), never through these writers.
 
 extension TransferProgress: JSONWritable {
     public func write(to writer: inout JSONWriter) {

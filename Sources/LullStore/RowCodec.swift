@@ -172,6 +172,12 @@ struct RowCodec: Sendable {
     static func json<T: JSONWritable>(_ value: T) throws -> String {
         var json = JSONWriter(capacity: 256, encoder: JSONEncoder.init)
         try value.write(to: &json)
+        guard !json.wroteNonFiniteNumber else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(codingPath: [], debugDescription: "a NaN or an infinity in \(T.self)")
+            )
+        }
         return String(decoding: json.bytes, as: UTF8.self)
     }
 

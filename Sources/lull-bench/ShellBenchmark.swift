@@ -79,8 +79,8 @@ enum ShellBenchmark {
             command answers only after the job is committed with `fsync`; tsp keeps its queue in
             memory and nq writes a file without syncing. `lull-submit-floor` is the floor under
             `lullctl submit fetch`: a Swift program built and linked as lullctl is that sends the same
-            request and prints the same line, with no argument parser, Foundation or checks. No Swift
-            client submits faster on this machine, so a target below its ratio is out of reach.
+            request and prints the same line, with no argument parser, Foundation or checks: the floor of
+            a minimal Swift client here, which a target below its ratio would ask lullctl to beat.
             `lullctl --version` is the start of lullctl alone.
             \(BenchReport.machine(quick: quick, peers: ["task-spooler", "nq"]))
             """

@@ -105,4 +105,13 @@ import Testing
         #expect(!written.contains("\"result\""))
         #expect(try JSONDecoder().decode(JobFailure.self, from: Data(written.utf8)) == Self.failure)
     }
+
+    /// JSONEncoder refuses a NaN or an infinity; so does the store, instead of writing a null that
+    /// would not read back into a number that cannot be nil.
+    @Test func aNumberThatIsNotFiniteIsRefused() throws {
+        #expect(throws: EncodingError.self) {
+            try RowCodec.json(CommandUsage(cpuSeconds: .nan, cpuPercent: nil, memoryBytes: 0))
+        }
+        #expect(throws: EncodingError.self) { try RowCodec.json(JobResult(cpuSeconds: .infinity)) }
+    }
 }

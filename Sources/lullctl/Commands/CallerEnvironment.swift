@@ -10,12 +10,13 @@ enum CallerEnvironment {
     }
 
     /// Every variable, for code that takes the environment as a dictionary (`SocketDiscovery`).
+    /// A name given twice keeps its first value, as `getenv` does.
     static var all: [String: String] {
         var variables: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
+            if let equals = text.firstIndex(of: "="), variables[String(text[..<equals])] == nil {
                 variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
             }
             entry += 1

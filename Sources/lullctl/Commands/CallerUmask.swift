@@ -4,7 +4,7 @@ import Glibc
 
 /// This process's umask, read from `/proc/self/status` (Linux 4.7+) rather than with `umask()`,
 /// which can only be read by changing it. Read with plain `read(2)`: this runs on every
-/// `lullctl submit fetch`, where Foundation's file reading costs more than the rest of it.
+/// `lullctl submit fetch`, which should not pay for setting up Foundation's file reading.
 enum CallerUmask {
     static var current: UInt32? {
         let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
