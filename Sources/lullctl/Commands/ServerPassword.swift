@@ -11,7 +11,7 @@ import Glibc
 enum ServerPassword {
     static func read(
         for user: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = CallerEnvironment.all
     ) throws -> String {
         if let password = environment["LULL_PASSWORD"] { return password }
         guard isatty(STDIN_FILENO) != 0, let typed = getpass("password for \(user): ") else {

@@ -19,8 +19,9 @@ final class Terminal {
 
     /// Whether to draw with Unicode block characters: the locale says UTF-8.
     static var supportsUnicode: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        let locale = environment["LC_ALL"] ?? environment["LC_CTYPE"] ?? environment["LANG"] ?? ""
+        let locale =
+            CallerEnvironment.value("LC_ALL") ?? CallerEnvironment.value("LC_CTYPE") ?? CallerEnvironment.value("LANG")
+            ?? ""
         return locale.uppercased().contains("UTF-8") || locale.uppercased().contains("UTF8")
     }
 
@@ -31,10 +32,9 @@ final class Terminal {
         if result == 0, window.ws_col > 0, window.ws_row > 0 {
             return Size(columns: Int(window.ws_col), rows: Int(window.ws_row))
         }
-        let environment = ProcessInfo.processInfo.environment
         return Size(
-            columns: environment["COLUMNS"].flatMap(Int.init) ?? 80,
-            rows: environment["LINES"].flatMap(Int.init) ?? 24
+            columns: CallerEnvironment.value("COLUMNS").flatMap(Int.init) ?? 80,
+            rows: CallerEnvironment.value("LINES").flatMap(Int.init) ?? 24
         )
     }
 
