@@ -48,7 +48,7 @@ public struct EventView: Codable, Sendable, Equatable {
 }
 
 /// A page of events, for clients that poll instead of following the stream.
-public struct EventPageView: Codable, Sendable {
+public struct EventPageView: Codable, Sendable, Equatable {
     public var events: [EventView]
     /// The cursor to pass as `after` next time.
     public var lastSeq: Int64

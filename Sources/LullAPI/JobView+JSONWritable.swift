@@ -25,7 +25,7 @@ extension JobView: JSONWritable {
             json.member("last_stop_reason", lastStopReason)
             try json.member("progress", progress)
             try json.member("usage", usage)
-            try json.member("result", encoding: result)
+            try json.member("result", result)
             try json.member("error", error)
             json.member("sha256", sha256)
             json.member("expected_bytes", expectedBytes)
@@ -78,6 +78,50 @@ extension ProgressView: JSONWritable {
             json.member("bytes_total", bytesTotal)
             json.member("bytes_per_second", bytesPerSecond)
             json.member("eta_seconds", etaSeconds)
+        }
+    }
+}
+
+extension ResultView: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.member("http_status", httpStatus)
+            json.member("bytes", bytes)
+            json.member("sha256", sha256)
+            json.member("path", path)
+            json.member("not_modified", notModified)
+            json.member("etag", etag)
+            json.member("last_modified", lastModified)
+            json.member("response_headers", responseHeaders)
+            json.member("response_body", responseBody)
+            json.member("bytes_transferred", bytesTransferred)
+            json.member("upload_url", uploadURL)
+            if let accounting {
+                json.key("accounting")
+                accounting.write(to: &json)
+            }
+            json.member("exit_code", exitCode)
+            json.member("signal", signal)
+            json.member("output_tail", outputTail)
+            json.member("cpu_seconds", cpuSeconds)
+            json.member("memory_peak_bytes", memoryPeakBytes)
+            json.member("io_read_bytes", ioReadBytes)
+            json.member("io_write_bytes", ioWriteBytes)
+            json.member("unit", unit)
+            json.member("cgroup", cgroup)
+        }
+    }
+}
+
+extension AccountingView: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.member("bytes_down", bytesDown)
+            json.member("bytes_up", bytesUp)
+            json.member("wall_seconds", wallSeconds)
+            json.member("attempts", attempts)
+            json.member("stops", stops)
+            json.member("daemon_cpu_seconds", daemonCPUSeconds)
         }
     }
 }

@@ -119,14 +119,27 @@ public struct JSONWriter {
     }
 
     public mutating func member(_ name: StaticString, _ value: [String: String]?) {
+        member(name, value) { json, text in json.string(text) }
+    }
+
+    public mutating func member(_ name: StaticString, _ value: [String: Int64]?) {
+        member(name, value) { json, number in json.integer(number) }
+    }
+
+    /// An object keyed by the dictionary's keys, each value written by `element`.
+    public mutating func member<Value>(
+        _ name: StaticString,
+        _ value: [String: Value]?,
+        _ element: (inout JSONWriter, Value) -> Void
+    ) {
         guard let value else { return }
         key(name)
         object { json in
-            for (name, text) in value {
+            for (name, item) in value {
                 json.separate()
                 json.string(name)
                 json.bytes.append(UInt8(ascii: ":"))
-                json.string(text)
+                element(&json, item)
             }
         }
     }

@@ -6,6 +6,10 @@ import LullCore
 /// (no key conversion: header names inside a spec must survive untouched).
 /// The push payload lives in its own BLOB column so the spec stays small, readable JSON.
 struct RowCodec: Sendable {
+    /// Specs decoded lately, by their text: a job's spec never changes, and each state change
+    /// of a job reads its row again.
+    let specs = DecodedSpecs(capacity: 256)
+
     func insert(_ row: JobRow, into db: Database) throws -> Job {
         let statement = try db.cachedStatement(
             sql: """
@@ -36,34 +40,42 @@ struct RowCodec: Sendable {
     }
 
     func fetchJob(_ id: JobID, from db: Database) throws -> Job? {
-        let statement = try db.cachedStatement(sql: "SELECT * FROM jobs WHERE id = ?")
+        let statement = try db.cachedStatement(sql: "SELECT \(Self.jobColumns) FROM jobs WHERE id = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id.rawValue]) else { return nil }
         return try job(from: row)
     }
 
+    /// The columns `job(from:)` reads, by position (a name lookup per column per row costs more
+    /// than the rest of the row: GRDB compares names without regard to case).
+    static let jobColumns = """
+        id, owner, spec, payload, state, created_at, updated_at, attempts, bytes_done, bytes_total, \
+        result, failure, resume, retry_at, stops, last_stop
+        """
+
+    /// A job from a row of `jobColumns`.
     func job(from row: Row) throws -> Job {
-        var spec = try decode(JobSpec.self, from: row["spec"])
-        if let payload: Data = row["payload"] { spec.payload = spec.payload.attaching([UInt8](payload)) }
-        let bytesDone: Int64? = row["bytes_done"]
-        let resultJSON: String? = row["result"]
-        let failureJSON: String? = row["failure"]
-        let resumeJSON: String? = row["resume"]
-        let retryAt: Double? = row["retry_at"]
-        let lastStop: String? = row["last_stop"]
+        var spec = try specs.spec(row[2]) { try decode(JobSpec.self, from: $0) }
+        if let payload: Data = row[3] { spec.payload = spec.payload.attaching([UInt8](payload)) }
+        let bytesDone: Int64? = row[8]
+        let resultJSON: String? = row[10]
+        let failureJSON: String? = row[11]
+        let resumeJSON: String? = row[12]
+        let retryAt: Double? = row[13]
+        let lastStop: String? = row[15]
         return Job(
-            id: JobID(row["id"]),
-            owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
+            id: JobID(row[0] as Int64),
+            owner: OwnerID(UInt32(truncatingIfNeeded: row[1] as Int64)),
             spec: spec,
-            state: try state(row["state"]),
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            attempts: row["attempts"],
-            progress: bytesDone.map { TransferProgress(bytesDone: $0, bytesTotal: row["bytes_total"]) },
+            state: try state(row[4]),
+            createdAt: Date(timeIntervalSince1970: row[5]),
+            updatedAt: Date(timeIntervalSince1970: row[6]),
+            attempts: row[7],
+            progress: bytesDone.map { TransferProgress(bytesDone: $0, bytesTotal: row[9]) },
             result: try resultJSON.map { try decode(JobResult.self, from: $0) },
             failure: try failureJSON.map { try decode(JobFailure.self, from: $0) },
             resume: try resumeJSON.map { try decode(ResumeState.self, from: $0) },
             retryAt: retryAt.map { Date(timeIntervalSince1970: $0) },
-            stops: row["stops"] ?? 0,
+            stops: row[14] ?? 0,
             lastStop: lastStop.flatMap(WaitingReason.Code.init(rawValue:))
         )
     }
@@ -135,14 +147,18 @@ struct RowCodec: Sendable {
             job.id.rawValue, Int64(job.owner.rawValue), time.timeIntervalSince1970, type.rawValue,
             job.state.rawValue, try detail.map(Self.json),
         ])
+        // The event as a later read returns it, since followers are served these from memory:
+        // the time through the column's Double, and no failure's `result` (not stored).
+        var stored = detail
+        stored?.failure?.result = nil
         return JobEvent(
             seq: db.lastInsertedRowID,
             jobID: job.id,
             owner: job.owner,
-            time: time,
+            time: Date(timeIntervalSince1970: time.timeIntervalSince1970),
             type: type,
             state: job.state,
-            detail: detail
+            detail: stored
         )
     }
 

@@ -194,7 +194,7 @@ public final class SQLiteJobStore: JobStore {
             arguments += [filter.limit]
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT * FROM jobs \(whereSQL) ORDER BY id LIMIT ?",
+                sql: "SELECT \(RowCodec.jobColumns) FROM jobs \(whereSQL) ORDER BY id LIMIT ?",
                 arguments: arguments
             )
             var jobs: [Job] = []
@@ -337,7 +337,7 @@ public final class SQLiteJobStore: JobStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM jobs WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL
+                    SELECT \(RowCodec.jobColumns) FROM jobs WHERE on_complete_unit IS NOT NULL AND hook_ran_at IS NULL
                         AND state IN ('succeeded', 'failed', 'cancelled', 'expired')
                     ORDER BY id
                     """

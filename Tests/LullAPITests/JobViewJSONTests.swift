@@ -176,6 +176,26 @@ import Testing
         try Self.expectSameMeaning(BatchView(jobs: [other, view, other]))
     }
 
+    /// The event stream and event pages write events without JSONEncoder too.
+    @Test func eventsMeanWhatJSONEncoderWrites() throws {
+        let job = try Self.decode(JobView.self, Array(Self.full.utf8))
+        let event = #"""
+            {"seq":7,"job_id":42,"owner_uid":1000,"time":"2026-11-21T19:00:00Z","type":"retrying",
+             "state":"queued","attempt":2,"message":"stopped: \\ on \"battery\"\n",
+             "retry_at":"2026-11-21T19:05:00Z","reason":"on_battery"}
+            """#
+        var full = try Self.decode(EventView.self, Array(event.utf8))
+        (full.progress, full.usage, full.result, full.error) = (job.progress, job.usage, job.result, job.error)
+        #expect(unsetOptionals(in: full).isEmpty, "set these: \(unsetOptionals(in: full))")
+        try Self.expectSameMeaning(full)
+        var bare = full
+        (bare.attempt, bare.progress, bare.usage, bare.result, bare.error) = (nil, nil, nil, nil, nil)
+        (bare.message, bare.retryAt, bare.reason) = (nil, nil, nil)
+        try Self.expectSameMeaning(bare)
+        try Self.expectSameMeaning(EventPageView(events: [full, bare], lastSeq: 8))
+        try Self.expectSameMeaning(EventPageView(events: [], lastSeq: 0))
+    }
+
     func reason(_ text: String) -> WaitingReasonView {
         let json = #"{"code":"window","text":"","seen":"10:00","from_job":false}"#
         var reason = try! Self.decode(WaitingReasonView.self, Array(json.utf8))

@@ -82,6 +82,23 @@ import Glibc
         #expect(!runner.running.freeze(JobID(2)), "a command that ended cannot be signalled")
     }
 
+    /// A command that prints nothing makes no log, a later attempt starts its log afresh, and
+    /// commands run one after another share one slot file for their process groups: no file is
+    /// made and deleted per job.
+    @Test func aSilentCommandMakesNoFileAndAnAttemptStartsItsLogAfresh() async throws {
+        let runner = RunTransfer(logs: logs, settings: RunSettings())
+        _ = try await runner.run(job(4, ["true"]), context: TransferContext())
+        #expect(!FileManager.default.fileExists(atPath: logs.path(of: JobID(4))))
+        _ = try await runner.run(job(5, ["sh", "-c", "echo first"]), context: TransferContext())
+        #expect(try String(contentsOfFile: logs.path(of: JobID(5)), encoding: .utf8) == "first\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: logs.path(of: JobID(5)))[.posixPermissions]
+        #expect(mode as? Int == 0o600)
+        _ = try await runner.run(job(5, ["true"]), context: TransferContext())
+        #expect(try String(contentsOfFile: logs.path(of: JobID(5)), encoding: .utf8) == "")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: logs.groups) == ["0"])
+        #expect(try String(contentsOfFile: logs.groups + "/0", encoding: .utf8) == "", "cleared when it ended")
+    }
+
     @Test func anAttemptPastItsTotalTimeoutIsStoppedAndRetryable() async throws {
         let runner = RunTransfer(logs: logs, settings: RunSettings())
         do {

@@ -45,6 +45,22 @@ import Testing
         #expect(read.state == .queued)
     }
 
+    /// Decoded specs are kept by their text: two jobs with the same spec but other bodies (kept
+    /// apart from the spec) each read back their own, however often they are read.
+    @Test func jobsWithTheSameSpecTextKeepTheirOwnBodies() async throws {
+        let store = try SQLiteJobStore(path: path)
+        let specs = [[1, 2], [3]].map { body in
+            JobSpec(.push(PushJob(url: "https://h/p", body: body.map(UInt8.init))), label: "same")
+        }
+        let inserted = try await store.insert(specs.map { NewJob(owner: OwnerID(7), spec: $0, createdAt: t0) })
+        for _ in 0..<3 {
+            #expect(try await store.job(inserted[0].id)?.spec == specs[0])
+            #expect(try await store.job(inserted[1].id)?.spec == specs[1])
+        }
+        let listed = try await store.list(JobFilter(owner: nil))
+        #expect(listed.map(\.spec) == specs)
+    }
+
     @Test func survivesReopening() async throws {
         let ids = try await SQLiteJobStore(path: path).insert((0..<10).map { fetch($0) }).map(\.id)
         let reopened = try SQLiteJobStore(path: path)
@@ -169,6 +185,58 @@ import Testing
         let secondPage = try await store.events(after: firstPage.last!.seq, owner: nil, limit: 2)
         #expect((firstPage + secondPage).map(\.seq) == [1, 2, 3])
         #expect(published.withLock { $0 } == [1, 2, 3])
+    }
+
+    /// Followers are served the events handed to `didCommit` from memory (the hub's tail), and
+    /// pages read later from the store: both must be the same events, to the last bit.
+    @Test func publishedEventsAreTheEventsReadBack() async throws {
+        let published = Mutex<[JobEvent]>([])
+        let store = try SQLiteJobStore(path: path) { events in published.withLock { $0 += events } }
+        let id = try await store.insert([fetch(1)])[0].id
+        // A time no Double since 1970 holds exactly as the Date was made.
+        let odd = Date(timeIntervalSinceReferenceDate: 817_000_000.123_456_789)
+        var failure = StoredRecordJSONTests.failure
+        failure.result = StoredRecordJSONTests.result  // a failure's result is not stored
+        let updates = [
+            JobUpdate(id: id, from: [.queued], to: .running, event: .started, time: odd, countsAsAttempt: true),
+            JobUpdate(
+                id: id,
+                from: [.running],
+                to: .running,
+                event: .progress,
+                time: odd.addingTimeInterval(1e-7),
+                progress: StoredRecordJSONTests.detail.progress,
+                usage: StoredRecordJSONTests.detail.usage
+            ),
+            JobUpdate(
+                id: id,
+                from: [.running],
+                to: .queued,
+                event: .retrying,
+                time: odd,
+                failure: failure,
+                message: "retry \"soon\"",
+                retryAt: odd.addingTimeInterval(1.0 / 3)
+            ),
+            JobUpdate(id: id, from: [.queued], to: .running, event: .started, time: odd, countsAsAttempt: true),
+            JobUpdate(
+                id: id,
+                from: [.running],
+                to: .succeeded,
+                event: .succeeded,
+                time: Date(),
+                result: StoredRecordJSONTests.result
+            ),
+        ]
+        for update in updates {
+            guard case .applied = try await store.apply(update) else {
+                Issue.record("\(update.event) did not apply")
+                return
+            }
+        }
+        let stored = try await store.events(after: 0, owner: nil, limit: 100)
+        #expect(stored.count == 6)
+        #expect(published.withLock { $0 } == stored)
     }
 
     @Test func listsByFilterWithCursor() async throws {

@@ -34,20 +34,24 @@ struct DaemonCore {
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
         let runHost = RunHostChoice(resolved: config.run.host)
         logger.info("run jobs: commands \(runHost)")
+        let run = RunTransfer(
+            logs: RunLogs(stateDirectory: stateDirectory),
+            settings: config.runSettings,
+            manager: runHost.makeManager(),
+            managerIsSystem: runHost.isSystemManager,
+            outputLines: runHost.host == .systemd
+                ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
+            cgroups: config.run.cgroups
+        )
+        for group in run.endLeftovers() {
+            logger.notice("ended process group \(group), a command a previous lulld left running")
+        }
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
             .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),
             .push: PushTransfer(clients: clients, settings: config.transfers),
             .upload: UploadTransfer(clients: clients, files: files, settings: config.transfers),
-            .run: RunTransfer(
-                logs: RunLogs(stateDirectory: stateDirectory),
-                settings: config.runSettings,
-                manager: runHost.makeManager(),
-                managerIsSystem: runHost.isSystemManager,
-                outputLines: runHost.host == .systemd
-                    ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
-                cgroups: config.run.cgroups
-            ),
+            .run: run,
         ]
         let sleeper = clients.sleeper
         let bandwidth = BandwidthLimiter(policy: config.policy, sleeper: sleeper, wall: clock)

@@ -1,9 +1,10 @@
 import LullCore
 import Synchronization
 
-/// Tells event-stream followers that the log has grown. It carries only sequence numbers, never
-/// the events: followers read what they missed from the store, so a slow follower costs a query,
-/// not an ever-growing buffer, and can never skip an event.
+/// Tells event-stream followers that the log has grown. Followers that keep up read the new
+/// events from a bounded tail of the newest (`RecentEvents`); one that fell further behind reads
+/// what it missed from the store, so a slow follower costs a query, not an ever-growing buffer,
+/// and can never skip an event.
 ///
 /// A uid's follower sees only that uid's events, so it is woken only by those: with hundreds of
 /// followers, a commit costs a query per follower that has something to read, not per follower.
@@ -22,6 +23,7 @@ final class EventHub: Sendable {
         var latestByOwner: [OwnerID: Int64] = [:]
         var nextToken: UInt64 = 0
         var waiters: [UInt64: Waiter] = [:]
+        var recent: RecentEvents
 
         func latest(for owner: OwnerID?) -> Int64 {
             guard let owner else { return latest }
@@ -29,7 +31,14 @@ final class EventHub: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// - Parameters:
+    ///   - recentCapacity: how many of the newest events are kept for followers, at most;
+    ///   - recentBytes: and about how many bytes they may hold.
+    init(recentCapacity: Int = 4096, recentBytes: Int = 4 << 20) {
+        state = Mutex(State(recent: RecentEvents(capacity: recentCapacity, byteBudget: recentBytes)))
+    }
 
     /// The newest sequence number published so far.
     var latest: Int64 { state.withLock { $0.latest } }
@@ -41,6 +50,12 @@ final class EventHub: Sendable {
     /// them for nil): what a follower passes to `wait(after:for:)` after its first look.
     func latest(for owner: OwnerID?) -> Int64 { state.withLock { $0.latest(for: owner) } }
 
+    /// Up to `limit` published events after `seq` that `owner` may see, from memory; nil when
+    /// they are older than the tail kept, and so the store's to read.
+    func recent(after seq: Int64, for owner: OwnerID?, limit: Int) -> [JobEvent]? {
+        state.withLock { $0.recent.after(seq, owner: owner, limit: limit) }
+    }
+
     /// Records that `events` (in sequence order) are durable and wakes the waiters that may see
     /// one of them.
     func published(_ events: [JobEvent]) {
@@ -49,6 +64,7 @@ final class EventHub: Sendable {
             guard last.seq > state.latest else { return [] }
             state.latest = last.seq
             for event in events { state.latestByOwner[event.owner] = event.seq }
+            state.recent.append(events)
             var woken: [(CheckedContinuation<Int64, Never>, Int64)] = []
             for (token, waiter) in state.waiters {
                 let seen = state.latest(for: waiter.owner)

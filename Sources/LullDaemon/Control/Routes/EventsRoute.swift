@@ -8,9 +8,8 @@ extension ControlRouter {
         let after = try integer(request.query["after"], field: "after", range: 0...Int64.max) ?? 0
         let owner = request.peer.isAdmin ? nil : request.peer.owner
         let pageSize = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 1000)
-        let store = self.store
         if !request.wantsEventStream {
-            let events = try await store.events(after: after, owner: owner, limit: pageSize)
+            let events = try await page(after: after, owner: owner, limit: pageSize)
             return .encode(.ok, EventPageView(events: events.map(EventView.init), lastSeq: events.last?.seq ?? after))
         }
         let slot = try owner.map { owner in
@@ -27,23 +26,39 @@ extension ControlRouter {
         // The slot is held by the closure: given back when the stream ends, or if it never starts.
         return .stream(contentType: "text/event-stream") { [slot] writer in
             withExtendedLifetime(slot) {}
-            let encoder = WireJSON.encoder()
             var cursor = after
             // The hub's sequence number for this follower as of our last look; anything it may
             // see that is committed later is above it.
             var known = hub.latest(for: owner)
             try await writer.write(": lull event stream after seq \(after)\n\n")
             while !Task.isCancelled {
-                let events = try await store.events(after: cursor, owner: owner, limit: pageSize)
-                for event in events {
-                    let json = String(decoding: try encoder.encode(EventView(event)), as: UTF8.self)
-                    try await writer.write("id: \(event.seq)\nevent: \(event.type.rawValue)\ndata: \(json)\n\n")
-                    cursor = event.seq
+                let events = try await page(after: cursor, owner: owner, limit: pageSize)
+                if let last = events.last {
+                    try await writer.write(try Self.streamText(events))
+                    cursor = last.seq
                 }
                 if events.count < pageSize {
                     known = await hub.wait(after: known, for: owner)
                 }
             }
         }
+    }
+
+    /// Events after `seq`: the hub's tail when it reaches back that far, else the store.
+    private func page(after seq: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
+        if let recent = hub.recent(after: seq, for: owner, limit: limit) { return recent }
+        return try await store.events(after: seq, owner: owner, limit: limit)
+    }
+
+    /// A page of events as server-sent events, written in one piece.
+    static func streamText(_ events: [JobEvent]) throws -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(400 * events.count)
+        for event in events {
+            text.append(contentsOf: "id: \(event.seq)\nevent: \(event.type.rawValue)\ndata: ".utf8)
+            text.append(contentsOf: try EventView(event).jsonBytes())
+            text.append(contentsOf: "\n\n".utf8)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

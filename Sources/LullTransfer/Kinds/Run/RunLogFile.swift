@@ -7,13 +7,16 @@ import Glibc
 /// One attempt's log file, which keeps at most `limit` bytes: once a write would pass the limit,
 /// the file is rewritten with its newest half and goes on from there. Each byte is thus copied
 /// at most once more, and the file always ends with the latest output. Used by one thread only.
+///
+/// The file is made on the first output: a command that prints nothing costs no file (a missing
+/// log reads as empty).
 struct RunLogFile {
     let path: String
     let limit: Int64
     private var descriptor: Int32
     private(set) var size: Int64 = 0
 
-    /// Opens the log afresh (an attempt starts from the beginning, and so does its log).
+    /// Empties an earlier attempt's log (an attempt starts from the beginning, and so does its log).
     init(path: String, limit: Int64) throws(JobFailure) {
         self.path = path
         self.limit = limit
@@ -21,12 +24,16 @@ struct RunLogFile {
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw Self.failure("cannot create the log directory \(directory)")
         }
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw Self.failure("cannot open the log \(path)") }
+        descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 || errno == ENOENT else { throw Self.failure("cannot open the log \(path)") }
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard limit > 0, descriptor >= 0 else { return }
+        guard limit > 0, !bytes.isEmpty else { return }
+        if descriptor < 0 {
+            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { return }  // as a full disk: the output is lost, not the job
+        }
         var chunk = bytes
         if Int64(chunk.count) > limit {
             chunk = UnsafeRawBufferPointer(rebasing: chunk.suffix(Int(limit)))

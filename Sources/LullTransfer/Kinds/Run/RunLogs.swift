@@ -15,12 +15,11 @@ public struct RunLogs: Sendable {
 
     public func path(of id: JobID) -> String { directory + "/\(id.rawValue).log" }
 
-    /// Where the process group of the job's running command is recorded (`LeftoverGroup`).
-    func group(of id: JobID) -> LeftoverGroup { LeftoverGroup(path: directory + "/\(id.rawValue).group") }
+    /// Where the process groups of running commands are recorded (`LeftoverGroups`).
+    public var groups: String { directory + "/groups" }
 
-    /// Removes a job's log (a cancelled job's), and ends what a crashed daemon left of its command.
+    /// Removes a job's log (a cancelled job's).
     public func remove(_ id: JobID) {
         unlink(path(of: id))
-        group(of: id).endIfRunning()
     }
 }

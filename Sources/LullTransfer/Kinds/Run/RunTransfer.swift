@@ -15,6 +15,8 @@ import Glibc
 public struct RunTransfer: TransferEngine {
     let launcher: any ProcessLauncher
     let logs: RunLogs
+    /// The process groups of running commands, for `endLeftovers` after a crash.
+    let groups: LeftoverGroups
     let settings: RunSettings
     /// The groups of running commands, for pause (SIGSTOP) and resume (SIGCONT).
     public let running: RunningCommands
@@ -42,6 +44,7 @@ public struct RunTransfer: TransferEngine {
         self.cgroups = cgroups
         self.launcher = launcher
         self.logs = logs
+        self.groups = LeftoverGroups(directory: logs.groups)
         self.settings = settings
         self.running = running
         self.manager = manager
@@ -103,6 +106,13 @@ public struct RunTransfer: TransferEngine {
         }
     }
 
+    /// Ends what a crashed lulld left running of the commands it started itself (their process
+    /// groups), before any job runs again here. Returns the groups ended.
+    @discardableResult
+    public func endLeftovers() -> [Int32] {
+        groups.endAll()
+    }
+
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {
         // A unit takes every control as a property; a process only what its cgroup enforces.
         let cgroups = cgroups
@@ -115,7 +125,7 @@ public struct RunTransfer: TransferEngine {
             deadline: Self.now() + (job.spec.timeouts?.totalSeconds ?? settings.totalTimeout),
             launcher: launcher,
             logPath: logs.path(of: job.id),
-            group: logs.group(of: job.id),
+            groups: groups,
             logLimit: settings.maxLogBytes,
             running: running,
             classDefaults: settings.defaults(of: job.spec.jobClass),
@@ -139,7 +149,7 @@ struct CommandAttempt: Sendable {
     let deadline: Double
     let launcher: any ProcessLauncher
     let logPath: String
-    let group: LeftoverGroup
+    let groups: LeftoverGroups
     let logLimit: Int64
     let running: RunningCommands
     /// The job's class's run defaults, merged under the job's own values in `prepare`.
@@ -155,8 +165,6 @@ struct CommandAttempt: Sendable {
     func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
         do throws(JobFailure) {
             let request = try prepare()
-            // A command of this job that a crashed daemon left running: it would run twice.
-            group.endIfRunning()
             try cgroup?.prepare()
             // Until the command is in it, the cgroup is this function's to remove.
             var launched = false
@@ -205,7 +213,7 @@ struct CommandAttempt: Sendable {
                 throw error
             }
             running.add(id, group: process.pid, cgroup: cgroup)
-            group.record(process.pid)
+            let slot = groups.record(process.pid)
             var sampled: RunningCommands.Sampled?
             let end = supervisor.supervise(
                 pid: process.pid,
@@ -217,7 +225,7 @@ struct CommandAttempt: Sendable {
                 cgroup: cgroup,
                 exiting: {
                     sampled = running.remove(id)
-                    group.clear()
+                    if let slot { groups.clear(slot) }
                 }
             )
             if end.stopped { return nil }
