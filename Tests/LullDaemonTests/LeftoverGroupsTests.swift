@@ -43,8 +43,16 @@ import Glibc
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
     }
 
-    @Test func slotsAreReusedAndEmptiedNotDeleted() throws {
-        let groups = LeftoverGroups(directory: directory + "/groups")
+    /// The records, one line per slot, blank ones dropped.
+    func records(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    @Test func slotsAreReusedAndBlankedInOneFile() throws {
+        let path = directory + "/running-groups"
+        let groups = LeftoverGroups(path: path)
         let (first, second, third) = (try leader(), try leader(), try leader())
         defer {
             for pid in [first, second, third] {
@@ -55,14 +63,21 @@ import Glibc
         #expect(groups.record(first) == 0)
         #expect(groups.record(second) == 1)
         groups.clear(0)
-        #expect(try String(contentsOfFile: directory + "/groups/0", encoding: .utf8) == "")
+        #expect(try records(path) == ["", "\(second) \(LeftoverGroups.startTime(of: second)!)"])
         #expect(groups.record(third) == 0, "the lowest free slot")
-        #expect(files(directory + "/groups") == ["0", "1"])
-        let record = try String(contentsOfFile: directory + "/groups/0", encoding: .utf8)
-        #expect(record == "\(third) \(LeftoverGroups.startTime(of: third)!)\n")
+        #expect(files(directory) == ["running-groups"])
+        #expect(
+            try records(path) == [
+                "\(third) \(LeftoverGroups.startTime(of: third)!)",
+                "\(second) \(LeftoverGroups.startTime(of: second)!)",
+            ]
+        )
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        #expect(size == 2 * LeftoverGroups.slotSize)
     }
 
     @Test func startUpEndsWhatACrashedDaemonLeftAndNothingElse() throws {
+        let path = directory + "/running-groups"
         let left = try leader()
         let legacy = try leader()
         let bystander = try leader()
@@ -70,22 +85,24 @@ import Glibc
             kill(bystander, SIGKILL)
             _ = reap(bystander)
         }
-        #expect(LeftoverGroups(directory: directory + "/groups").record(left) == 0)
+        let crashed = LeftoverGroups(path: path)
+        #expect(crashed.record(left) == 0)
         // A pid reused since: the recorded start time is not the running process's.
-        try "\(bystander) 1\n".write(toFile: directory + "/groups/1", atomically: false, encoding: .utf8)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\(bystander) 1\n".utf8))
+        try handle.close()
         // An older lulld's record beside the logs.
         let legacyRecord = "\(legacy) \(LeftoverGroups.startTime(of: legacy)!)\n"
         try legacyRecord.write(toFile: directory + "/7.group", atomically: false, encoding: .utf8)
 
         // A new instance, as a restarted lulld has.
-        let ended = LeftoverGroups(directory: directory + "/groups").endAll()
+        let ended = LeftoverGroups(path: path).endAll()
         #expect(Set(ended) == [left, legacy])
         #expect(reap(left) == SIGKILL)
         #expect(reap(legacy) == SIGKILL)
         #expect(kill(bystander, 0) == 0, "a process that only shares a recorded pid is left alone")
-        for slot in ["0", "1"] {
-            #expect(try String(contentsOfFile: directory + "/groups/" + slot, encoding: .utf8) == "")
-        }
-        #expect(!files(directory).contains("7.group"))
+        #expect(try records(path).isEmpty)
+        #expect(files(directory) == ["running-groups"])
     }
 }

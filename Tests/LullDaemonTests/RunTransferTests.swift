@@ -83,7 +83,7 @@ import Glibc
     }
 
     /// A command that prints nothing makes no log, a later attempt starts its log afresh, and
-    /// commands run one after another share one slot file for their process groups: no file is
+    /// commands run one after another take the same slot for their process groups: no file is
     /// made and deleted per job.
     @Test func aSilentCommandMakesNoFileAndAnAttemptStartsItsLogAfresh() async throws {
         let runner = RunTransfer(logs: logs, settings: RunSettings())
@@ -95,8 +95,12 @@ import Glibc
         #expect(mode as? Int == 0o600)
         _ = try await runner.run(job(5, ["true"]), context: TransferContext())
         #expect(try String(contentsOfFile: logs.path(of: JobID(5)), encoding: .utf8) == "")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: logs.groups) == ["0"])
-        #expect(try String(contentsOfFile: logs.groups + "/0", encoding: .utf8) == "", "cleared when it ended")
+        let groups = try String(contentsOfFile: logs.groups, encoding: .utf8)
+        #expect(groups.count == LeftoverGroups.slotSize, "one slot, taken in turn")
+        #expect(groups.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "blanked when it ended")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: logs.directory).sorted() == ["5.log", "running-groups"]
+        )
     }
 
     @Test func anAttemptPastItsTotalTimeoutIsStoppedAndRetryable() async throws {

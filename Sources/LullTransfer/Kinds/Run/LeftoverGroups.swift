@@ -5,45 +5,60 @@ import Synchronization
 import Glibc
 #endif
 
-/// The process groups of running commands, recorded in `run-logs/groups/N` (the leader's pid and
-/// its start time), so that what a crashed daemon left running is ended when lulld starts again
-/// rather than run twice beside its job's next attempt. The start time tells the leader from a
-/// later process that got the same pid. Without systemd's cgroup nothing else holds a command's
-/// processes together; a process that left the group (setsid) is not found.
+/// The process groups of running commands, recorded in `run-logs/running-groups` (the leader's
+/// pid and its start time), so that what a crashed daemon left running is ended when lulld
+/// starts again rather than run twice beside its job's next attempt. The start time tells the
+/// leader from a later process that got the same pid. Without systemd's cgroup nothing else
+/// holds a command's processes together; a process that left the group (setsid) is not found.
 ///
-/// A command takes the lowest free slot, and the slot's file is emptied, not removed, when the
-/// command ends: the files are made once and rewritten, so a job makes no file of its own to
-/// create and delete (on ext4 without a journal each deleted inode slows later creations).
+/// The file is a row of fixed-size slots, kept open: a command takes the lowest free slot and
+/// blanks it when it ends, one `pwrite` each. A file per command, created and deleted, cost an
+/// inode each, and rewriting a truncated file makes ext4 start writing it back at `close`.
 public final class LeftoverGroups: Sendable {
-    public let directory: String
-    private let taken = Mutex<Set<Int>>([])
+    public let path: String
+    static let slotSize = 32
 
-    public init(directory: String) {
-        self.directory = directory
+    private struct Slots {
+        var descriptor: Int32 = -1
+        var taken: Set<Int> = []
+    }
+    private let slots = Mutex(Slots())
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        slots.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
     /// Records the group of `pid` as running; returns its slot, to clear when the group has ended.
     func record(_ pid: Int32) -> Int? {
         guard let started = Self.startTime(of: pid) else { return nil }
-        let slot = taken.withLock { taken in
-            let free = (0...taken.count).first { !taken.contains($0) }!
-            taken.insert(free)
-            return free
+        let taken = slots.withLock { slots -> (descriptor: Int32, slot: Int)? in
+            if slots.descriptor < 0 {
+                let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+                if mkdir(directory, 0o700) != 0, errno != EEXIST { return nil }
+                slots.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                guard slots.descriptor >= 0 else { return nil }
+            }
+            let free = (0...slots.taken.count).first { !slots.taken.contains($0) }!
+            slots.taken.insert(free)
+            return (slots.descriptor, free)
         }
-        if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            release(slot)
+        guard let taken else { return nil }
+        guard Self.write("\(pid) \(started)", to: taken.descriptor, slot: taken.slot) else {
+            release(taken.slot)
             return nil
         }
-        guard Self.rewrite(path(of: slot), "\(pid) \(started)\n") else {
-            release(slot)
-            return nil
-        }
-        return slot
+        return taken.slot
     }
 
     /// The group has ended and its leader is reaped: nothing to end later.
     func clear(_ slot: Int) {
-        _ = Self.rewrite(path(of: slot), "")
+        if let descriptor = slots.withLock({ $0.descriptor >= 0 ? $0.descriptor : nil }) {
+            _ = Self.write("", to: descriptor, slot: slot)
+        }
         release(slot)
     }
 
@@ -52,30 +67,23 @@ public final class LeftoverGroups: Sendable {
     /// `ID.group` files an older lulld wrote beside the logs. Returns the pids it ended.
     @discardableResult
     public func endAll() -> [Int32] {
-        let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-        var ended: [Int32] = []
-        for name in Self.names(in: directory) {
-            let path = directory + "/" + name
-            if let pid = Self.end(recordedIn: path) { ended.append(pid) }
-            _ = Self.rewrite(path, "")
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        var records = (KernelFile.read(path) ?? "").split(separator: "\n").map(String.init)
+        for name in Self.names(in: directory) where name.hasSuffix(".group") {
+            records += KernelFile.read(directory + "/" + name).map { [$0] } ?? []
+            unlink(directory + "/" + name)
         }
-        for name in Self.names(in: parent) where name.hasSuffix(".group") {
-            let path = parent + "/" + name
-            if let pid = Self.end(recordedIn: path) { ended.append(pid) }
-            unlink(path)
-        }
-        return ended
+        truncate(path, 0)
+        return records.compactMap(Self.end)
     }
-
-    private func path(of slot: Int) -> String { directory + "/\(slot)" }
 
     private func release(_ slot: Int) {
-        _ = taken.withLock { $0.remove(slot) }
+        _ = slots.withLock { $0.taken.remove(slot) }
     }
 
-    private static func end(recordedIn path: String) -> Int32? {
-        guard let text = KernelFile.read(path) else { return nil }
-        let fields = text.split { $0 == " " || $0 == "\n" }
+    /// Ends the group a record names, if its leader is still the process that was started then.
+    private static func end(_ record: String) -> Int32? {
+        let fields = record.split { $0 == " " || $0 == "\n" }
         guard fields.count == 2, let pid = Int32(fields[0]), pid > 1, let started = UInt64(fields[1]),
             startTime(of: pid) == started
         else { return nil }
@@ -83,13 +91,12 @@ public final class LeftoverGroups: Sendable {
         return pid
     }
 
-    /// Replaces the file's content (making it if it is missing); false if it could not be written.
-    private static func rewrite(_ path: String, _ text: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    /// Writes `text` into a slot, padded with spaces (a blank slot records nothing).
+    private static func write(_ text: String, to descriptor: Int32, slot: Int) -> Bool {
+        var bytes = Array(text.utf8.prefix(slotSize - 1))
+        bytes += [UInt8](repeating: UInt8(ascii: " "), count: slotSize - 1 - bytes.count) + [UInt8(ascii: "\n")]
+        return bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, slotSize, off_t(slot * slotSize)) }
+            == slotSize
     }
 
     private static func names(in directory: String) -> [String] {
@@ -97,10 +104,9 @@ public final class LeftoverGroups: Sendable {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+            names.append(
+                withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            )
         }
         return names
     }

@@ -16,7 +16,7 @@ public struct RunLogs: Sendable {
     public func path(of id: JobID) -> String { directory + "/\(id.rawValue).log" }
 
     /// Where the process groups of running commands are recorded (`LeftoverGroups`).
-    public var groups: String { directory + "/groups" }
+    public var groups: String { directory + "/running-groups" }
 
     /// Removes a job's log (a cancelled job's).
     public func remove(_ id: JobID) {

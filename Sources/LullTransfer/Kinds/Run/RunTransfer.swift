@@ -44,7 +44,7 @@ public struct RunTransfer: TransferEngine {
         self.cgroups = cgroups
         self.launcher = launcher
         self.logs = logs
-        self.groups = LeftoverGroups(directory: logs.groups)
+        self.groups = LeftoverGroups(path: logs.groups)
         self.settings = settings
         self.running = running
         self.manager = manager
