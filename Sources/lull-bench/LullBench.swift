@@ -184,6 +184,9 @@ struct LullBench: ParsableCommand {
             ?? "not counted (no valgrind)"
         func rate(_ value: Double) -> String { "\(format(value))/s" }
         func ratio(_ value: Double) -> String { String(format: "%.2f×", value / single.perSecond) }
+        func share(_ run: SubmitBenchmark.Throughput, _ ceiling: SubmitBenchmark.Throughput) -> String {
+            String(format: "%.2f×", run.perSecond / ceiling.perSecond)
+        }
         func cpu(_ run: SubmitBenchmark.Throughput) -> String {
             String(format: "%.0f µs", run.cpuMicrosecondsPerRequest)
         }
@@ -201,6 +204,8 @@ struct LullBench: ParsableCommand {
             | ceiling: bare server, writer thread, 16 clients (\(ceiling.concurrent.requests) jobs) | \(rate(ceiling.concurrent.perSecond)) | \(ratio(ceiling.concurrent.perSecond)) | — | — |
             | ceiling: bare server, commit on the event loop, 1 client sequential (\(ceiling.inlineSequential.requests) jobs) | \(rate(ceiling.inlineSequential.perSecond)) | \(ratio(ceiling.inlineSequential.perSecond)) | — | — |
             | ceiling CPU time per submission: writer thread 1 client / 16 clients; inline 1 client | \(cpu(ceiling.sequential)) / \(cpu(ceiling.concurrent)); \(cpu(ceiling.inlineSequential)) | — | — | — |
+            | lulld / ceiling (writer thread), 1 client sequential | \(share(sequential, ceiling.sequential)) | — | ≥ 0.85× | \(verdict(sequential.perSecond >= 0.85 * ceiling.sequential.perSecond)) |
+            | lulld / ceiling (writer thread), 16 clients | \(share(concurrent, ceiling.concurrent)) | — | ≥ 0.85× | \(verdict(concurrent.perSecond >= 0.85 * ceiling.concurrent.perSecond)) |
             | peer: SQLite inserts, WAL + synchronous=FULL, 1 row per commit (\(single.requests) rows) | \(rate(single.perSecond)) | 1.00× | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 100 rows per commit (\(hundred.requests) rows) | \(rate(hundred.perSecond)) | \(ratio(hundred.perSecond)) | — | — |
             | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |
