@@ -2,7 +2,7 @@ import Foundation
 import LullCore
 
 // The event stream writes one of these per event, and a page of them per wake-up: without
-// JSONEncoder, as the job views are. EventViewJSONTests holds them to JSONEncoder's meaning.
+// JSONEncoder, as the job views are. JobViewJSONTests holds them to JSONEncoder's meaning.
 
 extension EventView: JSONWritable {
     public func write(to writer: inout JSONWriter) throws {

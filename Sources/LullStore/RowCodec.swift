@@ -8,7 +8,7 @@ import LullCore
 struct RowCodec: Sendable {
     /// Specs decoded lately, by their text: a job's spec never changes, and each state change
     /// of a job reads its row again.
-    let specs = DecodedSpecs(capacity: 256)
+    let specs = DecodedSpecs(capacity: 256, largest: 4096)
 
     func insert(_ row: JobRow, into db: Database) throws -> Job {
         let statement = try db.cachedStatement(

@@ -76,33 +76,58 @@ import Glibc
         #expect(size == 2 * LeftoverGroups.slotSize)
     }
 
+    /// Writes `text` into slot `slot` of the file as lulld does, leaving any slot before it
+    /// that was never written a hole.
+    func writeSlot(_ text: String, _ slot: Int, in path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT, 0o600)
+        defer { close(descriptor) }
+        let padded = text.padding(toLength: LeftoverGroups.slotSize - 1, withPad: " ", startingAt: 0) + "\n"
+        #expect(
+            pwrite(descriptor, padded, padded.utf8.count, off_t(slot * LeftoverGroups.slotSize)) == padded.utf8.count
+        )
+    }
+
     @Test func startUpEndsWhatACrashedDaemonLeftAndNothingElse() throws {
         let path = directory + "/running-groups"
-        let left = try leader()
-        let legacy = try leader()
-        let bystander = try leader()
+        let (left, later, bystander) = (try leader(), try leader(), try leader())
         defer {
             kill(bystander, SIGKILL)
             _ = reap(bystander)
         }
-        let crashed = LeftoverGroups(path: path)
-        #expect(crashed.record(left) == 0)
+        #expect(LeftoverGroups(path: path).record(left) == 0)
+        // Slot 1 never written (its command crashed lulld before the write): a hole of NULs
+        // that must not hide slot 2.
+        try writeSlot("\(later) \(LeftoverGroups.startTime(of: later)!)", 2, in: path)
         // A pid reused since: the recorded start time is not the running process's.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("\(bystander) 1\n".utf8))
-        try handle.close()
-        // An older lulld's record beside the logs.
-        let legacyRecord = "\(legacy) \(LeftoverGroups.startTime(of: legacy)!)\n"
-        try legacyRecord.write(toFile: directory + "/7.group", atomically: false, encoding: .utf8)
+        try writeSlot("\(bystander) 1", 3, in: path)
 
         // A new instance, as a restarted lulld has.
         let ended = LeftoverGroups(path: path).endAll()
-        #expect(Set(ended) == [left, legacy])
+        #expect(Set(ended) == [left, later])
         #expect(reap(left) == SIGKILL)
-        #expect(reap(legacy) == SIGKILL)
+        #expect(reap(later) == SIGKILL)
         #expect(kill(bystander, 0) == 0, "a process that only shares a recorded pid is left alone")
         #expect(try records(path).isEmpty)
         #expect(files(directory) == ["running-groups"])
+    }
+
+    /// The first start after an upgrade ends what an older lulld recorded in `ID.group` files.
+    @Test func theOlderRecordsAreReadOnceAfterAnUpgrade() throws {
+        let path = directory + "/running-groups"
+        let (legacy, after) = (try leader(), try leader())
+        defer {
+            kill(after, SIGKILL)
+            _ = reap(after)
+        }
+        let record = { (pid: Int32) in "\(pid) \(LeftoverGroups.startTime(of: pid)!)\n" }
+        try record(legacy).write(toFile: directory + "/7.group", atomically: false, encoding: .utf8)
+        try "x".write(toFile: directory + "/7.log", atomically: false, encoding: .utf8)
+        #expect(LeftoverGroups(path: path).endAll() == [legacy])
+        #expect(reap(legacy) == SIGKILL)
+        #expect(files(directory) == ["7.log", "running-groups"])
+        // Later starts read the slots only; no directory scan for older files.
+        try record(after).write(toFile: directory + "/8.group", atomically: false, encoding: .utf8)
+        #expect(LeftoverGroups(path: path).endAll().isEmpty)
+        #expect(kill(after, 0) == 0)
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// and can never skip an event.
 ///
 /// A uid's follower sees only that uid's events, so it is woken only by those: with hundreds of
-/// followers, a commit costs a query per follower that has something to read, not per follower.
+/// followers, a commit costs a read per follower that has something to read, not per follower.
 /// Root's followers (no owner) are woken by every commit.
 final class EventHub: Sendable {
     private struct Waiter {

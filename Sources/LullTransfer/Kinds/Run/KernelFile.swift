@@ -7,17 +7,22 @@ import Glibc
 enum KernelFile {
     /// The file's text, or nil when it cannot be opened.
     static func read(_ path: String) -> String? {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The file's bytes, or nil when it cannot be opened.
+    static func readBytes(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var text: [UInt8] = []
+        var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count <= 0 { break }
-            text += buffer.prefix(count)
+            bytes += buffer.prefix(count)
         }
-        return String(decoding: text, as: UTF8.self)
+        return bytes
     }
 
     /// Writes `text` in one `write(2)`, as cgroupfs wants each value; false (errno set) when refused.

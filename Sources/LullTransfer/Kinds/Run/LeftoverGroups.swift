@@ -54,7 +54,7 @@ public final class LeftoverGroups: Sendable {
         return taken.slot
     }
 
-    /// The group has ended and its leader is reaped: nothing to end later.
+    /// The group has ended: nothing to end later.
     func clear(_ slot: Int) {
         if let descriptor = slots.withLock({ $0.descriptor >= 0 ? $0.descriptor : nil }) {
             _ = Self.write("", to: descriptor, slot: slot)
@@ -63,18 +63,30 @@ public final class LeftoverGroups: Sendable {
     }
 
     /// Ends (SIGKILL) every recorded group whose leader is still the process that was started
-    /// then, and forgets them all: for start-up, before any command runs. Also reads the
-    /// `ID.group` files an older lulld wrote beside the logs. Returns the pids it ended.
+    /// then, and only then forgets them: for start-up, before any command runs. The first start
+    /// with this file also reads the `ID.group` files an older lulld wrote beside the logs.
+    /// Returns the pids it ended.
     @discardableResult
     public func endAll() -> [Int32] {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        var records = (KernelFile.read(path) ?? "").split(separator: "\n").map(String.init)
-        for name in Self.names(in: directory) where name.hasSuffix(".group") {
-            records += KernelFile.read(directory + "/" + name).map { [$0] } ?? []
-            unlink(directory + "/" + name)
+        var records: [String] = []
+        var older: [String] = []
+        if let bytes = KernelFile.readBytes(path) {
+            // Slot by slot: a slot never written is a hole of NULs, without a newline.
+            for start in stride(from: 0, to: bytes.count, by: Self.slotSize) {
+                let slot = bytes[start..<min(start + Self.slotSize, bytes.count)]
+                records.append(String(decoding: slot.filter { $0 != 0 }, as: UTF8.self))
+            }
+        } else {
+            older = Self.names(in: directory).filter { $0.hasSuffix(".group") }.map { directory + "/" + $0 }
+            records += older.compactMap(KernelFile.read)
         }
-        truncate(path, 0)
-        return records.compactMap(Self.end)
+        let ended = records.compactMap(Self.end)
+        for file in older { unlink(file) }
+        if mkdir(directory, 0o700) != 0, errno != EEXIST { return ended }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        return ended
     }
 
     private func release(_ slot: Int) {

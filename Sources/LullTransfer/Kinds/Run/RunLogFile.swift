@@ -13,7 +13,9 @@ import Glibc
 struct RunLogFile {
     let path: String
     let limit: Int64
+    /// -1 until the first output makes the file; `unopenable` once that failed.
     private var descriptor: Int32
+    private static let unopenable: Int32 = -2
     private(set) var size: Int64 = 0
 
     /// Empties an earlier attempt's log (an attempt starts from the beginning, and so does its log).
@@ -26,14 +28,20 @@ struct RunLogFile {
         }
         descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 || errno == ENOENT else { throw Self.failure("cannot open the log \(path)") }
+        // The file is made later; a directory it cannot be made in fails the attempt now.
+        if descriptor < 0, access(directory, W_OK | X_OK) != 0 {
+            throw Self.failure("cannot write the log directory \(directory)")
+        }
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard limit > 0, !bytes.isEmpty else { return }
-        if descriptor < 0 {
+        if descriptor == -1 {
             descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard descriptor >= 0 else { return }  // as a full disk: the output is lost, not the job
+            // As with a full disk, the output is lost, not the job; and not tried again.
+            if descriptor < 0 { descriptor = Self.unopenable }
         }
+        guard descriptor >= 0 else { return }
         var chunk = bytes
         if Int64(chunk.count) > limit {
             chunk = UnsafeRawBufferPointer(rebasing: chunk.suffix(Int(limit)))
