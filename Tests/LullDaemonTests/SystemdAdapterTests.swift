@@ -301,12 +301,18 @@ private final class FlakyStarter: UnitStarting {
 @Suite struct SampleWatchTests {
     @Test func concurrentWatchersShareOneClaimThatLapses() async throws {
         let sampler = Sampler(configuration: .init(cgroupRoot: nil, busyInterval: .milliseconds(20)))
-        let watch = SampleWatch(sampler: sampler, lease: .milliseconds(100), sleeper: TaskSleeper())
+        // The lease runs on time the test moves, so a slow machine cannot let it lapse early.
+        let time = ManualTime()
+        let watch = SampleWatch(sampler: sampler, lease: .milliseconds(100), sleeper: time, clock: time)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<50 { group.addTask { _ = await watch.samples() } }
         }
         #expect(await sampler.demandCount == 1)
         #expect(await sampler.isRunning)
+        try await waitUntil("the lease's timer to be set") { time.sleeping == 1 }
+        time.advance(by: .milliseconds(99))
+        #expect(await sampler.demandCount == 1, "the lease holds until it lapses")
+        time.advance(by: .milliseconds(1))
         try await waitUntil("the lease to lapse and sampling to stop") {
             await sampler.demandCount == 0
         }

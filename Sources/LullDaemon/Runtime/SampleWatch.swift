@@ -14,13 +14,21 @@ actor SampleWatch {
     /// Set before the first suspension of `renew`: requests arriving while the claim is being
     /// made must not make claims of their own, which only the last would ever give back.
     private var watched = false
-    private var expiry: ContinuousClock.Instant = .now
+    /// When the lease lapses, on `clock`.
+    private var expiry: Duration = .zero
     private var expiryTask: Task<Void, Never>?
     private let sleeper: any Sleeper
+    private let clock: any MonotonicClock
 
-    init(sampler: Sampler, lease: Duration = .seconds(30), sleeper: any Sleeper) {
+    init(
+        sampler: Sampler,
+        lease: Duration = .seconds(30),
+        sleeper: any Sleeper,
+        clock: any MonotonicClock = SystemMonotonicClock()
+    ) {
         self.sampler = sampler
         self.sleeper = sleeper
+        self.clock = clock
         self.lease = lease
     }
 
@@ -52,7 +60,7 @@ actor SampleWatch {
     }
 
     private func renew() async {
-        expiry = .now + lease
+        expiry = clock.elapsed() + lease
         guard !watched else { return }
         watched = true
         demand = await sampler.acquire(.watch)
@@ -62,9 +70,9 @@ actor SampleWatch {
 
     private func releaseWhenExpired() async {
         while !Task.isCancelled {
-            let now = ContinuousClock.now
+            let now = clock.elapsed()
             if now >= expiry { break }
-            do { try await sleeper.sleep(until: expiry) } catch { return }
+            do { try await sleeper.sleep(for: expiry - now) } catch { return }
         }
         expiryTask = nil
         await giveBack()
