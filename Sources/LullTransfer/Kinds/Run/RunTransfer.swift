@@ -17,6 +17,8 @@ public struct RunTransfer: TransferEngine {
     let logs: RunLogs
     /// The process groups of running commands, for `endLeftovers` after a crash.
     let groups: LeftoverGroups
+    /// Where each attempt blocks, from spawn to reap.
+    let threads = AttemptThreads()
     let settings: RunSettings
     /// The groups of running commands, for pause (SIGSTOP) and resume (SIGCONT).
     public let running: RunningCommands
@@ -82,9 +84,7 @@ public struct RunTransfer: TransferEngine {
         let ended = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<JobResult, JobFailure>?, Never>) in
-                let thread = Thread { continuation.resume(returning: attempt.run(supervisor)) }
-                thread.name = "lull-run-\(job.id.rawValue)"
-                thread.start()
+                threads.run { continuation.resume(returning: attempt.run(supervisor)) }
             }
         } onCancel: {
             supervisor.requestStop()
