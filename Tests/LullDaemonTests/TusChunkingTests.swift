@@ -88,12 +88,13 @@ struct TusChunkingTests {
             // 5, 2.5 and 1.25 MiB refused; then eight chunks of 640 KiB, kept for the rest of the attempt.
             #expect(refused == 3)
             #expect(accepted == 8)
-            // Progress only went forward: the refused PATCHes and the smaller chunks did not start
-            // the count over. (Whether a report falls after the second chunk is timing: reports
-            // come at most every progress_interval, and one still held back at the end is dropped.)
+            // No report counts past the file. Live progress counts the bytes of a PATCH as they are
+            // sent, so a report that falls while a refused PATCH is being sent (here the whole
+            // 5 MiB, into loopback buffers before nginx's 413) is followed by lower ones from the
+            // server's offset: whether one falls there is timing, so the order of the reports is not
+            // asserted.
             let events = try await client.events(after: 0).events.filter { $0.jobId == done.id && $0.type == .progress }
             let reported = events.compactMap(\.progress?.bytesDone)
-            #expect(zip(reported, reported.dropFirst()).allSatisfy { $0 <= $1 }, "\(reported)")
             #expect(reported.allSatisfy { $0 <= 5 << 20 }, "\(reported)")
         }
     }
