@@ -164,13 +164,6 @@ public struct DelegatedCgroups: Sendable, Equatable {
     /// Job cgroups of jobs that ended while no lulld ran; one that still holds a process stays
     /// (rmdir refuses it) until its job's next attempt ends it.
     private static func removeEmptyGroups(in directory: String) {
-        guard let entries = opendir(directory) else { return }
-        defer { closedir(entries) }
-        while let entry = readdir(entries) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix("job-") { rmdir(directory + "/" + name) }
-        }
+        for name in KernelFile.names(in: directory) where name.hasPrefix("job-") { rmdir(directory + "/" + name) }
     }
 }

@@ -25,6 +25,20 @@ enum KernelFile {
         return bytes
     }
 
+    /// The names in a directory, `.` and `..` left out; none when it cannot be opened.
+    static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Writes `text` in one `write(2)`, as cgroupfs wants each value; false (errno set) when refused.
     @discardableResult
     static func write(_ text: String, to path: String) -> Bool {

@@ -78,7 +78,7 @@ public final class LeftoverGroups: Sendable {
                 records.append(String(decoding: slot.filter { $0 != 0 }, as: UTF8.self))
             }
         } else {
-            older = Self.names(in: directory).filter { $0.hasSuffix(".group") }.map { directory + "/" + $0 }
+            older = KernelFile.names(in: directory).filter { $0.hasSuffix(".group") }.map { directory + "/" + $0 }
             records += older.compactMap(KernelFile.read)
         }
         let ended = records.compactMap(Self.end)
@@ -109,18 +109,6 @@ public final class LeftoverGroups: Sendable {
         bytes += [UInt8](repeating: UInt8(ascii: " "), count: slotSize - 1 - bytes.count) + [UInt8(ascii: "\n")]
         return bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, slotSize, off_t(slot * slotSize)) }
             == slotSize
-    }
-
-    private static func names(in directory: String) -> [String] {
-        guard let stream = opendir(directory) else { return [] }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            names.append(
-                withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            )
-        }
-        return names
     }
 
     /// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
