@@ -19,6 +19,14 @@ import Testing
         #expect(conclusion == .retry(transient, delay: 10))
     }
 
+    /// A server's `Retry-After` sets the delay when it is longer than the backoff: the job's own
+    /// 0.05 s base would retry at once, so only the header explains a 3 s delay.
+    @Test func aRetryAfterLongerThanTheBackoffIsTheDelay() {
+        let busy = JobFailure(code: "http_429", message: "too many requests", retryable: true, retryAfter: 3)
+        let job = storedJob(1, retry: RetrySettings(maxAttempts: 8, baseSeconds: 0.05, capSeconds: 0.2))
+        #expect(machine.attemptEnded(job, .failed(busy), wall: epoch) { 1 } == .retry(busy, delay: 3))
+    }
+
     @Test func theLastAttemptAndAPermanentFailureFailForGood() {
         let last = machine.attemptEnded(storedJob(1, attempts: 5), .failed(transient), wall: epoch) { 0.5 }
         #expect(last == .fail(transient, next: nil))
