@@ -59,3 +59,7 @@ int lull_can_switch_fs_user(void) {
 int lull_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
 }
+
+int lull_syncfs(int fd) {
+    return syncfs(fd);
+}

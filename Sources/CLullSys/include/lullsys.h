@@ -20,6 +20,9 @@ int lull_can_switch_fs_user(void);
 /// SYNC_FILE_RANGE_WRITE), so a later fsync has little left to do.
 int lull_start_writeback(int fd, long long offset, long long length);
 
+/// syncfs(2): writes back the whole filesystem holding `fd` (glibc declares it only with _GNU_SOURCE).
+int lull_syncfs(int fd);
+
 /// Receives each job Swift Concurrency hands to the global executor (a `Job *`).
 typedef void (*lull_job_sink)(void *job);
 

@@ -144,21 +144,36 @@ final class StagingFile: Sendable {
         return hasher
     }
 
-    /// Gives the file its mode, flushes the data, renames the file over the destination
-    /// (replacing whatever is there, a symlink included, without following it) and flushes the
-    /// directory: an fsync shared with the files renamed into it meanwhile (`DirectorySyncs`).
+    /// Gives the file its mode, makes its data durable (a sync shared with the files that finish
+    /// meanwhile, `FileSyncs`), renames it over the destination (replacing whatever is there, a
+    /// symlink included, without following it) and flushes the directory: an fsync shared with
+    /// the files renamed into it meanwhile (`DirectorySyncs`).
     func commit(mode: FileMode?) async throws {
         let fd = descriptor
         let path = self.path
         let destination = self.destination
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        try await files.run(as: owner) {
-            defer { Glibc.close(fd) }
+        let device = try await files.run(as: owner) { () -> UInt64 in
             // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
             // Not fatal: a filesystem that keeps no permissions (vfat) refuses it, and the file
             // then has what the mount gives every file, as it would have for any program.
             if let mode { _ = fchmod(fd, mode_t(mode.rawValue)) }
-            guard fsync(fd) == 0 else { throw FileFailure(operation: "fsync", path: path, errno: errno) }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw FileFailure(operation: "stat", path: path, errno: code)
+            }
+            return UInt64(info.st_dev)
+        }
+        do {
+            try await files.fileSyncs.sync(fd, path: path, device: device)
+        } catch {
+            await close()
+            throw error
+        }
+        try await files.run(as: owner) {
+            defer { Glibc.close(fd) }
             guard rename(path, destination) == 0 else {
                 throw FileFailure(operation: "rename into place at", path: destination, errno: errno)
             }

@@ -1,0 +1,204 @@
+import Foundation
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import LullTransfer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The durability of finished downloads, shared among the files that finish together: one
+/// `syncfs` for a batch while little else is dirty, each file's fsync otherwise, and each file's
+/// own failure reported to it alone.
+@Suite struct FileSyncsTests {
+    @Test func aBatchSharesOneFilesystemSyncOnlyWhileLittleElseIsDirty() {
+        #expect(FileSyncs.plan(files: 1, dirtyBytes: 0) == .eachFile)
+        #expect(FileSyncs.plan(files: 16, dirtyBytes: 0) == .wholeFilesystem)
+        #expect(FileSyncs.plan(files: 16, dirtyBytes: FileSyncs.sharedSyncDirtyLimit) == .wholeFilesystem)
+        #expect(FileSyncs.plan(files: 16, dirtyBytes: FileSyncs.sharedSyncDirtyLimit + 1) == .eachFile)
+        #expect(FileSyncs.plan(files: 16, dirtyBytes: nil) == .eachFile)
+    }
+
+    @Test func dirtyBytesAreDirtyAndWritebackFromMeminfo() {
+        let text = "MemTotal:       24576000 kB\nDirty:              1200 kB\nWriteback:            24 kB\n"
+        #expect(KernelDataSync.dirtyBytes(meminfo: text) == Int64(1200 + 24) * 1024)
+        #expect(KernelDataSync.dirtyBytes(meminfo: "MemTotal: 1 kB\nDirty: 5 kB\n") == nil)
+        #expect(KernelDataSync().dirtyBytes() != nil, "this kernel's /proc/meminfo is read")
+    }
+
+    @Test func filesArrivingDuringASyncShareTheNextOne() async throws {
+        let calls = HeldSyncCalls(dirtyBytes: 4096)
+        try await withSyncs(calls) { syncs in
+            let later = try await syncsBehindAHeldOne(syncs, calls, descriptors: Array(10..<15))
+            calls.release()
+            #expect(try await later().isEmpty)
+            // The first file alone got its own fsync; the five that came meanwhile, one syncfs.
+            let log = calls.log
+            #expect(log.count == 2, "\(log)")
+            #expect(log.first == .file(3))
+            guard case .filesystem(let descriptor) = log.last else {
+                Issue.record("the batch of five was not one syncfs: \(log)")
+                return
+            }
+            #expect((10..<15).contains(descriptor))
+        }
+    }
+
+    @Test func muchElseDirtyMeansEachFileIsSyncedOnItsOwn() async throws {
+        let calls = HeldSyncCalls(dirtyBytes: FileSyncs.sharedSyncDirtyLimit + 1)
+        try await withSyncs(calls) { syncs in
+            let later = try await syncsBehindAHeldOne(syncs, calls, descriptors: Array(10..<15))
+            calls.release()
+            #expect(try await later().isEmpty)
+            #expect(Set(calls.log) == Set([3, 10, 11, 12, 13, 14].map(SyncCall.file)))
+            #expect(calls.log.count == 6)
+        }
+    }
+
+    @Test func aFailedFilesystemSyncFallsBackToEachFileAndEachGetsItsOwnFailure() async throws {
+        let calls = HeldSyncCalls(dirtyBytes: 0, filesystemError: EIO, fileErrors: [12: EIO])
+        try await withSyncs(calls) { syncs in
+            let later = try await syncsBehindAHeldOne(syncs, calls, descriptors: Array(10..<15))
+            calls.release()
+            let failures = try await later()
+            #expect(failures.count == 1)
+            #expect(failures.first?.path == "/f12" && failures.first?.errno == EIO)
+            #expect(failures.first?.operation == "fsync")
+            #expect(calls.log.filter { $0 == .file(12) }.count == 1)
+            #expect(calls.log.contains { if case .filesystem = $0 { true } else { false } })
+        }
+    }
+
+    @Test func theKernelSyncsRealFilesAndRefusesAClosedOne() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filesyncs-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
+        let syncs = FileSyncs(pool: pool)
+        var descriptors: [CInt] = []
+        for index in 0..<16 {
+            let fd = open(directory.appendingPathComponent("f\(index)").path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            #expect(fd >= 0)
+            #expect(write(fd, "file \(index)", 6) == 6)
+            descriptors.append(fd)
+        }
+        var info = stat()
+        #expect(fstat(descriptors[0], &info) == 0)
+        let device = UInt64(info.st_dev)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, fd) in descriptors.enumerated() {
+                group.addTask { try await syncs.sync(fd, path: "f\(index)", device: device) }
+            }
+            try await group.waitForAll()
+        }
+        for fd in descriptors { close(fd) }
+        let closed = descriptors[0]
+        await #expect(throws: FileFailure.self) { try await syncs.sync(closed, path: "f0", device: device) }
+    }
+
+    /// Starts a sync of descriptor 3 that the fake holds, then syncs of `descriptors` that queue
+    /// behind it; returns a function awaiting the queued ones, giving the failures they threw.
+    private func syncsBehindAHeldOne(
+        _ syncs: FileSyncs,
+        _ calls: HeldSyncCalls,
+        descriptors: [CInt]
+    ) async throws -> @Sendable () async throws -> [FileFailure] {
+        let first = Task { try await syncs.sync(3, path: "/f3", device: 1) }
+        try await until("the first sync is running") { calls.holding }
+        let queued = Task {
+            await withTaskGroup(of: FileFailure?.self) { group in
+                for fd in descriptors {
+                    group.addTask {
+                        do {
+                            try await syncs.sync(fd, path: "/f\(fd)", device: 1)
+                            return nil
+                        } catch { return error as? FileFailure }
+                    }
+                }
+                var failures: [FileFailure] = []
+                for await failure in group { if let failure { failures.append(failure) } }
+                return failures
+            }
+        }
+        try await until("\(descriptors.count) syncs wait for the next one") {
+            syncs.waitingCount(device: 1) == descriptors.count
+        }
+        return {
+            try await first.value
+            return await queued.value
+        }
+    }
+
+    private func withSyncs(_ calls: HeldSyncCalls, _ body: (FileSyncs) async throws -> Void) async throws {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
+        try await body(FileSyncs(pool: pool, calls: calls))
+    }
+
+    /// Polls a condition another thread makes true, yielding between looks; fails after 10 s.
+    private func until(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(description: what) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+enum SyncCall: Hashable {
+    case file(CInt)
+    case filesystem(CInt)
+}
+
+/// Records the calls; the first one waits until the test releases it, so that others queue.
+final class HeldSyncCalls: DataSyncCalls, Sendable {
+    private struct State {
+        var log: [SyncCall] = []
+        var holding = false
+        var released = false
+    }
+
+    private let state = Mutex(State())
+    private let gate = DispatchSemaphore(value: 0)
+    private let dirty: Int64
+    private let filesystemError: CInt
+    private let fileErrors: [CInt: CInt]
+
+    init(dirtyBytes: Int64, filesystemError: CInt = 0, fileErrors: [CInt: CInt] = [:]) {
+        dirty = dirtyBytes
+        self.filesystemError = filesystemError
+        self.fileErrors = fileErrors
+    }
+
+    var log: [SyncCall] { state.withLock { $0.log } }
+    var holding: Bool { state.withLock { $0.holding } }
+
+    func release() { gate.signal() }
+
+    func syncFile(_ descriptor: CInt) -> CInt {
+        record(.file(descriptor))
+        return fileErrors[descriptor] ?? 0
+    }
+
+    func syncFilesystem(of descriptor: CInt) -> CInt {
+        record(.filesystem(descriptor))
+        return filesystemError
+    }
+
+    func dirtyBytes() -> Int64? { dirty }
+
+    private func record(_ call: SyncCall) {
+        let first = state.withLock { state in
+            state.log.append(call)
+            guard state.log.count == 1 else { return false }
+            state.holding = true
+            return true
+        }
+        if first { gate.wait() }
+    }
+}
