@@ -66,6 +66,9 @@ public final class HTTPClients: Sendable {
             // such name, TLS): the job's retry policy decides about trying again, instead of the
             // pool retrying silently until some other timeout hides the reason.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // The scheduler's limits (`max_per_host`, up to 4096) decide how many transfers run
+            // at once; the pool's own soft limit (8) would queue the rest of them unseen.
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4096
             configuration.decompression = .disabled
             if let via {
                 let authorization = via.credentials.map {
