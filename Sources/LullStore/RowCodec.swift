@@ -84,16 +84,16 @@ struct RowCodec: Sendable {
         guard let key = job.spec.payload.contents.conditionalFetch, let result = job.result,
             result.etag != nil || result.lastModified != nil
         else { return }
-        try db.execute(
+        let statement = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO fetch_validators (owner, url, destination, etag, last_modified, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                Int64(job.owner.rawValue), key.url, key.destination, result.etag, result.lastModified,
-                job.updatedAt.timeIntervalSince1970,
-            ]
+                """
         )
+        try statement.execute(arguments: [
+            Int64(job.owner.rawValue), key.url, key.destination, result.etag, result.lastModified,
+            job.updatedAt.timeIntervalSince1970,
+        ])
     }
 
     /// The scheduler's view of a queued row, from the scheduling columns only.

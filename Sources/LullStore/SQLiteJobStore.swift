@@ -323,11 +323,13 @@ public final class SQLiteJobStore: JobStore {
 
     public func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators? {
         try await pool.read { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT etag, last_modified FROM fetch_validators WHERE owner = ? AND url = ? AND destination = ?",
-                arguments: [Int64(owner.rawValue), url, destination]
-            ).map { FetchValidators(etag: $0["etag"], lastModified: $0["last_modified"]) }
+            // Cached: every fetch asks, and compiling the statement (GRDB's authorizer included)
+            // cost more than running it.
+            let statement = try db.cachedStatement(
+                sql: "SELECT etag, last_modified FROM fetch_validators WHERE owner = ? AND url = ? AND destination = ?"
+            )
+            return try Row.fetchOne(statement, arguments: [Int64(owner.rawValue), url, destination])
+                .map { FetchValidators(etag: $0[0], lastModified: $0[1]) }
         }
     }
 
