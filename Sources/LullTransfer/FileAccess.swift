@@ -50,7 +50,7 @@ public struct FileAccess: Sendable {
     func checkAllowed(_ destination: String, owner: OwnerID) async throws {
         guard !allowedDirectories.isEmpty else { return }
         let allowed = allowedDirectories
-        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let directory = PathText.directory(of: destination)
         let resolved = try await run(as: owner) { () -> String in
             guard let real = realpath(directory, nil) else {
                 throw FileFailure(operation: "resolve", path: directory, errno: errno)
@@ -131,7 +131,6 @@ public struct FileFailure: Error, CustomStringConvertible {
     /// The directory to name in `ReadWritePaths=`: the file's. From the path alone: this is
     /// worded on whatever thread the failure reaches, with the daemon's identity, not the owner's.
     var directory: String {
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return parent.isEmpty ? "/" : parent
+        PathText.directory(of: path)
     }
 }

@@ -50,8 +50,7 @@ extension FileAccess {
     }
 
     static func destinationProblem(_ destination: String, owner: OwnerID) -> ValidationError? {
-        let cut = destination.lastIndex(of: "/")!
-        let directory = cut == destination.startIndex ? "/" : String(destination[..<cut])
+        let directory = PathText.directory(of: destination)
         var directoryInfo = stat()
         guard stat(directory, &directoryInfo) == 0 else {
             return pathError("destination", directory, errno, doing: "write into", directory: true)

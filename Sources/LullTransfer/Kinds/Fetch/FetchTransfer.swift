@@ -285,7 +285,7 @@ public struct FetchTransfer: TransferEngine {
         guard let needed = (total ?? job.spec.payload.fetch?.expectedBytes).map({ $0 - offset }), needed > 0 else {
             return
         }
-        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let directory = PathText.directory(of: destination)
         let free = try await files.freeBytes(in: directory, owner: job.owner)
         if free < needed {
             throw JobFailure(

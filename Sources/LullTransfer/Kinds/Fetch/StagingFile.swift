@@ -21,9 +21,8 @@ final class StagingFile: Sendable {
 
     /// The staging path used for `destination` by the job with this id.
     static func path(for destination: String, jobID: Int64) -> String {
-        let url = URL(fileURLWithPath: destination)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lull-\(jobID).part")
-            .path
+        let directory = PathText.directory(of: destination)
+        return (directory == "/" ? "" : directory) + "/.\(PathText.name(of: destination)).lull-\(jobID).part"
     }
 
     /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
@@ -152,7 +151,7 @@ final class StagingFile: Sendable {
         let fd = descriptor
         let path = self.path
         let destination = self.destination
-        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let directory = PathText.directory(of: destination)
         let device = try await files.run(as: owner) { () -> UInt64 in
             // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
             // Not fatal: a filesystem that keeps no permissions (vfat) refuses it, and the file

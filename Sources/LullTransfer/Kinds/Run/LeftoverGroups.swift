@@ -37,7 +37,7 @@ public final class LeftoverGroups: Sendable {
         guard let started = Self.startTime(of: pid) else { return nil }
         let taken = slots.withLock { slots -> (descriptor: Int32, slot: Int)? in
             if slots.descriptor < 0 {
-                let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+                let directory = PathText.directory(of: path)
                 if mkdir(directory, 0o700) != 0, errno != EEXIST { return nil }
                 slots.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 guard slots.descriptor >= 0 else { return nil }
@@ -68,7 +68,7 @@ public final class LeftoverGroups: Sendable {
     /// Returns the pids it ended.
     @discardableResult
     public func endAll() -> [Int32] {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let directory = PathText.directory(of: path)
         var records: [String] = []
         var older: [String] = []
         if let bytes = KernelFile.readBytes(path) {

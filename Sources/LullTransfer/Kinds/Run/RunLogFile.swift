@@ -22,7 +22,7 @@ struct RunLogFile {
     init(path: String, limit: Int64) throws(JobFailure) {
         self.path = path
         self.limit = limit
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        let directory = PathText.directory(of: path)
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw Self.failure("cannot create the log directory \(directory)")
         }
