@@ -417,9 +417,10 @@ func resumableOffset(_ event: EventView) -> Int {
     @Test func aSourceThatChangesBetweenAttemptsFailsTheJob() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }
-        // The first attempt is refused with Retry-After: 2; the job is paused at once, so the file
-        // is changed before the next attempt however long writing it takes on a loaded host.
-        server.route("/put", .init(faults: [.status(503, headers: [("Retry-After", "2")])]))
+        // The first attempt is refused with Retry-After: 30, and the job is paused while it waits:
+        // the file is changed before the next attempt however slow a loaded host is (a resume
+        // does not wait out the Retry-After, so the test does not either).
+        server.route("/put", .init(faults: [.status(503, headers: [("Retry-After", "30")])]))
         try await withDaemon(config: fastRetries) { daemon, client in
             let source = try makeFile(daemon.directory, "changing.bin", TestHTTPServer.bytes(count: 4 << 20))
             let job = try await client.submit(JobSubmission(kind: .upload, url: server.url("/put"), source: source))
