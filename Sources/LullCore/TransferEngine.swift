@@ -18,15 +18,16 @@ public struct TransferContext: Sendable {
     public var progress: @Sendable (TransferProgress) -> Void
     /// Durably records how to resume; returns once stored.
     public var checkpoint: @Sendable (ResumeState) async -> Void
-    /// Validators of the last successful fetch of the same URL into the same file.
-    public var validators: FetchValidators?
+    /// Reads the validators of the last successful fetch of the same URL into the same file: a
+    /// store read, so a fetch asks only when the file is there to be kept.
+    public var validators: @Sendable () async -> FetchValidators?
     /// The bandwidth limits over the job; nil when nothing limits it.
     public var throttle: (any TransferThrottle)?
 
     public init(
         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
         checkpoint: @escaping @Sendable (ResumeState) async -> Void = { _ in },
-        validators: FetchValidators? = nil,
+        validators: @escaping @Sendable () async -> FetchValidators? = { nil },
         throttle: (any TransferThrottle)? = nil
     ) {
         self.progress = progress

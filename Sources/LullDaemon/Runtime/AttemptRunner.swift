@@ -46,7 +46,7 @@ struct AttemptRunner: Sendable {
                 reporter.report(progress)
             },
             checkpoint: { resume in await Self.checkpoint(resume, of: id, store: store, clock: clock) },
-            validators: await storedValidators(for: job)
+            validators: { [store] in await Self.storedValidators(for: job, store: store) }
         )
         // The outcome says where the transfer got to: a report still held back goes nowhere.
         defer { reporter.close() }
@@ -63,7 +63,7 @@ struct AttemptRunner: Sendable {
 
     /// The one kind-specific step: a fetch asks the server whether what it fetched last time
     /// to the same place changed (`If-None-Match`, `If-Modified-Since`).
-    private func storedValidators(for job: Job) async -> FetchValidators? {
+    private static func storedValidators(for job: Job, store: any JobStore) async -> FetchValidators? {
         guard let key = job.spec.payload.contents.conditionalFetch else { return nil }
         return try? await store.fetchValidators(owner: job.owner, url: key.url, destination: key.destination)
     }

@@ -58,7 +58,7 @@ public struct FetchTransfer: TransferEngine {
     ) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
-        let (staging, kept) = try await StagingFile.open(
+        let (staging, kept, destinationExists) = try await StagingFile.open(
             for: destination,
             jobID: job.id.rawValue,
             owner: job.owner,
@@ -71,13 +71,14 @@ public struct FetchTransfer: TransferEngine {
 
         var offset = kept
         var transferred = previous.transferredBytes
+        // Only a file already in place can be kept by a 304: no store read for a first fetch.
+        let conditional = offset == 0 && destinationExists ? await context.validators() : nil
         var response = try await send(
             job,
             client,
             from: offset,
             validator: previous.validator,
-            conditional: offset == 0 ? context.validators : nil,
-            destination: destination
+            conditional: conditional
         )
         watchdog.touch()
 
@@ -89,10 +90,10 @@ public struct FetchTransfer: TransferEngine {
         if offset > 0 && Self.cannotContinue(response, from: offset, validator: previous.validator) {
             offset = 0
             try await staging.restart()
-            response = try await send(job, client, from: 0, validator: nil, conditional: nil, destination: destination)
+            response = try await send(job, client, from: 0, validator: nil, conditional: nil)
             watchdog.touch()
         }
-        if response.status == .notModified, context.validators != nil {
+        if response.status == .notModified, conditional != nil {
             keepStaging = false
             await staging.discard()
             let size = try await files.fileSize(destination, owner: job.owner)
@@ -101,8 +102,8 @@ public struct FetchTransfer: TransferEngine {
                 bytes: size,
                 path: destination,
                 notModified: true,
-                etag: response.headers.first(name: "etag") ?? context.validators?.etag,
-                lastModified: response.headers.first(name: "last-modified") ?? context.validators?.lastModified,
+                etag: response.headers.first(name: "etag") ?? conditional?.etag,
+                lastModified: response.headers.first(name: "last-modified") ?? conditional?.lastModified,
                 bytesTransferred: transferred
             )
         }
@@ -245,14 +246,13 @@ public struct FetchTransfer: TransferEngine {
         _ client: JobClient,
         from offset: Int64,
         validator: String?,
-        conditional: FetchValidators?,
-        destination: String
+        conditional: FetchValidators?
     ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(of: job, method: .GET)
         if offset > 0, let validator {
             request.headers.replaceOrAdd(name: "range", value: "bytes=\(offset)-")
             request.headers.replaceOrAdd(name: "if-range", value: validator)
-        } else if let conditional, try await files.fileSize(destination, owner: job.owner) != nil {
+        } else if let conditional {
             if let etag = conditional.etag { request.headers.replaceOrAdd(name: "if-none-match", value: etag) }
             if let lastModified = conditional.lastModified {
                 request.headers.replaceOrAdd(name: "if-modified-since", value: lastModified)

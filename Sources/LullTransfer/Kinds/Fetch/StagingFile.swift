@@ -26,7 +26,8 @@ final class StagingFile: Sendable {
     }
 
     /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
-    /// Returns the file and its length after the cut (less than `keep` if less was on disk).
+    /// Returns the file, its length after the cut (less than `keep` if less was on disk) and
+    /// whether something is at the destination already (a file a conditional GET may keep).
     /// With a `mode` the file is private while partial and gets the mode in `commit`; without
     /// (a job stored before modes existed) it is created 0644 less the daemon's umask, as then.
     static func open(
@@ -36,12 +37,13 @@ final class StagingFile: Sendable {
         keep: Int64,
         mode: FileMode?,
         files: FileAccess
-    ) async throws -> (StagingFile, Int64) {
+    ) async throws -> (StagingFile, Int64, destinationExists: Bool) {
         let path = Self.path(for: destination, jobID: jobID)
-        let (descriptor, length) = try await files.run(as: owner) { () -> (CInt, Int64) in
+        let (descriptor, length, exists) = try await files.run(as: owner) { () -> (CInt, Int64, Bool) in
             // A directory there would otherwise be found only by the rename, after the download.
             var existing = stat()
-            if lstat(destination, &existing) == 0, existing.st_mode & S_IFMT == S_IFDIR {
+            let exists = lstat(destination, &existing) == 0
+            if exists, existing.st_mode & S_IFMT == S_IFDIR {
                 throw FileFailure(operation: "write the download to", path: destination, errno: EISDIR)
             }
             let (fd, info) = try RegularFile.open(
@@ -58,11 +60,12 @@ final class StagingFile: Sendable {
                 Glibc.close(fd)
                 throw FileFailure(operation: "truncate", path: path, errno: code)
             }
-            return (fd, length)
+            return (fd, length, exists)
         }
         return (
             StagingFile(path: path, destination: destination, owner: owner, descriptor: descriptor, files: files),
-            length
+            length,
+            exists
         )
     }
 
