@@ -48,6 +48,32 @@ struct FullDiskTests {
         return written
     }
 
+    /// A download larger than the space left where it goes fails before a byte is written,
+    /// saying how much it needs and how much is free (read as the attempt opened its file).
+    @Test func aFetchLargerThanTheSpaceLeftSaysSoBeforeWriting() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/big", .init(body: TestHTTPServer.bytes(count: 4 << 20, seed: 42)))
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let directory = daemon.directory.appendingPathComponent("small").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let mounted = try CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", directory])
+            #expect(mounted.status == 0)
+            defer { _ = try? CommandRunner.run("/bin/umount", [directory]) }
+            let job = try await client.submit(
+                JobSubmission(kind: .fetch, url: server.url("/big"), destination: directory + "/big.bin")
+            )
+            let refused = try await awaitEvent(client: client, "job \(job.id) to be refused for space") {
+                $0.jobId == job.id && ($0.type == .retrying || $0.type == .failed)
+            }
+            #expect(refused.error?.code == "no_space")
+            let message = refused.error?.message ?? ""
+            #expect(message.contains("4194304 bytes needed in \(directory)"), "\(message)")
+            #expect(message.contains("2097152 free"), "\(message)")
+            _ = try await client.cancel(job.id)
+        }
+    }
+
     @Test func aFullStateDirectoryRefusesClearlyCorruptsNothingAndRecovers() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { await server.stop() } }

@@ -58,7 +58,7 @@ public struct FetchTransfer: TransferEngine {
     ) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
-        let (staging, kept, destinationExists) = try await StagingFile.open(
+        let (staging, kept, destinationExists, freeBytes) = try await StagingFile.open(
             for: destination,
             jobID: job.id.rawValue,
             owner: job.owner,
@@ -112,7 +112,7 @@ public struct FetchTransfer: TransferEngine {
         }
 
         let total = Self.totalLength(response.headers, offset: offset)
-        try await checkLimits(job, total: total, offset: offset, destination: destination)
+        try await checkLimits(job, total: total, offset: offset, destination: destination, free: freeBytes)
         let etag = response.headers.first(name: "etag")
         let lastModified = response.headers.first(name: "last-modified")
         let validator = Self.resumeValidator(response.headers)
@@ -266,7 +266,15 @@ public struct FetchTransfer: TransferEngine {
         }
     }
 
-    private func checkLimits(_ job: Job, total: Int64?, offset: Int64, destination: String) async throws {
+    /// Refuses what is larger than the job allows, or than the space left. `free` is what the
+    /// staging file's filesystem had as the attempt opened it, or nil to ask now.
+    private func checkLimits(
+        _ job: Job,
+        total: Int64?,
+        offset: Int64,
+        destination: String,
+        free known: Int64?
+    ) async throws {
         let cap = job.spec.payload.fetch?.maxBytes ?? settings.maxFetchBytes
         if let total, total > cap {
             throw JobFailure(
@@ -286,7 +294,8 @@ public struct FetchTransfer: TransferEngine {
             return
         }
         let directory = PathText.directory(of: destination)
-        let free = try await files.freeBytes(in: directory, owner: job.owner)
+        let free: Int64
+        if let known { free = known } else { free = try await files.freeBytes(in: directory, owner: job.owner) }
         if free < needed {
             throw JobFailure(
                 code: "no_space",

@@ -26,8 +26,10 @@ final class StagingFile: Sendable {
     }
 
     /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
-    /// Returns the file, its length after the cut (less than `keep` if less was on disk) and
-    /// whether something is at the destination already (a file a conditional GET may keep).
+    /// Returns the file, its length after the cut (less than `keep` if less was on disk), whether
+    /// something is at the destination already (a file a conditional GET may keep) and the bytes
+    /// free on its filesystem for unprivileged users (nil if unknown), read in the same trip to
+    /// the thread pool.
     /// With a `mode` the file is private while partial and gets the mode in `commit`; without
     /// (a job stored before modes existed) it is created 0644 less the daemon's umask, as then.
     static func open(
@@ -37,9 +39,10 @@ final class StagingFile: Sendable {
         keep: Int64,
         mode: FileMode?,
         files: FileAccess
-    ) async throws -> (StagingFile, Int64, destinationExists: Bool) {
+    ) async throws -> (StagingFile, Int64, destinationExists: Bool, freeBytes: Int64?) {
         let path = Self.path(for: destination, jobID: jobID)
-        let (descriptor, length, exists) = try await files.run(as: owner) { () -> (CInt, Int64, Bool) in
+        let (descriptor, length, exists, free) = try await files.run(as: owner) {
+            () -> (CInt, Int64, Bool, Int64?) in
             // A directory there would otherwise be found only by the rename, after the download.
             var existing = stat()
             let exists = lstat(destination, &existing) == 0
@@ -60,12 +63,15 @@ final class StagingFile: Sendable {
                 Glibc.close(fd)
                 throw FileFailure(operation: "truncate", path: path, errno: code)
             }
-            return (fd, length, exists)
+            var filesystem = statvfs()
+            let free = fstatvfs(fd, &filesystem) == 0 ? Int64(filesystem.f_bavail) * Int64(filesystem.f_frsize) : nil
+            return (fd, length, exists, free)
         }
         return (
             StagingFile(path: path, destination: destination, owner: owner, descriptor: descriptor, files: files),
             length,
-            exists
+            exists,
+            free
         )
     }
 
