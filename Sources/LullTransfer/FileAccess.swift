@@ -22,13 +22,12 @@ public struct FileAccess: Sendable {
     /// Directory fsyncs shared among the downloads renamed into the same directory.
     let directorySyncs = DirectorySyncs()
     /// File syncs shared among the downloads that finish at about the same time.
-    let fileSyncs: FileSyncs
+    let fileSyncs = FileSyncs()
 
     public init(pool: NIOThreadPool = .singleton, allowedDirectories: [String] = []) {
         self.pool = pool
         self.allowedDirectories = allowedDirectories.map { URL(fileURLWithPath: $0).standardized.path }
         self.canSwitchIdentity = lull_can_switch_fs_user() != 0
-        self.fileSyncs = FileSyncs(pool: pool)
     }
 
     /// Runs blocking file work off the event loops, as `owner`.

@@ -1,4 +1,5 @@
 import Foundation
+import LullCore
 import NIOPosix
 import Synchronization
 import Testing
@@ -30,12 +31,12 @@ import Glibc
 
     @Test func filesArrivingDuringASyncShareTheNextOne() async throws {
         let calls = HeldSyncCalls(dirtyBytes: 4096)
-        try await withSyncs(calls) { syncs in
-            let later = try await syncsBehindAHeldOne(syncs, calls, descriptors: Array(10..<15))
+        try await withSyncs(calls) { syncs, files in
+            let later = try await syncsBehindAHeldOne(syncs, files, calls, descriptors: Array(10..<15))
             calls.release()
             #expect(try await later().isEmpty)
             // The first file alone got its own fsync; the five that came meanwhile, one syncfs.
-            let log = calls.log
+            let log = calls.syncs
             #expect(log.count == 2, "\(log)")
             #expect(log.first == .file(3))
             guard case .filesystem(let descriptor) = log.last else {
@@ -43,42 +44,47 @@ import Glibc
                 return
             }
             #expect((10..<15).contains(descriptor))
+            #expect(calls.closed == [3, 10, 11, 12, 13, 14], "each file closed once, after its sync")
+            #expect(calls.modes == [3, 10, 11, 12, 13, 14], "each file given its mode before its sync")
         }
     }
 
     @Test func muchElseDirtyMeansEachFileIsSyncedOnItsOwn() async throws {
         let calls = HeldSyncCalls(dirtyBytes: FileSyncs.sharedSyncDirtyLimit + 1)
-        try await withSyncs(calls) { syncs in
-            let later = try await syncsBehindAHeldOne(syncs, calls, descriptors: Array(10..<15))
+        try await withSyncs(calls) { syncs, files in
+            let later = try await syncsBehindAHeldOne(syncs, files, calls, descriptors: Array(10..<15))
             calls.release()
             #expect(try await later().isEmpty)
-            #expect(Set(calls.log) == Set([3, 10, 11, 12, 13, 14].map(SyncCall.file)))
-            #expect(calls.log.count == 6)
+            #expect(Set(calls.syncs) == Set([3, 10, 11, 12, 13, 14].map(SyncCall.file)))
+            #expect(calls.syncs.count == 6)
         }
     }
 
     @Test func aFailedFilesystemSyncFallsBackToEachFileAndEachGetsItsOwnFailure() async throws {
         let calls = HeldSyncCalls(dirtyBytes: 0, filesystemError: EIO, fileErrors: [12: EIO])
-        try await withSyncs(calls) { syncs in
-            let later = try await syncsBehindAHeldOne(syncs, calls, descriptors: Array(10..<15))
+        try await withSyncs(calls) { syncs, files in
+            let later = try await syncsBehindAHeldOne(syncs, files, calls, descriptors: Array(10..<15))
             calls.release()
             let failures = try await later()
             #expect(failures.count == 1)
             #expect(failures.first?.path == "/f12" && failures.first?.errno == EIO)
             #expect(failures.first?.operation == "fsync")
-            #expect(calls.log.filter { $0 == .file(12) }.count == 1)
-            #expect(calls.log.contains { if case .filesystem = $0 { true } else { false } })
+            #expect(calls.syncs.filter { $0 == .file(12) }.count == 1)
+            #expect(calls.syncs.contains { if case .filesystem = $0 { true } else { false } })
+            #expect(calls.closed == [3, 10, 11, 12, 13, 14], "the failed file is closed too")
         }
     }
 
-    @Test func theKernelSyncsRealFilesAndRefusesAClosedOne() async throws {
+    @Test func theKernelSyncsRealFilesAndGivesThemTheirMode() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filesyncs-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let pool = NIOThreadPool(numberOfThreads: 2)
         pool.start()
         defer { pool.shutdownGracefully { _ in } }
-        let syncs = FileSyncs(pool: pool)
+        let files = FileAccess(pool: pool)
+        let syncs = FileSyncs()
+        let owner = OwnerID(geteuid())
         var descriptors: [CInt] = []
         for index in 0..<16 {
             let fd = open(directory.appendingPathComponent("f\(index)").path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
@@ -91,30 +97,52 @@ import Glibc
         let device = UInt64(info.st_dev)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, fd) in descriptors.enumerated() {
-                group.addTask { try await syncs.sync(fd, path: "f\(index)", device: device) }
+                group.addTask {
+                    try await syncs.syncAndClose(
+                        fd,
+                        path: "f\(index)",
+                        mode: FileMode(0o640),
+                        device: device,
+                        owner: owner,
+                        files: files
+                    )
+                }
             }
             try await group.waitForAll()
         }
-        for fd in descriptors { close(fd) }
-        let closed = descriptors[0]
-        await #expect(throws: FileFailure.self) { try await syncs.sync(closed, path: "f0", device: device) }
+        for index in 0..<16 {
+            #expect(stat(directory.appendingPathComponent("f\(index)").path, &info) == 0)
+            #expect(info.st_mode & 0o7777 == 0o640)
+        }
     }
 
     /// Starts a sync of descriptor 3 that the fake holds, then syncs of `descriptors` that queue
     /// behind it; returns a function awaiting the queued ones, giving the failures they threw.
     private func syncsBehindAHeldOne(
         _ syncs: FileSyncs,
+        _ files: FileAccess,
         _ calls: HeldSyncCalls,
         descriptors: [CInt]
     ) async throws -> @Sendable () async throws -> [FileFailure] {
-        let first = Task { try await syncs.sync(3, path: "/f3", device: 1) }
+        let owner = OwnerID(geteuid())
+        let sync: @Sendable (CInt) async throws(FileFailure) -> Void = { fd in
+            try await syncs.syncAndClose(
+                fd,
+                path: "/f\(fd)",
+                mode: .fetchDefault,
+                device: 1,
+                owner: owner,
+                files: files
+            )
+        }
+        let first = Task { try await sync(3) }
         try await until("the first sync is running") { calls.holding }
         let queued = Task {
             await withTaskGroup(of: FileFailure?.self) { group in
                 for fd in descriptors {
                     group.addTask {
                         do {
-                            try await syncs.sync(fd, path: "/f\(fd)", device: 1)
+                            try await sync(fd)
                             return nil
                         } catch { return error as? FileFailure }
                     }
@@ -125,7 +153,7 @@ import Glibc
             }
         }
         try await until("\(descriptors.count) syncs wait for the next one") {
-            syncs.waitingCount(device: 1) == descriptors.count
+            syncs.waitingCount(device: 1, owner: owner) == descriptors.count
         }
         return {
             try await first.value
@@ -133,11 +161,11 @@ import Glibc
         }
     }
 
-    private func withSyncs(_ calls: HeldSyncCalls, _ body: (FileSyncs) async throws -> Void) async throws {
+    private func withSyncs(_ calls: HeldSyncCalls, _ body: (FileSyncs, FileAccess) async throws -> Void) async throws {
         let pool = NIOThreadPool(numberOfThreads: 2)
         pool.start()
         defer { pool.shutdownGracefully { _ in } }
-        try await body(FileSyncs(pool: pool, calls: calls))
+        try await body(FileSyncs(calls: calls), FileAccess(pool: pool))
     }
 
     /// Polls a condition another thread makes true, yielding between looks; fails after 10 s.
@@ -155,12 +183,14 @@ enum SyncCall: Hashable {
     case filesystem(CInt)
 }
 
-/// Records the calls; the first one waits until the test releases it, so that others queue.
+/// Records the calls; the first sync waits until the test releases it, so that others queue.
+/// No real descriptor is touched: the numbers are the test's.
 final class HeldSyncCalls: DataSyncCalls, Sendable {
     private struct State {
-        var log: [SyncCall] = []
+        var syncs: [SyncCall] = []
+        var modes: [CInt] = []
+        var closed: [CInt] = []
         var holding = false
-        var released = false
     }
 
     private let state = Mutex(State())
@@ -175,10 +205,23 @@ final class HeldSyncCalls: DataSyncCalls, Sendable {
         self.fileErrors = fileErrors
     }
 
-    var log: [SyncCall] { state.withLock { $0.log } }
+    var syncs: [SyncCall] { state.withLock { $0.syncs } }
+    /// The descriptors given a mode and closed, each sorted.
+    var modes: [CInt] { state.withLock { $0.modes.sorted() } }
+    var closed: [CInt] { state.withLock { $0.closed.sorted() } }
     var holding: Bool { state.withLock { $0.holding } }
 
     func release() { gate.signal() }
+
+    func setMode(_ descriptor: CInt, _ mode: FileMode) {
+        state.withLock { state in
+            // A mode after the file's sync would not be durable with it.
+            if state.syncs.contains(.file(descriptor)) { Issue.record("mode of \(descriptor) set after its sync") }
+            state.modes.append(descriptor)
+        }
+    }
+
+    func close(_ descriptor: CInt) { state.withLock { $0.closed.append(descriptor) } }
 
     func syncFile(_ descriptor: CInt) -> CInt {
         record(.file(descriptor))
@@ -194,8 +237,8 @@ final class HeldSyncCalls: DataSyncCalls, Sendable {
 
     private func record(_ call: SyncCall) {
         let first = state.withLock { state in
-            state.log.append(call)
-            guard state.log.count == 1 else { return false }
+            state.syncs.append(call)
+            guard state.syncs.count == 1 else { return false }
             state.holding = true
             return true
         }

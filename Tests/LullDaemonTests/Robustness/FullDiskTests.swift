@@ -70,7 +70,8 @@ struct FullDiskTests {
             let message = refused.error?.message ?? ""
             #expect(message.contains("4194304 bytes needed in \(directory)"), "\(message)")
             #expect(message.contains("2097152 free"), "\(message)")
-            _ = try await client.cancel(job.id)
+            // Its retries may have run out already: then there is nothing left to cancel.
+            _ = try? await client.cancel(job.id)
         }
     }
 

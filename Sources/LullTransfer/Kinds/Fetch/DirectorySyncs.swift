@@ -4,32 +4,59 @@ import LullCore
 import Glibc
 #endif
 
-/// Shares the fsync of a directory among the files renamed into it at about the same time: a
-/// rename is durable once an fsync of its directory that began after the rename has returned,
-/// so a queue of small files landing in one directory pays a share of a directory fsync per
-/// file instead of one each. Directories are told apart by path and owner (each fsync opens the
-/// directory with its owner's rights).
+/// Renames finished downloads into place and shares the fsync of their directory among those
+/// that finish at about the same time: a rename is durable once an fsync of its directory that
+/// began after the rename has returned, so the renames that arrive while one fsync runs are made,
+/// then synced, together by the next. A queue of small files landing in one directory so pays a
+/// share of a directory fsync per file instead of one each, and one visit to the thread pool.
+/// Directories are told apart by path and owner (everything runs with the owner's rights).
 struct DirectorySyncs: Sendable {
     private struct Key: Hashable, Sendable {
         let path: String
         let owner: OwnerID
     }
 
-    // Each waiter brings its FileAccess; all of a batch's are the daemon's one.
-    private let shared = SharedSyncs<Key, FileAccess> { key, batch in
-        // As before it was shared, a directory that cannot be opened or synced is left as it is.
-        _ = try? await batch[0].run(as: key.owner) {
-            let descriptor = Glibc.open(key.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if descriptor >= 0 {
-                _ = fsync(descriptor)
-                Glibc.close(descriptor)
-            }
-        }
-        return Array(repeating: nil, count: batch.count)
+    private struct Rename: Sendable {
+        let from: String
+        let to: String
+        /// The daemon's one FileAccess, which each waiter brings.
+        let files: FileAccess
     }
 
-    /// Returns once an fsync of `directory`, begun after this call, has returned.
-    func sync(_ directory: String, as owner: OwnerID, files: FileAccess) async {
-        try? await shared.sync(files, under: Key(path: directory, owner: owner))
+    private let shared = SharedSyncs<Key, Rename> { key, batch in
+        do {
+            return try await batch[0].files.run(as: key.owner) {
+                // Over whatever is at the destination, a symlink included, without following it.
+                let failures = batch.map { rename in
+                    Glibc.rename(rename.from, rename.to) == 0
+                        ? nil : FileFailure(operation: "rename into place at", path: rename.to, errno: errno)
+                }
+                // As before it was shared, a directory that cannot be opened or synced is left as it is.
+                let descriptor = Glibc.open(key.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                if descriptor >= 0 {
+                    _ = fsync(descriptor)
+                    Glibc.close(descriptor)
+                }
+                return failures
+            }
+        } catch {
+            return batch.map {
+                error as? FileFailure ?? FileFailure(operation: "rename into place at", path: $0.to, errno: ECANCELED)
+            }
+        }
+    }
+
+    /// Renames `from` over `to` in `directory` and returns once an fsync of the directory, begun
+    /// after the rename, has returned.
+    func rename(
+        _ from: String,
+        to: String,
+        in directory: String,
+        as owner: OwnerID,
+        files: FileAccess
+    )
+        async throws(FileFailure)
+    {
+        try await shared.sync(Rename(from: from, to: to, files: files), under: Key(path: directory, owner: owner))
     }
 }

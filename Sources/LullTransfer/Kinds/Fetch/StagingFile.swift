@@ -17,6 +17,8 @@ final class StagingFile: Sendable {
     let destination: String
     let owner: OwnerID
     private let descriptor: CInt
+    /// The filesystem the file is on (its `st_dev`), for sharing its sync.
+    private let device: UInt64
     private let files: FileAccess
 
     /// The staging path used for `destination` by the job with this id.
@@ -41,8 +43,7 @@ final class StagingFile: Sendable {
         files: FileAccess
     ) async throws -> (StagingFile, Int64, destinationExists: Bool, freeBytes: Int64?) {
         let path = Self.path(for: destination, jobID: jobID)
-        let (descriptor, length, exists, free) = try await files.run(as: owner) {
-            () -> (CInt, Int64, Bool, Int64?) in
+        let opened = try await files.run(as: owner) { () -> Opened in
             // A directory there would otherwise be found only by the rename, after the download.
             var existing = stat()
             let exists = lstat(destination, &existing) == 0
@@ -65,21 +66,47 @@ final class StagingFile: Sendable {
             }
             var filesystem = statvfs()
             let free = fstatvfs(fd, &filesystem) == 0 ? Int64(filesystem.f_bavail) * Int64(filesystem.f_frsize) : nil
-            return (fd, length, exists, free)
+            return Opened(
+                descriptor: fd,
+                device: UInt64(info.st_dev),
+                length: length,
+                destinationExists: exists,
+                freeBytes: free
+            )
         }
-        return (
-            StagingFile(path: path, destination: destination, owner: owner, descriptor: descriptor, files: files),
-            length,
-            exists,
-            free
+        let staging = StagingFile(
+            path: path,
+            destination: destination,
+            owner: owner,
+            descriptor: opened.descriptor,
+            device: opened.device,
+            files: files
         )
+        return (staging, opened.length, opened.destinationExists, opened.freeBytes)
     }
 
-    private init(path: String, destination: String, owner: OwnerID, descriptor: CInt, files: FileAccess) {
+    /// What the trip to the thread pool in `open` found.
+    private struct Opened: Sendable {
+        let descriptor: CInt
+        let device: UInt64
+        let length: Int64
+        let destinationExists: Bool
+        let freeBytes: Int64?
+    }
+
+    private init(
+        path: String,
+        destination: String,
+        owner: OwnerID,
+        descriptor: CInt,
+        device: UInt64,
+        files: FileAccess
+    ) {
         self.path = path
         self.destination = destination
         self.owner = owner
         self.descriptor = descriptor
+        self.device = device
         self.files = files
     }
 
@@ -152,41 +179,27 @@ final class StagingFile: Sendable {
         return hasher
     }
 
-    /// Gives the file its mode, makes its data durable (a sync shared with the files that finish
-    /// meanwhile, `FileSyncs`), renames it over the destination (replacing whatever is there, a
-    /// symlink included, without following it) and flushes the directory: an fsync shared with
-    /// the files renamed into it meanwhile (`DirectorySyncs`).
+    /// Gives the file its mode and makes its data durable (a sync shared with the files that
+    /// finish meanwhile, which closes the file: `FileSyncs`), then renames it over the
+    /// destination and flushes the directory (an fsync shared with the files renamed into it
+    /// meanwhile: `DirectorySyncs`). Two visits to the thread pool, each possibly shared.
     func commit(mode: FileMode?) async throws {
-        let fd = descriptor
-        let path = self.path
-        let destination = self.destination
-        let directory = PathText.directory(of: destination)
-        let device = try await files.run(as: owner) { () -> UInt64 in
-            // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
-            // Not fatal: a filesystem that keeps no permissions (vfat) refuses it, and the file
-            // then has what the mount gives every file, as it would have for any program.
-            if let mode { _ = fchmod(fd, mode_t(mode.rawValue)) }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else {
-                let code = errno
-                Glibc.close(fd)
-                throw FileFailure(operation: "stat", path: path, errno: code)
-            }
-            return UInt64(info.st_dev)
-        }
-        do {
-            try await files.fileSyncs.sync(fd, path: path, device: device)
-        } catch {
-            await close()
-            throw error
-        }
-        try await files.run(as: owner) {
-            defer { Glibc.close(fd) }
-            guard rename(path, destination) == 0 else {
-                throw FileFailure(operation: "rename into place at", path: destination, errno: errno)
-            }
-        }
-        await files.directorySyncs.sync(directory, as: owner, files: files)
+        // Set, not left to the umask: the daemon's own (0077 under its unit) is not the owner's.
+        try await files.fileSyncs.syncAndClose(
+            descriptor,
+            path: path,
+            mode: mode,
+            device: device,
+            owner: owner,
+            files: files
+        )
+        try await files.directorySyncs.rename(
+            path,
+            to: destination,
+            in: PathText.directory(of: destination),
+            as: owner,
+            files: files
+        )
     }
 
     /// Closes the file, keeping it for a later attempt.
