@@ -336,7 +336,10 @@ func resumableOffset(_ event: EventView) -> Int {
         defer { Task { await server.stop() } }
         let values = ["100000000000000000", "99999999999999999999999", "1e300", "inf", "0x10", "-5"]
         for (index, value) in values.enumerated() {
-            server.route("/h\(index)", .init(faults: [.status(503, headers: [("Retry-After", value)])]))
+            // Every request refused: the class backoff is fully jittered, so a job whose value is
+            // ignored may retry within the test, and must find the same answer (and stay queued).
+            let refusal = TestHTTPServer.Fault.status(503, headers: [("Retry-After", value)])
+            server.route("/h\(index)", .init(faults: Array(repeating: refusal, count: 4)))
         }
         try await withDaemon(config: "[retry]\nbase_seconds = 30\ncap_seconds = 60\n") { daemon, client in
             var jobs: [Int64] = []
