@@ -123,3 +123,35 @@ func startUPowerOnBattery(_ bus: MockSystemBus, percent: Double) throws {
     try bus.setProperty(upower, displayDevice, deviceInterface, "Percentage", "dbus.Double(\(percent))")
     try bus.setProperty(upower, displayDevice, deviceInterface, "State", "dbus.UInt32(2)")
 }
+
+/// Settings that run `count` transfers at once, all of them to one host if need be.
+func concurrencyConfig(_ count: Int, then more: String = "") -> String {
+    """
+    [limits]
+    max_concurrent = \(count)
+    max_per_host = \(count)
+
+    [classes.default]
+    max_concurrent = \(count)
+    \(more)
+    """
+}
+
+/// Submits, in one batch, fetches of the server's `/f0` … into `directory`'s `f0` …, made first.
+func submitFetches(
+    _ count: Int,
+    from server: TestHTTPServer,
+    into directory: URL,
+    client: LullClient
+) async throws -> [JobView] {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return try await client.submit(
+        batch: (0..<count).map { index in
+            JobSubmission(
+                kind: .fetch,
+                url: server.url("/f\(index)"),
+                destination: directory.appendingPathComponent("f\(index)").path
+            )
+        }
+    )
+}

@@ -18,26 +18,9 @@ import Testing
             // Headers and a first piece, then nothing: each request stays in flight.
             server.route("/f\(index)", .init(body: content, faults: [.stallAfter(1024)]))
         }
-        let config = """
-            [limits]
-            max_concurrent = \(count)
-            max_per_host = \(count)
-
-            [classes.default]
-            max_concurrent = \(count)
-            """
-        try await withDaemon(config: config) { daemon, client in
+        try await withDaemon(config: concurrencyConfig(count)) { daemon, client in
             let directory = daemon.directory.appendingPathComponent("held")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let jobs = try await client.submit(
-                batch: (0..<count).map { index in
-                    JobSubmission(
-                        kind: .fetch,
-                        url: server.url("/f\(index)"),
-                        destination: directory.appendingPathComponent("f\(index)").path
-                    )
-                }
-            )
+            let jobs = try await submitFetches(count, from: server, into: directory, client: client)
             try await withTimeout(.seconds(60), "\(count) requests to arrive at once") {
                 while Set(server.requests.map(\.uri)).count < count {
                     try await Task.sleep(for: .milliseconds(20))

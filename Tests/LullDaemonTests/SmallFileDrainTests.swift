@@ -18,31 +18,11 @@ import Testing
         for index in 0..<count {
             server.route("/f\(index)", .init(body: content, etag: "\"v\(index)\""))
         }
-        let config = """
-            [limits]
-            max_concurrent = 16
-            max_per_host = 16
-
-            [classes.default]
-            max_concurrent = 16
-
-            [transfers]
-            checkpoint_interval = 60
-            progress_interval = 60
-            """
+        let config = concurrencyConfig(16, then: "\n[transfers]\ncheckpoint_interval = 60\nprogress_interval = 60")
         try await withDaemon(config: config) { daemon, client in
             let directory = daemon.directory.appendingPathComponent("drain")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let cursor = try await client.status().lastEventSeq ?? 0
-            let jobs = try await client.submit(
-                batch: (0..<count).map { index in
-                    JobSubmission(
-                        kind: .fetch,
-                        url: server.url("/f\(index)"),
-                        destination: directory.appendingPathComponent("f\(index)").path
-                    )
-                }
-            )
+            let jobs = try await submitFetches(count, from: server, into: directory, client: client)
             let destinations = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0.destination ?? "") })
             let expected = TestHTTPServer.sha256(content)
             let ids = Set(jobs.map(\.id))
