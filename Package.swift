@@ -145,7 +145,8 @@ let package = Package(
         .executableTarget(
             name: "lull-bench",
             dependencies: [
-                "LullTestSupport", "LullClient", "LullCore", "LullStore",
+                "LullTestSupport", "LullClient", "LullCore", "LullStore", "LullTransfer", "CLullSys",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -18,6 +18,8 @@ enum DrainBenchmark {
         var aria2: [Double] = []
         var curl: [Double] = []
         var lullCPUPerJob: [Double] = []
+        var floor: [Double] = []
+        var floorCPUPerJob: [Double] = []
     }
 
     static let concurrency = 16
@@ -94,20 +96,37 @@ enum DrainBenchmark {
                         )
                     )
                 }
+                // The floor is for the queue whose target is missed; it keeps a large file in memory.
+                if queue.name == "small" {
+                    contenders.append(
+                        (
+                            "floor",
+                            {
+                                let (seconds, cpu) = try DrainFloor.run(
+                                    urls,
+                                    into: output(work, "floor", run),
+                                    concurrency: concurrency
+                                )
+                                figures.floor.append(seconds)
+                                figures.floorCPUPerJob.append(cpu / Double(queue.count))
+                            }
+                        )
+                    )
+                }
                 for offset in 0..<contenders.count {
                     let (name, drain) = contenders[(offset + run) % contenders.count]
                     progress("\(queue.name) queue, run \(run)/\(runs): \(name)")
                     try drain()
                 }
-                for name in ["lull", "curl", "aria2"] {
+                for name in ["lull", "curl", "aria2", "floor"] {
                     try? FileManager.default.removeItem(at: output(work, name, run))
                 }
             }
             rows.append(row(queue, figures))
         }
         return """
-            | queue (nginx on loopback, \(concurrency) at once, median of \(runs)) | lulld | aria2c -j\(concurrency) | curl --parallel-max \(concurrency) | lulld / faster peer | target | verdict | lulld CPU per job |
-            |---|---|---|---|---|---|---|---|
+            | queue (nginx on loopback, \(concurrency) at once, median of \(runs)) | lulld | aria2c -j\(concurrency) | curl --parallel-max \(concurrency) | lulld / faster peer | target | verdict | lulld CPU per job | floor | floor / faster peer | floor CPU per job |
+            |---|---|---|---|---|---|---|---|---|---|---|
             \(rows.joined(separator: "\n"))
 
             Method: the files are written once and read from nginx (`sendfile on`) on loopback. lulld
@@ -118,6 +137,12 @@ enum DrainBenchmark {
             peers get the same URLs as a list (`aria2c -i`, `curl -K` with `--parallel`), and their
             time runs until a `sync` after them returns. The contenders take turns going first.
             lulld's CPU per job is its user plus system time over the drain divided by the jobs.
+            The floor is lulld's durable work alone, in one process with the same libraries
+            (`DrainFloor`): each job's start and end committed to SQLite (WAL, `synchronous = FULL`,
+            commits shared), the file fetched with AsyncHTTPClient, written, synced (one `syncfs`
+            for the files finishing together), renamed and its directory fsynced (shared), \(concurrency)
+            at once; no daemon, API, scheduler, event stream, identities, checks or hashing. Its
+            ratio is where a Lull without any cost of its own would stand.
             \(BenchReport.machine(quick: quick, peers: ["nginx", "aria2", "curl"]))
             """
     }
@@ -138,7 +163,12 @@ enum DrainBenchmark {
         return
             "| \(queue.count) × \(size) | \(seconds(figures.lull)) | \(seconds(figures.aria2)) | \(seconds(figures.curl)) | "
             + String(format: "%.2f×", ratio) + " | ≤ 1.0× | \(BenchReport.verdict(ratio <= 1.0)) | "
-            + String(format: "%.2f ms", BenchReport.median(figures.lullCPUPerJob) * 1000) + " |"
+            + String(format: "%.2f ms", BenchReport.median(figures.lullCPUPerJob) * 1000) + " | "
+            + (figures.floor.isEmpty
+                ? "— | — | — |"
+                : "\(seconds(figures.floor)) | "
+                    + String(format: "%.2f×", BenchReport.median(figures.floor) / fastest) + " | "
+                    + String(format: "%.2f ms", BenchReport.median(figures.floorCPUPerJob) * 1000) + " |")
     }
 
     /// Seconds from the first batch request to the last `succeeded`, and lulld's CPU seconds.

@@ -5,8 +5,8 @@ import Synchronization
 /// While one step runs, the callers that arrive meanwhile wait for the next, which serves them
 /// all. `perform` gets the items of one batch (in arrival order) and returns each one's failure,
 /// or nil; batches are kept apart by key (a directory, a filesystem).
-final class SharedSyncs<Key: Hashable & Sendable, Item: Sendable>: Sendable {
-    typealias Perform = @Sendable (Key, [Item]) async -> [FileFailure?]
+package final class SharedSyncs<Key: Hashable & Sendable, Item: Sendable>: Sendable {
+    package typealias Perform = @Sendable (Key, [Item]) async -> [FileFailure?]
 
     private struct Waiter: Sendable {
         let item: Item
@@ -17,13 +17,13 @@ final class SharedSyncs<Key: Hashable & Sendable, Item: Sendable>: Sendable {
     private let waiting = Mutex<[Key: [Waiter]]>([:])
     private let perform: Perform
 
-    init(perform: @escaping Perform) {
+    package init(perform: @escaping Perform) {
         self.perform = perform
     }
 
     /// Returns once a step for `key` that began after this call has returned, throwing the
     /// failure that step found for `item`.
-    func sync(_ item: Item, under key: Key) async throws(FileFailure) {
+    package func sync(_ item: Item, under key: Key) async throws(FileFailure) {
         let failure = await withCheckedContinuation { continuation in
             let waiter = Waiter(item: item, continuation: continuation)
             let first = waiting.withLock { waiting in

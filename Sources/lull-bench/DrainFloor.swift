@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import CLullSys
+import Foundation
+import GRDB
+import LullCore
+import LullTransfer
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The floor under lulld's small-file drain: the same durable work in one process with the same
+/// libraries, and nothing else. Each job's start and end are committed to SQLite (WAL,
+/// `synchronous = FULL`, commits shared); its file is fetched with AsyncHTTPClient, written,
+/// synced (one `syncfs` for the files finishing together, an fsync for one alone), renamed into
+/// place and its directory fsynced (shared), `concurrency` at once. No daemon, socket API,
+/// scheduler, event stream, owner identities, validation, hashing or resume points: what lulld
+/// could reach here if all of its own work cost nothing.
+enum DrainFloor {
+    /// Seconds from the jobs' insertion to the last committed end, and this process's CPU seconds.
+    static func run(_ urls: [String], into directory: URL, concurrency: Int) throws -> (Double, Double) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
+        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+        defer {
+            try? client.syncShutdown()
+            try? pool.syncShutdownGracefully()
+            try? group.syncShutdownGracefully()
+        }
+        let outcome = Mutex<Result<(Double, Double), any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let figures = try await drain(
+                    urls,
+                    into: directory,
+                    concurrency: concurrency,
+                    client: client,
+                    pool: pool
+                )
+                outcome.withLock { $0 = .success(figures) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+
+    private static func drain(
+        _ urls: [String],
+        into directory: URL,
+        concurrency: Int,
+        client: HTTPClient,
+        pool: NIOThreadPool
+    ) async throws -> (Double, Double) {
+        // Beside the files (not among them, as lulld's store is not), fresh for each drain.
+        let path = directory.path + ".sqlite"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let database = try DatabaseQueue(path: path)
+        try await database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "CREATE TABLE jobs (id INTEGER PRIMARY KEY, url TEXT NOT NULL, state TEXT NOT NULL)")
+        }
+        let failures = Atomic<Int>(0)
+        let commits = SharedSyncs<Int, (Int, String)> { _, batch in
+            do {
+                try await pool.runIfActive {
+                    try database.write { db in
+                        for (id, state) in batch {
+                            try db.execute(sql: "UPDATE jobs SET state = ? WHERE id = ?", arguments: [state, id])
+                        }
+                    }
+                }
+            } catch { failures.add(batch.count, ordering: .relaxed) }
+            return []
+        }
+        let fileSyncs = SharedSyncs<Int, CInt> { _, batch in
+            _ = try? await pool.runIfActive {
+                let ok = batch.count > 1 ? lull_syncfs(batch[0]) == 0 : fsync(batch[0]) == 0
+                if !ok { failures.add(1, ordering: .relaxed) }
+                for descriptor in batch { close(descriptor) }
+            }
+            return []
+        }
+        let renames = SharedSyncs<Int, (String, String)> { _, batch in
+            _ = try? await pool.runIfActive {
+                for (from, to) in batch where rename(from, to) != 0 { failures.add(1, ordering: .relaxed) }
+                let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                if descriptor >= 0, fsync(descriptor) != 0 { failures.add(1, ordering: .relaxed) }
+                close(descriptor)
+            }
+            return []
+        }
+
+        let cpuBefore = ProcessCPU.seconds(of: getpid())
+        let start = ContinuousClock.now
+        try await database.write { db in
+            for (index, url) in urls.enumerated() {
+                try db.execute(sql: "INSERT INTO jobs VALUES (?, ?, 'queued')", arguments: [index, url])
+            }
+        }
+        let fetch: @Sendable (Int) async throws -> Void = { index in
+            try? await commits.sync((index, "running"), under: 0)
+            let response = try await client.execute(HTTPClientRequest(url: urls[index]), timeout: .seconds(60))
+            guard response.status == .ok else { throw BenchError("floor: \(urls[index]) answered \(response.status)") }
+            let body = try await response.body.collect(upTo: 64 << 20)
+            let staging = directory.appendingPathComponent(".f\(index).part").path
+            let descriptor = try await pool.runIfActive { () -> CInt in
+                let descriptor = open(staging, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else { throw BenchError("floor: cannot create \(staging)") }
+                let written = body.withUnsafeReadableBytes { write(descriptor, $0.baseAddress, $0.count) }
+                guard written == body.readableBytes else { throw BenchError("floor: short write to \(staging)") }
+                return descriptor
+            }
+            try? await fileSyncs.sync(descriptor, under: 0)
+            try? await renames.sync((staging, directory.appendingPathComponent("f\(index)").path), under: 0)
+            try? await commits.sync((index, "succeeded"), under: 0)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            var next = 0
+            while next < min(concurrency, urls.count) {
+                let index = next
+                tasks.addTask { try await fetch(index) }
+                next += 1
+            }
+            while try await tasks.next() != nil, next < urls.count {
+                let index = next
+                tasks.addTask { try await fetch(index) }
+                next += 1
+            }
+            try await tasks.waitForAll()
+        }
+        let seconds = (ContinuousClock.now - start).timeInterval
+        let cpu = ProcessCPU.seconds(of: getpid()) - cpuBefore
+        guard failures.load(ordering: .relaxed) == 0 else {
+            throw BenchError("floor: \(failures.load(ordering: .relaxed)) writes, syncs or renames failed")
+        }
+        return (seconds, cpu)
+    }
+}
