@@ -46,6 +46,7 @@ import Glibc
             #expect((10..<15).contains(descriptor))
             #expect(calls.closed == [3, 10, 11, 12, 13, 14], "each file closed once, after its sync")
             #expect(calls.modes == [3, 10, 11, 12, 13, 14], "each file given its mode before its sync")
+            #expect(calls.dirtyReads == 1, "/proc/meminfo read for the batch of five, not for a file alone")
         }
     }
 
@@ -191,6 +192,7 @@ final class HeldSyncCalls: DataSyncCalls, Sendable {
         var modes: [CInt] = []
         var closed: [CInt] = []
         var holding = false
+        var dirtyReads = 0
     }
 
     private let state = Mutex(State())
@@ -210,6 +212,7 @@ final class HeldSyncCalls: DataSyncCalls, Sendable {
     var modes: [CInt] { state.withLock { $0.modes.sorted() } }
     var closed: [CInt] { state.withLock { $0.closed.sorted() } }
     var holding: Bool { state.withLock { $0.holding } }
+    var dirtyReads: Int { state.withLock { $0.dirtyReads } }
 
     func release() { gate.signal() }
 
@@ -233,7 +236,10 @@ final class HeldSyncCalls: DataSyncCalls, Sendable {
         return filesystemError
     }
 
-    func dirtyBytes() -> Int64? { dirty }
+    func dirtyBytes() -> Int64? {
+        state.withLock { $0.dirtyReads += 1 }
+        return dirty
+    }
 
     private func record(_ call: SyncCall) {
         let first = state.withLock { state in

@@ -67,7 +67,9 @@ struct FileSyncs: Sendable {
     }
 
     private static func sync(_ batch: [Item], calls: some DataSyncCalls) -> [FileFailure?] {
-        if plan(files: batch.count, dirtyBytes: calls.dirtyBytes()) == .wholeFilesystem,
+        // /proc/meminfo is read only when there is something to share.
+        let dirty = batch.count > 1 ? calls.dirtyBytes() : nil
+        if plan(files: batch.count, dirtyBytes: dirty) == .wholeFilesystem,
             calls.syncFilesystem(of: batch[0].descriptor) == 0
         {
             return Array(repeating: nil, count: batch.count)
