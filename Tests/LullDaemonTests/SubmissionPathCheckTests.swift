@@ -66,6 +66,18 @@ struct SubmissionPathCheckTests {
             } catch LullClientError.api(_, let detail) {
                 #expect(detail.field == "jobs[1].destination", "\(detail)")
             }
+            // The paths of a batch are checked together, but its first problem in the order of
+            // the jobs is the one named, whether of the paths or of the rest of the job.
+            let missing = JobSubmission(kind: .fetch, url: "http://127.0.0.1:9/m", destination: directory + "/nope/m")
+            let badURL = JobSubmission(kind: .fetch, url: "gopher://127.0.0.1/b", destination: directory + "/b.bin")
+            for (jobs, field) in [([missing, badURL], "jobs[0].destination"), ([badURL, missing], "jobs[0].url")] {
+                do {
+                    _ = try await client.submit(batch: jobs)
+                    Issue.record("a batch with a missing directory and a bad URL was accepted")
+                } catch LullClientError.api(_, let detail) {
+                    #expect(detail.field == field, "\(detail)")
+                }
+            }
             #expect(try await client.list().jobs.isEmpty, "nothing of the refused batch was stored")
         }
     }

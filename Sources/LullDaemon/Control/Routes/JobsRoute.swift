@@ -38,20 +38,33 @@ extension ControlRouter {
             )
         }
         let now = clock.now()
-        var newJobs: [NewJob] = []
-        for (index, submission) in batch.jobs.enumerated() {
-            do {
+        let owner = request.peer.owner
+        // Every job is checked as it would be alone, its paths all in one visit to the thread
+        // pool, and the batch is refused for its first problem in the order of the jobs.
+        let specs = batch.jobs.map { submission in
+            Result { () throws(ValidationError) -> JobSpec in
                 let spec = try submission.spec(checkingFirst: validator).prepared()
                 try validator.validate(spec)
-                try await files.checkPaths(of: spec, owner: request.peer.owner)
-                newJobs.append(NewJob(owner: request.peer.owner, spec: spec, createdAt: now))
-            } catch {
+                return spec
+            }
+        }
+        let valid = specs.compactMap { try? $0.get() }
+        var pathProblems = await files.pathProblems(of: valid, owner: owner)[...]
+        var newJobs: [NewJob] = []
+        for (index, checked) in specs.enumerated() {
+            let problem: ValidationError?
+            switch checked {
+            case .failure(let error): problem = error
+            case .success: problem = pathProblems.popFirst() ?? nil
+            }
+            if let error = problem {
                 throw ValidationError(
                     error.code,
                     field: "jobs[\(index)]" + (error.field.map { "." + $0 } ?? ""),
                     "jobs[\(index)]: \(error.message)"
                 )
             }
+            if case .success(let spec) = checked { newJobs.append(NewJob(owner: owner, spec: spec, createdAt: now)) }
         }
         let jobs = try await storeWithinQuota(newJobs, request)
         let reasons = await dispatcher.enqueue(jobs)
