@@ -20,9 +20,9 @@ public struct FileAccess: Sendable {
     /// Whether this process may take on other users' filesystem identities (checked once).
     let canSwitchIdentity: Bool
     /// Directory fsyncs shared among the downloads renamed into the same directory.
-    let directorySyncs = DirectorySyncs()
+    package let directorySyncs = DirectorySyncs()
     /// File syncs shared among the downloads that finish at about the same time.
-    let fileSyncs = FileSyncs()
+    package let fileSyncs = FileSyncs()
 
     public init(pool: NIOThreadPool = .singleton, allowedDirectories: [String] = []) {
         self.pool = pool

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import CLullSys
 import Foundation
 import GRDB
 import LullCore
@@ -84,24 +83,14 @@ enum DrainFloor {
             } catch { failures.add(batch.count, ordering: .relaxed) }
             return []
         }
-        let fileSyncs = SharedSyncs<Int, CInt> { _, batch in
-            _ = try? await pool.runIfActive {
-                let ok = batch.count > 1 ? lull_syncfs(batch[0]) == 0 : fsync(batch[0]) == 0
-                if !ok { failures.add(1, ordering: .relaxed) }
-                for descriptor in batch { close(descriptor) }
-            }
-            return []
-        }
-        let renames = SharedSyncs<Int, (String, String)> { _, batch in
-            _ = try? await pool.runIfActive {
-                for (from, to) in batch where rename(from, to) != 0 { failures.add(1, ordering: .relaxed) }
-                let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                if descriptor >= 0, fsync(descriptor) != 0 { failures.add(1, ordering: .relaxed) }
-                close(descriptor)
-            }
-            return []
-        }
-
+        // The file work is lulld's own (FileSyncs, DirectorySyncs), as this process's user: no
+        // identity is taken on.
+        let files = FileAccess(pool: pool)
+        let owner = OwnerID(geteuid())
+        let device: UInt64 = {
+            var info = stat()
+            return stat(directory.path, &info) == 0 ? UInt64(info.st_dev) : 0
+        }()
         let cpuBefore = ProcessCPU.seconds(of: getpid())
         let start = ContinuousClock.now
         try await database.write { db in
@@ -122,8 +111,23 @@ enum DrainFloor {
                 guard written == body.readableBytes else { throw BenchError("floor: short write to \(staging)") }
                 return descriptor
             }
-            try? await fileSyncs.sync(descriptor, under: 0)
-            try? await renames.sync((staging, directory.appendingPathComponent("f\(index)").path), under: 0)
+            do {
+                try await files.fileSyncs.syncAndClose(
+                    descriptor,
+                    path: staging,
+                    mode: nil,
+                    device: device,
+                    owner: owner,
+                    files: files
+                )
+                try await files.directorySyncs.rename(
+                    staging,
+                    to: directory.appendingPathComponent("f\(index)").path,
+                    in: directory.path,
+                    as: owner,
+                    files: files
+                )
+            } catch { failures.add(1, ordering: .relaxed) }
             try? await commits.sync((index, "succeeded"), under: 0)
         }
         try await withThrowingTaskGroup(of: Void.self) { tasks in

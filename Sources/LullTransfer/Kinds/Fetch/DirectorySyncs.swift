@@ -10,7 +10,7 @@ import Glibc
 /// then synced, together by the next. A queue of small files landing in one directory so pays a
 /// share of a directory fsync per file instead of one each, and one visit to the thread pool.
 /// Directories are told apart by path and owner (everything runs with the owner's rights).
-struct DirectorySyncs: Sendable {
+package struct DirectorySyncs: Sendable {
     private struct Key: Hashable, Sendable {
         let path: String
         let owner: OwnerID
@@ -48,7 +48,7 @@ struct DirectorySyncs: Sendable {
 
     /// Renames `from` over `to` in `directory` and returns once an fsync of the directory, begun
     /// after the rename, has returned.
-    func rename(
+    package func rename(
         _ from: String,
         to: String,
         in directory: String,

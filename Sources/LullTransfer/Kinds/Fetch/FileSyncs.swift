@@ -14,7 +14,7 @@ import Glibc
 /// holds little (`sharedSyncDirtyLimit`): a download never waits for someone else's gigabytes.
 /// A `syncfs` that reports a failure is followed by each file's fsync, so each file learns its
 /// own. Every file is closed once synced or failed: the whole trip is one visit to the pool.
-struct FileSyncs: Sendable {
+package struct FileSyncs: Sendable {
     struct Item: Sendable {
         let descriptor: CInt
         let path: String
@@ -83,7 +83,7 @@ struct FileSyncs: Sendable {
     /// Gives the open file `descriptor` its `mode`, returns once its data and size are on disk
     /// (by a sync that began after this call), and closes it, failed or not. `device` is its
     /// filesystem's; `owner` the job's.
-    func syncAndClose(
+    package func syncAndClose(
         _ descriptor: CInt,
         path: String,
         mode: FileMode?,
