@@ -146,7 +146,7 @@ bench-deps:
 # The benchmarks measure the binaries `make install` ships: release builds with the Swift runtime
 # linked in (a static lullctl starts in about two thirds of the time of a dynamic one). Product
 # by product, because GRDB's dynamic library product cannot take a static runtime.
-BENCH_PRODUCTS = lulld lullctl lull-submit-floor lull-bench
+BENCH_PRODUCTS = lulld lullctl lull-submit-floor lull-parsed-floor lull-bench
 
 bench-build: bench-deps
 	for product in $(BENCH_PRODUCTS); do $(SWIFT) build $(STATIC_BUILD) --product $$product || exit 1; done

@@ -141,7 +141,14 @@ let package = Package(
             linkerSettings: leanClient
         ),
         // The floor under `lullctl submit fetch`, timed beside it by lull-bench (see its main.swift).
-        .executableTarget(name: "lull-submit-floor", linkerSettings: leanClient),
+        .target(name: "SubmitFloor"),
+        .executableTarget(name: "lull-submit-floor", dependencies: ["SubmitFloor"], linkerSettings: leanClient),
+        // The same floor with its arguments parsed by swift-argument-parser (see its source).
+        .executableTarget(
+            name: "lull-parsed-floor",
+            dependencies: ["SubmitFloor", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: leanClient
+        ),
         .executableTarget(
             name: "lull-bench",
             dependencies: [

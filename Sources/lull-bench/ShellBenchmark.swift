@@ -2,7 +2,8 @@ import Foundation
 import LullTestSupport
 
 /// Submitting from a shell: `lullctl submit fetch` against Debian's task-spooler (`tsp`) and
-/// `nq`, beside the floor a Swift client stands on (`lull-submit-floor`), each command timed from
+/// `nq`, beside the floors a Swift client stands on (`lull-submit-floor`, and `lull-parsed-floor` with
+/// swift-argument-parser), each command timed from
 /// spawn to exit. They run interleaved in rounds so a busy moment of the machine hits all alike.
 enum ShellBenchmark {
     static func run(quick: Bool, progress: (String) -> Void) throws -> String {
@@ -18,8 +19,9 @@ enum ShellBenchmark {
         defer { peers.stop() }
         let lullctl = DaemonProcess.binary("lullctl")
         let floor = DaemonProcess.binary("lull-submit-floor")
-        guard FileManager.default.isExecutableFile(atPath: floor) else {
-            throw BenchError("\(floor) is missing: build it (make bench-build does)")
+        let parsedFloor = DaemonProcess.binary("lull-parsed-floor")
+        for binary in [floor, parsedFloor] where !FileManager.default.isExecutableFile(atPath: binary) {
+            throw BenchError("\(binary) is missing: build it (make bench-build does)")
         }
         let environment = peers.environment
 
@@ -38,6 +40,16 @@ enum ShellBenchmark {
             (
                 "lull-submit-floor",
                 { n in [floor, "http://127.0.0.1:9/floor/\(n)", "/tmp/lull-bench-floor-\(n)", daemon.socketPath] }
+            ),
+            (
+                "lull-parsed-floor submit fetch",
+                { n in
+                    [
+                        parsedFloor, "submit", "fetch", "http://127.0.0.1:9/parsed/\(n)", "-o",
+                        "/tmp/lull-bench-parsed-\(n)",
+                        "--socket", daemon.socketPath,
+                    ]
+                }
             ),
             ("lullctl --version", { _ in [lullctl, "--version"] }),
         ]
@@ -81,6 +93,9 @@ enum ShellBenchmark {
             `lullctl submit fetch`: a Swift program built and linked as lullctl is that sends the same
             request and prints the same line, with no argument parser, Foundation or checks: the floor of
             a minimal Swift client here, which a target below its ratio would ask lullctl to beat.
+            `lull-parsed-floor submit fetch` is that floor with its arguments parsed by
+            swift-argument-parser, through a command tree of lullctl's shape and `submit fetch`'s
+            options declared alike: the floor of any lullctl built on that parser.
             `lullctl --version` is the start of lullctl alone.
             \(BenchReport.machine(quick: quick, peers: ["task-spooler", "nq"]))
             """
