@@ -152,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "lull-bench",
             dependencies: [
-                "LullTestSupport", "LullClient", "LullCore", "LullStore", "LullTransfer",
+                "LullTestSupport", "LullClient", "LullAPI", "LullCore", "LullStore", "LullTransfer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

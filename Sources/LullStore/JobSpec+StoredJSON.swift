@@ -7,7 +7,7 @@ extension JobSpec {
     /// 2001), which `RowCodec` reads back with a default `JSONDecoder`. Every submission writes
     /// one, so it skips JSONEncoder's cost; StoredSpecJSONTests checks that it reads back equal.
     /// The kind writes its own members, in the sections release 0.1 put them (`StoredSpecSection`).
-    func storedJSON() throws -> String {
+    package func storedJSON() throws -> String {
         let contents = payload.contents
         var json = JSONWriter(capacity: 512, encoder: JSONEncoder.init)
         try json.object { json in

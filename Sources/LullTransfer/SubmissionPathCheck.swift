@@ -26,7 +26,8 @@ extension FileAccess {
         }
     }
 
-    private static func pathProblem(of spec: JobSpec, owner: OwnerID) -> ValidationError? {
+    /// The problem with `spec`'s paths, checked on the calling thread with its rights.
+    package static func pathProblem(of spec: JobSpec, owner: OwnerID) -> ValidationError? {
         if let caFile = (spec.payload.contents as? any HTTPTransferPayload)?.caFile,
             let problem = CertificateAuthorities.problem(with: caFile)
         {

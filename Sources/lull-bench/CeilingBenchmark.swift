@@ -8,6 +8,8 @@ enum CeilingBenchmark {
         var sequential: SubmitBenchmark.Throughput
         var concurrent: SubmitBenchmark.Throughput
         var inlineSequential: SubmitBenchmark.Throughput
+        var checkedSequential: SubmitBenchmark.Throughput
+        var checkedConcurrent: SubmitBenchmark.Throughput
     }
 
     static func run(
@@ -17,7 +19,37 @@ enum CeilingBenchmark {
         progress: (String) -> Void
     ) throws -> Result {
         progress("ceiling server (writer thread): \(sequential) sequential, \(concurrent) from 16 clients")
-        let (sequentialRun, concurrentRun) = try withServer(in: directory, inline: false) { socket, pid in
+        let (sequentialRun, concurrentRun) = try both(in: directory, mode: .bare, sequential, concurrent)
+        progress("ceiling server with lulld's checks: \(sequential) sequential, \(concurrent) from 16 clients")
+        let (checkedSequential, checkedConcurrent) = try both(in: directory, mode: .checked, sequential, concurrent)
+        progress("ceiling server (commit on the event loop): \(sequential) sequential")
+        let inlineRun = try withServer(in: directory, mode: .inline) { socket, pid in
+            _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 1, requests: 500, firstID: 0)
+            return try SubmitBenchmark.throughput(
+                socket: socket,
+                daemon: pid,
+                clients: 1,
+                requests: sequential,
+                firstID: 10_000
+            )
+        }
+        return Result(
+            sequential: sequentialRun,
+            concurrent: concurrentRun,
+            inlineSequential: inlineRun,
+            checkedSequential: checkedSequential,
+            checkedConcurrent: checkedConcurrent
+        )
+    }
+
+    /// One client sequentially, then 16 at once, after a warm-up.
+    private static func both(
+        in directory: String,
+        mode: CeilingServer.Mode,
+        _ sequential: Int,
+        _ concurrent: Int
+    ) throws -> (SubmitBenchmark.Throughput, SubmitBenchmark.Throughput) {
+        try withServer(in: directory, mode: mode) { socket, pid in
             _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 4, requests: 500, firstID: 0)
             return (
                 try SubmitBenchmark.throughput(
@@ -36,30 +68,17 @@ enum CeilingBenchmark {
                 )
             )
         }
-        progress("ceiling server (commit on the event loop): \(sequential) sequential")
-        let inlineRun = try withServer(in: directory, inline: true) { socket, pid in
-            _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 1, requests: 500, firstID: 0)
-            return try SubmitBenchmark.throughput(
-                socket: socket,
-                daemon: pid,
-                clients: 1,
-                requests: sequential,
-                firstID: 10_000
-            )
-        }
-        return Result(sequential: sequentialRun, concurrent: concurrentRun, inlineSequential: inlineRun)
     }
 
     private static func withServer<T>(
         in directory: String,
-        inline: Bool,
+        mode: CeilingServer.Mode,
         _ body: (String, Int32) throws -> T
     ) throws -> T {
-        let name = inline ? "ceiling-inline" : "ceiling"
+        let name = "ceiling-\(mode.rawValue)"
         let socket = directory + "/\(name).sock"
         let database = directory + "/\(name).sqlite"
-        let arguments =
-            ["--serve-ceiling", socket, "--ceiling-database", database] + (inline ? ["--ceiling-inline"] : [])
+        let arguments = ["--serve-ceiling", socket, "--ceiling-database", database, "--ceiling-mode", mode.rawValue]
         let server = try ServerLaunch.start(
             "the ceiling server",
             executable: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),

@@ -1,6 +1,9 @@
 import Foundation
 import GRDBSQLite
+import LullAPI
+import LullCore
 import LullStore
+import LullTransfer
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -20,8 +23,20 @@ import NIOPosix
 /// hand-off at all, which lulld may not do (an fsync would stall every connection on that loop).
 ///
 /// So a rate this server cannot reach is out of reach for lulld on the same machine.
+///
+/// With `checked`, it does as well what lulld's features ask of every submission, with lulld's
+/// own code and nothing of its architecture (no `NIOAsyncChannel`, tasks, GRDB, scheduler, events
+/// or metrics): the body decoded as a `JobSubmission`, the spec made and validated as lulld does,
+/// its paths checked on NIO's thread pool (`FileAccess.pathProblem`, lulld's check), and the
+/// `spec` column written by lulld's `storedJSON`. What that server cannot reach, a Lull that
+/// keeps those checks cannot reach.
 enum CeilingServer {
-    static func serve(socket: String, database: String, inline: Bool) throws -> Never {
+    enum Mode: String {
+        case bare, inline, checked
+    }
+
+    static func serve(socket: String, database: String, mode: Mode) throws -> Never {
+        let inline = mode == .inline
         let parent = getppid()
         // lulld's own schema, migrations and all; then the store is closed and only raw
         // statements touch the file.
@@ -37,7 +52,7 @@ enum CeilingServer {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false)
-                    try channel.pipeline.syncOperations.addHandler(CeilingHandler(writer: writer, inline: inline))
+                    try channel.pipeline.syncOperations.addHandler(CeilingHandler(writer: writer, mode: mode))
                 }
             }
             .bind(unixDomainSocketPath: socket).wait()
@@ -180,12 +195,15 @@ private final class CeilingHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let writer: CeilingWriter
-    private let inline: Bool
+    private let mode: CeilingServer.Mode
     private var body = ByteBuffer()
+    /// lulld's validator under its default configuration.
+    private let validator = JobSpecValidator(limits: SubmissionLimits())
+    private static let owner = OwnerID(getuid())
 
-    init(writer: CeilingWriter, inline: Bool) {
+    init(writer: CeilingWriter, mode: CeilingServer.Mode) {
         self.writer = writer
-        self.inline = inline
+        self.mode = mode
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -194,6 +212,8 @@ private final class CeilingHandler: ChannelInboundHandler {
             body.clear()
         case .body(var part):
             body.writeBuffer(&part)
+        case .end where mode == .checked:
+            checkedSubmit(context)
         case .end:
             guard let fields = FlatJSONObject.strings(in: body) else {
                 return Self.write(
@@ -220,11 +240,47 @@ private final class CeilingHandler: ChannelInboundHandler {
                 label: fields["label"],
                 context: NIOLoopBound(context, eventLoop: context.eventLoop)
             )
-            if inline {
+            if mode == .inline {
                 Self.answer(submission, id: writer.commitNow(submission))
             } else {
                 writer.submit(submission)
             }
+        }
+    }
+
+    /// lulld's checks of a submission, then its paths on the thread pool, then the writer.
+    private func checkedSubmit(_ context: ChannelHandlerContext) {
+        let spec: JobSpec
+        let submission: JobSubmission
+        let stored: String
+        do {
+            submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: body))
+            spec = try submission.spec(checkingFirst: validator).prepared()
+            try validator.validate(spec)
+            stored = try spec.storedJSON()
+        } catch {
+            return Self.write(context, status: .badRequest, json: #"{"error":{"code":"invalid_value"}}"#)
+        }
+        let pending = PendingSubmission(
+            spec: stored,
+            kind: spec.kind.rawValue,
+            url: submission.url,
+            destination: submission.destination ?? "",
+            label: spec.label,
+            context: NIOLoopBound(context, eventLoop: context.eventLoop)
+        )
+        let writer = self.writer
+        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+            FileAccess.pathProblem(of: spec, owner: Self.owner)
+        }.whenComplete { result in
+            guard case .success(nil) = result else {
+                return Self.write(
+                    pending.context.value,
+                    status: .badRequest,
+                    json: #"{"error":{"code":"invalid_value","field":"destination"}}"#
+                )
+            }
+            writer.submit(pending)
         }
     }
 
@@ -244,7 +300,7 @@ private final class CeilingHandler: ChannelInboundHandler {
         )
     }
 
-    private static func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, json: String) {
+    fileprivate static func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, json: String) {
         var out = context.channel.allocator.buffer(capacity: json.utf8.count)
         out.writeString(json)
         var headers = HTTPHeaders()

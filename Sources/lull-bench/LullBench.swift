@@ -29,8 +29,8 @@ struct LullBench: ParsableCommand {
     @Option(name: .long, help: .hidden)
     var ceilingDatabase: String?
 
-    @Flag(name: .long, help: .hidden)
-    var ceilingInline = false
+    @Option(name: .long, help: .hidden)
+    var ceilingMode = "bare"
 
     static let sections = [
         "shell", "submit", "transfer", "drain", "run", "bandwidth", "scale", "idle", "sampler", "reaction",
@@ -51,7 +51,7 @@ struct LullBench: ParsableCommand {
             try CeilingServer.serve(
                 socket: socket,
                 database: ceilingDatabase ?? socket + ".sqlite",
-                inline: ceilingInline
+                mode: CeilingServer.Mode(rawValue: ceilingMode) ?? .bare
             )
         }
         let started = Date()
@@ -204,8 +204,13 @@ struct LullBench: ParsableCommand {
             | ceiling: bare server, writer thread, 16 clients (\(ceiling.concurrent.requests) jobs) | \(rate(ceiling.concurrent.perSecond)) | \(ratio(ceiling.concurrent.perSecond)) | — | — |
             | ceiling: bare server, commit on the event loop, 1 client sequential (\(ceiling.inlineSequential.requests) jobs) | \(rate(ceiling.inlineSequential.perSecond)) | \(ratio(ceiling.inlineSequential.perSecond)) | — | — |
             | ceiling CPU time per submission: writer thread 1 client / 16 clients; inline 1 client | \(cpu(ceiling.sequential)) / \(cpu(ceiling.concurrent)); \(cpu(ceiling.inlineSequential)) | — | — | — |
+            | ceiling with lulld's checks (decode, validation, path check, stored spec), 1 client sequential | \(rate(ceiling.checkedSequential.perSecond)) | \(ratio(ceiling.checkedSequential.perSecond)) | — | — |
+            | ceiling with lulld's checks, 16 clients | \(rate(ceiling.checkedConcurrent.perSecond)) | \(ratio(ceiling.checkedConcurrent.perSecond)) | — | — |
+            | ceiling with lulld's checks, CPU time per submission: 1 client / 16 clients | \(cpu(ceiling.checkedSequential)) / \(cpu(ceiling.checkedConcurrent)) | — | — | — |
+            | ceiling with lulld's checks / bare ceiling: 1 client / 16 clients | \(share(ceiling.checkedSequential, ceiling.sequential)) / \(share(ceiling.checkedConcurrent, ceiling.concurrent)) | — | — | — |
             | lulld / ceiling (writer thread), 1 client sequential | \(share(sequential, ceiling.sequential)) | — | ≥ 0.85× | \(verdict(sequential.perSecond >= 0.85 * ceiling.sequential.perSecond)) |
             | lulld / ceiling (writer thread), 16 clients | \(share(concurrent, ceiling.concurrent)) | — | ≥ 0.85× | \(verdict(concurrent.perSecond >= 0.85 * ceiling.concurrent.perSecond)) |
+            | lulld / ceiling with lulld's checks: 1 client / 16 clients | \(share(sequential, ceiling.checkedSequential)) / \(share(concurrent, ceiling.checkedConcurrent)) | — | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 1 row per commit (\(single.requests) rows) | \(rate(single.perSecond)) | 1.00× | — | — |
             | peer: SQLite inserts, WAL + synchronous=FULL, 100 rows per commit (\(hundred.requests) rows) | \(rate(hundred.perSecond)) | \(ratio(hundred.perSecond)) | — | — |
             | submit latency at a steady 1,000/s (\(latency.requests) jobs): p50 | \(String(format: "%.2f", latency.p50)) ms | — | — | — |
@@ -221,7 +226,12 @@ struct LullBench: ParsableCommand {
             carries Lull past one fsync per job. The ceiling rows are `CeilingServer` (in lull-bench):
             a server that only parses the request by hand, commits the job and its event with raw
             SQLite statements into lulld's schema, and answers, under the same clients. What it cannot
-            reach, lulld cannot reach on this machine.
+            reach, lulld cannot reach on this machine. The rows *with lulld's checks* are the same
+            server doing, with lulld's own code, what lulld's features ask of each submission: the
+            body decoded as a `JobSubmission`, the spec made and validated, the destination checked
+            on NIO's thread pool, the `spec` column written as lulld writes it. The gap between them
+            and the bare server is what those checks cost; the gap between lulld and them is lulld's
+            architecture (async channels and tasks, GRDB, the scheduler, events, metrics).
             \(BenchReport.machine(quick: quick))
             """
         return table
