@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 public func fail(_ message: String) -> Never {
-    let line = Array("submit floor: \(message)\n".utf8)
+    let name = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "floor"
+    let line = Array("\(name): \(message)\n".utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(1)
 }

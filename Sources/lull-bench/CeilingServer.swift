@@ -1,9 +1,6 @@
 import Foundation
 import GRDBSQLite
-import LullAPI
-import LullCore
 import LullStore
-import LullTransfer
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -24,12 +21,10 @@ import NIOPosix
 ///
 /// So a rate this server cannot reach is out of reach for lulld on the same machine.
 ///
-/// With `checked`, it does as well what lulld's features ask of every submission, with lulld's
-/// own code and nothing of its architecture (no `NIOAsyncChannel`, tasks, GRDB, scheduler, events
-/// or metrics): the body decoded as a `JobSubmission`, the spec made and validated as lulld does,
-/// its paths checked on NIO's thread pool (`FileAccess.pathProblem`, lulld's check), and the
-/// `spec` column written by lulld's `storedJSON`. What that server cannot reach, a Lull that
-/// keeps those checks cannot reach.
+/// With `checked`, it does as well what lulld's features ask of every submission
+/// (`CeilingChecks`), with lulld's own code and nothing of its architecture (no
+/// `NIOAsyncChannel`, tasks, GRDB, scheduler, event fan-out or metrics). What that server cannot
+/// reach, a Lull that checks submissions with this code cannot reach.
 enum CeilingServer {
     enum Mode: String {
         case bare, inline, checked
@@ -197,9 +192,7 @@ private final class CeilingHandler: ChannelInboundHandler {
     private let writer: CeilingWriter
     private let mode: CeilingServer.Mode
     private var body = ByteBuffer()
-    /// lulld's validator under its default configuration.
-    private let validator = JobSpecValidator(limits: SubmissionLimits())
-    private static let owner = OwnerID(getuid())
+    private let checks = CeilingChecks()
 
     init(writer: CeilingWriter, mode: CeilingServer.Mode) {
         self.writer = writer
@@ -248,40 +241,31 @@ private final class CeilingHandler: ChannelInboundHandler {
         }
     }
 
-    /// lulld's checks of a submission, then its paths on the thread pool, then the writer.
+    /// lulld's checks of a submission (`CeilingChecks`), then the writer.
     private func checkedSubmit(_ context: ChannelHandlerContext) {
-        let spec: JobSpec
-        let submission: JobSubmission
-        let stored: String
-        do {
-            submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: body))
-            spec = try submission.spec(checkingFirst: validator).prepared()
-            try validator.validate(spec)
-            stored = try spec.storedJSON()
-        } catch {
-            return Self.write(context, status: .badRequest, json: #"{"error":{"code":"invalid_value"}}"#)
+        let checked: CeilingChecks.Checked
+        switch checks.check(body) {
+        case .success(let passed): checked = passed
+        case .failure(let refusal): return Self.refuse(context, refusal)
         }
         let pending = PendingSubmission(
-            spec: stored,
-            kind: spec.kind.rawValue,
-            url: submission.url,
-            destination: submission.destination ?? "",
-            label: spec.label,
+            spec: checked.stored,
+            kind: checked.spec.kind.rawValue,
+            url: checked.url,
+            destination: checked.destination,
+            label: checked.spec.label,
             context: NIOLoopBound(context, eventLoop: context.eventLoop)
         )
         let writer = self.writer
-        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
-            FileAccess.pathProblem(of: spec, owner: Self.owner)
-        }.whenComplete { result in
-            guard case .success(nil) = result else {
-                return Self.write(
-                    pending.context.value,
-                    status: .badRequest,
-                    json: #"{"error":{"code":"invalid_value","field":"destination"}}"#
-                )
-            }
+        checks.finish(checked, on: context.eventLoop).whenSuccess { refusal in
+            if let refusal { return Self.refuse(pending.context.value, refusal) }
             writer.submit(pending)
         }
+    }
+
+    private static func refuse(_ context: ChannelHandlerContext, _ refusal: CeilingChecks.Refusal) {
+        let json = (try? JSONEncoder().encode(refusal.body)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        write(context, status: refusal.status, json: json)
     }
 
     /// A `201` with a job view of about the size of lulld's.
@@ -300,7 +284,7 @@ private final class CeilingHandler: ChannelInboundHandler {
         )
     }
 
-    fileprivate static func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, json: String) {
+    private static func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, json: String) {
         var out = context.channel.allocator.buffer(capacity: json.utf8.count)
         out.writeString(json)
         var headers = HTTPHeaders()

@@ -51,7 +51,10 @@ struct LullBench: ParsableCommand {
             try CeilingServer.serve(
                 socket: socket,
                 database: ceilingDatabase ?? socket + ".sqlite",
-                mode: CeilingServer.Mode(rawValue: ceilingMode) ?? .bare
+                mode: try CeilingServer.Mode(rawValue: ceilingMode)
+                    ?? {
+                        throw ValidationError("unknown --ceiling-mode '\(ceilingMode)'; choose bare, inline or checked")
+                    }()
             )
         }
         let started = Date()

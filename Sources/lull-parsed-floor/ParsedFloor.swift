@@ -1,18 +1,22 @@
 // `lull-submit-floor` with its arguments parsed by swift-argument-parser: a command tree of
 // lullctl's shape (its 14 commands, `submit` with its four kinds, and `submit fetch` with the same
-// argument, options and flags, declared alike, in the same five groups), the same request and the
-// same line, with no Foundation of its own and no checks. lull-bench times it beside lullctl and
-// tsp: the floor of any lullctl whose commands are parsed by swift-argument-parser. The commands
-// off the `submit fetch` path are names only; the parser walks the options of the path alone.
+// argument and 34 options and flags in the same five groups, declared as lullctl declares them:
+// the same names, value names, completions, transforms, unconditional parsing and flags), the
+// same request and the same line. lull-bench times it beside lullctl and tsp: the floor of any
+// lullctl whose commands are parsed by swift-argument-parser. What it leaves out only adds to
+// lullctl's time: its own code behind the values (stand-in types here), the `validate()` of two
+// option groups, an `async` root, lullctl's reordering of global options and its `setlocale`,
+// Foundation, and the checks before the request. The commands off the `submit fetch` path are
+// names only; the parser walks the options of the path alone.
 
 import ArgumentParser
 import SubmitFloor
 
 /// Stand-ins for lullctl's value types: each parsed by a transform, as lullctl's are.
-struct Duration { var seconds: Int }
-struct ByteCount { var bytes: Int }
-struct Percent { var value: Int }
-struct Time { var text: String }
+struct DurationValue { var seconds: Int }
+struct ByteCountValue { var bytes: Int }
+struct PercentValue { var value: Int }
+struct TimeValue { var text: String }
 enum Choice: String { case one, two }
 
 func number(_ text: String) throws -> Int {
@@ -32,43 +36,110 @@ struct JobOptions: ParsableArguments {
 }
 
 struct SchedulingOptions: ParsableArguments {
-    @Option(name: .long, help: "The network.", transform: { try choice($0) }) var network: Choice?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The network.", valueName: "network"),
+        completion: .list(["one", "two"]),
+        transform: { try choice($0) }
+    ) var network: Choice?
     @Flag(name: .customLong("requires-ac"), help: "AC power.") var requiresAC = false
     @Flag(name: .customLong("requires-idle"), help: "Idle.") var requiresIdle = false
-    @Option(name: .customLong("min-battery"), help: "Charge.", transform: { Percent(value: try number($0)) })
-    var minBattery: Percent?
-    @Option(name: .customLong("not-before"), parsing: .unconditional, help: "Start.", transform: { Time(text: $0) })
-    var notBefore: Time?
-    @Option(name: .long, parsing: .unconditional, help: "Deadline.", transform: { Time(text: $0) }) var deadline: Time?
-    @Option(name: .customLong("on-deadline"), help: "Action.", transform: { try choice($0) }) var onDeadline: Choice?
-    @Option(name: .long, help: "Period.", transform: { Duration(seconds: try number($0)) }) var every: Duration?
-    @Option(name: .long, help: "Flex.", transform: { Duration(seconds: try number($0)) }) var flex: Duration?
-    @Option(name: .long, help: "Jitter.", transform: { Duration(seconds: try number($0)) }) var jitter: Duration?
-    @Option(name: .customLong("max-every"), help: "Longest period.", transform: { Duration(seconds: try number($0)) })
-    var maxEvery: Duration?
-    @Option(name: .customLong("on-complete-unit"), help: "A unit.") var onCompleteUnit: String?
+    @Option(
+        name: .customLong("min-battery"),
+        help: ArgumentHelp("Charge.", valueName: "percent"),
+        transform: { PercentValue(value: try number($0)) }
+    )
+    var minBattery: PercentValue?
+    @Option(
+        name: .customLong("not-before"),
+        parsing: .unconditional,
+        help: ArgumentHelp("Start.", valueName: "time"),
+        transform: { TimeValue(text: $0) }
+    )
+    var notBefore: TimeValue?
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: ArgumentHelp("Deadline.", valueName: "time"),
+        transform: { TimeValue(text: $0) }
+    ) var deadline: TimeValue?
+    @Option(
+        name: .customLong("on-deadline"),
+        help: ArgumentHelp("Action.", valueName: "action"),
+        completion: .list(["one", "two"]),
+        transform: { try choice($0) }
+    ) var onDeadline: Choice?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Period.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    ) var every: DurationValue?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Flex.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    ) var flex: DurationValue?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Jitter.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    ) var jitter: DurationValue?
+    @Option(
+        name: .customLong("max-every"),
+        help: ArgumentHelp("Longest period.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    )
+    var maxEvery: DurationValue?
+    @Option(name: .customLong("on-complete-unit"), help: ArgumentHelp("A unit.", valueName: "unit")) var onCompleteUnit:
+        String?
 }
 
 struct TransferOptions: ParsableArguments {
-    @Option(name: .customLong("max-attempts"), help: "Attempts.") var maxAttempts: Int?
-    @Option(name: .customLong("retry-delay"), help: "Delay.", transform: { Duration(seconds: try number($0)) })
-    var retryDelay: Duration?
-    @Option(name: .customLong("retry-max-delay"), help: "Most.", transform: { Duration(seconds: try number($0)) })
-    var retryMaxDelay: Duration?
-    @Option(name: .customLong("connect-timeout"), help: "Connect.", transform: { Duration(seconds: try number($0)) })
-    var connectTimeout: Duration?
-    @Option(name: .customLong("idle-timeout"), help: "Idle.", transform: { Duration(seconds: try number($0)) })
-    var idleTimeout: Duration?
-    @Option(name: .long, help: "Timeout.", transform: { Duration(seconds: try number($0)) }) var timeout: Duration?
-    @Option(name: .customLong("max-rate"), help: "Rate.", transform: { ByteCount(bytes: try number($0)) })
-    var maxRate: ByteCount?
+    @Option(name: .customLong("max-attempts"), help: ArgumentHelp("Attempts.", valueName: "count")) var maxAttempts:
+        Int?
+    @Option(
+        name: .customLong("retry-delay"),
+        help: ArgumentHelp("Delay.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    )
+    var retryDelay: DurationValue?
+    @Option(
+        name: .customLong("retry-max-delay"),
+        help: ArgumentHelp("Most.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    )
+    var retryMaxDelay: DurationValue?
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp("Connect.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    )
+    var connectTimeout: DurationValue?
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Idle.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    )
+    var idleTimeout: DurationValue?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Timeout.", valueName: "duration"),
+        transform: { DurationValue(seconds: try number($0)) }
+    ) var timeout: DurationValue?
+    @Option(
+        name: .customLong("max-rate"),
+        help: ArgumentHelp("Rate.", valueName: "rate"),
+        transform: { ByteCountValue(bytes: try number($0)) }
+    )
+    var maxRate: ByteCountValue?
 }
 
 struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The socket.", valueName: "path")) var socket: String?
     @Flag(name: .long, help: "System instance.") var system = false
     @Flag(name: .customLong("user-instance"), help: "User instance.") var userInstance = false
-    @Option(name: .customLong("call-timeout"), help: "Seconds.") var callTimeout: Double?
+    @Option(name: .customLong("call-timeout"), help: ArgumentHelp("Seconds.", valueName: "seconds")) var callTimeout:
+        Double?
 }
 
 struct OutputOptions: ParsableArguments {
@@ -85,10 +156,18 @@ struct SubmitFetch: ParsableCommand {
     @Argument(help: "The URL.") var url: String
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Where.", valueName: "path")) var output: String
     @Option(help: ArgumentHelp("SHA-256.", valueName: "hex")) var sha256: String?
-    @Option(name: .customLong("expected-size"), help: "Size.", transform: { ByteCount(bytes: try number($0)) })
-    var expectedSize: ByteCount?
-    @Option(name: .customLong("max-size"), help: "Most.", transform: { ByteCount(bytes: try number($0)) })
-    var maxSize: ByteCount?
+    @Option(
+        name: .customLong("expected-size"),
+        help: ArgumentHelp("Size.", valueName: "size"),
+        transform: { ByteCountValue(bytes: try number($0)) }
+    )
+    var expectedSize: ByteCountValue?
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp("Most.", valueName: "size"),
+        transform: { ByteCountValue(bytes: try number($0)) }
+    )
+    var maxSize: ByteCountValue?
     @Option(help: ArgumentHelp("Mode.", valueName: "octal")) var mode: String?
     @OptionGroup var job: JobOptions
     @OptionGroup var connection: ConnectionOptions
