@@ -82,6 +82,46 @@ struct SubmissionPathCheckTests {
         }
     }
 
+    /// Single submissions that arrive together, each checked on the thread pool while the others
+    /// are: each gets its own answer, and only the refused are left out of the store.
+    @Test func submissionsArrivingTogetherEachGetTheirOwnPathCheck() async throws {
+        try await withInProcessDaemon(config: holdEverything) { daemon, client in
+            let directory = daemon.directory.path
+            let count = 24
+            // Every third goes into a directory that does not exist, named after its index.
+            func destination(_ index: Int) -> String {
+                index % 3 == 0 ? "\(directory)/missing-\(index)/f.bin" : "\(directory)/f\(index).bin"
+            }
+            let answers = try await withThrowingTaskGroup(of: (Int, APIErrorBody.Detail?).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let submission = JobSubmission(
+                            kind: .fetch,
+                            url: "http://127.0.0.1:9/\(index)",
+                            destination: destination(index)
+                        )
+                        return (index, try await refusal(submission, client))
+                    }
+                }
+                return try await group.reduce(into: [Int: APIErrorBody.Detail?]()) { $0[$1.0] = $1.1 }
+            }
+            for index in 0..<count {
+                let answer = answers[index] ?? nil
+                if index % 3 == 0 {
+                    #expect(answer?.field == "destination")
+                    #expect(
+                        answer?.message == "directory \(directory)/missing-\(index) does not exist; create it first",
+                        "\(String(describing: answer))"
+                    )
+                } else {
+                    #expect(answer == nil, "job \(index) was refused: \(String(describing: answer))")
+                }
+            }
+            let stored = try await client.list().jobs.compactMap(\.destination)
+            #expect(Set(stored) == Set((0..<count).filter { $0 % 3 != 0 }.map(destination)))
+        }
+    }
+
     @Test(
         .enabled(
             if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"),
