@@ -32,6 +32,8 @@ enum CeilingServer {
 
     static func serve(socket: String, database: String, mode: Mode) throws -> Never {
         let inline = mode == .inline
+        // One for the server: the owner's quota counts across connections.
+        let checks = CeilingChecks()
         let parent = getppid()
         // lulld's own schema, migrations and all; then the store is closed and only raw
         // statements touch the file.
@@ -47,7 +49,9 @@ enum CeilingServer {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false)
-                    try channel.pipeline.syncOperations.addHandler(CeilingHandler(writer: writer, mode: mode))
+                    try channel.pipeline.syncOperations.addHandler(
+                        CeilingHandler(writer: writer, mode: mode, checks: checks)
+                    )
                 }
             }
             .bind(unixDomainSocketPath: socket).wait()
@@ -191,12 +195,13 @@ private final class CeilingHandler: ChannelInboundHandler {
 
     private let writer: CeilingWriter
     private let mode: CeilingServer.Mode
+    private let checks: CeilingChecks
     private var body = ByteBuffer()
-    private let checks = CeilingChecks()
 
-    init(writer: CeilingWriter, mode: CeilingServer.Mode) {
+    init(writer: CeilingWriter, mode: CeilingServer.Mode, checks: CeilingChecks) {
         self.writer = writer
         self.mode = mode
+        self.checks = checks
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
