@@ -207,7 +207,7 @@ struct LullBench: ParsableCommand {
             | ceiling: bare server, writer thread, 16 clients (\(ceiling.concurrent.requests) jobs) | \(rate(ceiling.concurrent.perSecond)) | \(ratio(ceiling.concurrent.perSecond)) | — | — |
             | ceiling: bare server, commit on the event loop, 1 client sequential (\(ceiling.inlineSequential.requests) jobs) | \(rate(ceiling.inlineSequential.perSecond)) | \(ratio(ceiling.inlineSequential.perSecond)) | — | — |
             | ceiling CPU time per submission: writer thread 1 client / 16 clients; inline 1 client | \(cpu(ceiling.sequential)) / \(cpu(ceiling.concurrent)); \(cpu(ceiling.inlineSequential)) | — | — | — |
-            | ceiling with lulld's checks (decode, validation, path check, stored spec), 1 client sequential | \(rate(ceiling.checkedSequential.perSecond)) | \(ratio(ceiling.checkedSequential.perSecond)) | — | — |
+            | ceiling with lulld's checks (size limit, decode, validation, stored spec, path check, quota), 1 client sequential | \(rate(ceiling.checkedSequential.perSecond)) | \(ratio(ceiling.checkedSequential.perSecond)) | — | — |
             | ceiling with lulld's checks, 16 clients | \(rate(ceiling.checkedConcurrent.perSecond)) | \(ratio(ceiling.checkedConcurrent.perSecond)) | — | — |
             | ceiling with lulld's checks, CPU time per submission: 1 client / 16 clients | \(cpu(ceiling.checkedSequential)) / \(cpu(ceiling.checkedConcurrent)) | — | — | — |
             | ceiling with lulld's checks / bare ceiling: 1 client / 16 clients | \(share(ceiling.checkedSequential, ceiling.sequential)) / \(share(ceiling.checkedConcurrent, ceiling.concurrent)) | — | — | — |
@@ -231,8 +231,9 @@ struct LullBench: ParsableCommand {
             SQLite statements into lulld's schema, and answers, under the same clients. What it cannot
             reach, lulld cannot reach on this machine. The rows *with lulld's checks* are the same
             server doing, with lulld's own code, what lulld's features ask of each submission: the
-            body decoded as a `JobSubmission`, the spec made and validated, the destination checked
-            on NIO's thread pool, the `spec` column written as lulld writes it. The gap between them
+            request size limit, the body decoded as a `JobSubmission`, the spec made and validated,
+            the `spec` column written as lulld writes it, the destination checked on NIO's thread
+            pool, the owner's quota. The gap between them
             and the bare server is what those checks cost; the gap between lulld and them is lulld's
             architecture (async channels and tasks, GRDB, the scheduler, events, metrics).
             \(BenchReport.machine(quick: quick))
