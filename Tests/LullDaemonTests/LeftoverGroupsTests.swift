@@ -60,11 +60,11 @@ import Glibc
                 _ = reap(pid)
             }
         }
-        #expect(groups.record(first) == 0)
-        #expect(groups.record(second) == 1)
+        #expect(try groups.record(first) == 0)
+        #expect(try groups.record(second) == 1)
         groups.clear(0)
         #expect(try records(path) == ["", "\(second) \(LeftoverGroups.startTime(of: second)!)"])
-        #expect(groups.record(third) == 0, "the lowest free slot")
+        #expect(try groups.record(third) == 0, "the lowest free slot")
         #expect(files(directory) == ["running-groups"])
         #expect(
             try records(path) == [
@@ -94,7 +94,7 @@ import Glibc
             kill(bystander, SIGKILL)
             _ = reap(bystander)
         }
-        #expect(LeftoverGroups(path: path).record(left) == 0)
+        #expect(try LeftoverGroups(path: path).record(left) == 0)
         // Slot 1 never written (its command crashed lulld before the write): a hole of NULs
         // that must not hide slot 2.
         try writeSlot("\(later) \(LeftoverGroups.startTime(of: later)!)", 2, in: path)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LullCore
 import Testing
 
@@ -30,6 +31,23 @@ import Glibc
             ),
             createdAt: Date()
         )
+    }
+
+    /// A group that cannot be recorded (here `running-groups` is a directory) does not stop the
+    /// command, and the log says which group a crash would leave running and why.
+    @Test func aGroupThatCannotBeRecordedIsLoggedAndTheCommandStillRuns() async throws {
+        try FileManager.default.createDirectory(atPath: logs.groups, withIntermediateDirectories: true)
+        let lines = RecordingLogHandler.Lines()
+        let runner = RunTransfer(
+            logs: logs,
+            settings: RunSettings(),
+            logger: Logger(label: "lulld") { _ in RecordingLogHandler(lines: lines) }
+        )
+        let result = try await runner.run(job(6, ["sh", "-c", "echo ran"]), context: TransferContext())
+        #expect(result.exitCode == 0)
+        #expect(try String(contentsOfFile: logs.path(of: JobID(6)), encoding: .utf8) == "ran\n")
+        #expect(lines.text.contains("warning job 6: cannot record process group"), "\(lines.text)")
+        #expect(lines.text.contains("\(logs.groups) (open: Is a directory)"), "\(lines.text)")
     }
 
     @Test func theLogKeepsItsNewestBytesWithinTheCap() async throws {

@@ -41,7 +41,8 @@ struct DaemonCore {
             managerIsSystem: runHost.isSystemManager,
             outputLines: runHost.host == .systemd
                 ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
-            cgroups: config.run.cgroups
+            cgroups: config.run.cgroups,
+            logger: logger
         )
         for group in run.endLeftovers() {
             logger.notice("ended process group \(group), a command a previous lulld left running")

@@ -33,25 +33,46 @@ public final class LeftoverGroups: Sendable {
     }
 
     /// Records the group of `pid` as running; returns its slot, to clear when the group has ended.
-    func record(_ pid: Int32) -> Int? {
-        guard let started = Self.startTime(of: pid) else { return nil }
-        let taken = slots.withLock { slots -> (descriptor: Int32, slot: Int)? in
+    /// Throws, saying why, when it cannot: the command runs all the same, but a lulld that stops
+    /// abruptly meanwhile leaves it running, and the next start cannot end it.
+    func record(_ pid: Int32) throws(RecordFailure) -> Int {
+        guard let started = Self.startTime(of: pid) else {
+            throw RecordFailure(pid: pid, path: path, reason: "/proc/\(pid)/stat could not be read")
+        }
+        let taken = slots.withLock { slots -> Result<(descriptor: Int32, slot: Int), RecordFailure> in
             if slots.descriptor < 0 {
                 let directory = PathText.directory(of: path)
-                if mkdir(directory, 0o700) != 0, errno != EEXIST { return nil }
+                if mkdir(directory, 0o700) != 0, errno != EEXIST {
+                    return .failure(RecordFailure(pid: pid, path: path, reason: "mkdir \(directory): \(Self.reason())"))
+                }
                 slots.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                guard slots.descriptor >= 0 else { return nil }
+                guard slots.descriptor >= 0 else {
+                    return .failure(RecordFailure(pid: pid, path: path, reason: "open: \(Self.reason())"))
+                }
             }
             let free = (0...slots.taken.count).first { !slots.taken.contains($0) }!
             slots.taken.insert(free)
-            return (slots.descriptor, free)
+            return .success((slots.descriptor, free))
         }
-        guard let taken else { return nil }
-        guard Self.write("\(pid) \(started)", to: taken.descriptor, slot: taken.slot) else {
-            release(taken.slot)
-            return nil
+        switch taken {
+        case .failure(let failure): throw failure
+        case .success(let taken):
+            guard Self.write("\(pid) \(started)", to: taken.descriptor, slot: taken.slot) else {
+                let reason = "write: \(Self.reason())"
+                release(taken.slot)
+                throw RecordFailure(pid: pid, path: path, reason: reason)
+            }
+            return taken.slot
         }
-        return taken.slot
+    }
+
+    /// Why a group could not be recorded.
+    struct RecordFailure: Error, CustomStringConvertible {
+        let pid: Int32
+        let path: String
+        let reason: String
+
+        var description: String { "cannot record process group \(pid) in \(path) (\(reason))" }
     }
 
     /// The group has ended: nothing to end later.
@@ -110,6 +131,8 @@ public final class LeftoverGroups: Sendable {
         return bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, slotSize, off_t(slot * slotSize)) }
             == slotSize
     }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
 
     /// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
     static func startTime(of pid: Int32) -> UInt64? {

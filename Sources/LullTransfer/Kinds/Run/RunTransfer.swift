@@ -1,5 +1,6 @@
 import CLullSys
 import Foundation
+import Logging
 import LullCore
 
 #if canImport(Glibc)
@@ -31,6 +32,8 @@ public struct RunTransfer: TransferEngine {
     /// The subtree delegated to lulld, where each command started by lulld gets a cgroup of
     /// its own; nil: commands run in process groups.
     let cgroups: DelegatedCgroups?
+    /// Where what the admin should know goes (a group that could not be recorded).
+    let logger: Logger?
 
     public init(
         launcher: any ProcessLauncher = SpawnLauncher(),
@@ -40,8 +43,10 @@ public struct RunTransfer: TransferEngine {
         manager: (any ServiceManager)? = nil,
         managerIsSystem: Bool = true,
         outputLines: (@Sendable (JobID, Substring) -> Void)? = nil,
-        cgroups: DelegatedCgroups? = nil
+        cgroups: DelegatedCgroups? = nil,
+        logger: Logger? = nil
     ) {
+        self.logger = logger
         self.outputLines = outputLines
         self.cgroups = cgroups
         self.launcher = launcher
@@ -130,7 +135,8 @@ public struct RunTransfer: TransferEngine {
             running: running,
             classDefaults: settings.defaults(of: job.spec.jobClass),
             cgroup: cgroups?.group(of: job.id),
-            enforced: enforced
+            enforced: enforced,
+            logger: logger
         )
     }
 
@@ -160,6 +166,8 @@ struct CommandAttempt: Sendable {
     /// at start-up; a job's own others were refused).
     /// nil: all of them (a unit's properties).
     var enforced: (@Sendable (RunResources) -> RunResources)? = nil
+    /// Where a group that could not be recorded is told of.
+    var logger: Logger? = nil
 
     /// The outcome, or nil when the attempt was stopped on request.
     func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
@@ -213,7 +221,15 @@ struct CommandAttempt: Sendable {
                 throw error
             }
             running.add(id, group: process.pid, cgroup: cgroup)
-            let slot = groups.record(process.pid)
+            let slot: Int?
+            do {
+                slot = try groups.record(process.pid)
+            } catch {
+                slot = nil
+                logger?.warning(
+                    "job \(id.rawValue): \(error): it runs, but if lulld stops abruptly meanwhile, the next start cannot end it"
+                )
+            }
             var sampled: RunningCommands.Sampled?
             let end = supervisor.supervise(
                 pid: process.pid,
