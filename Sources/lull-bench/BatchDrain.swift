@@ -8,6 +8,9 @@ enum BatchDrain {
     static func run(_ jobs: [String], daemon: DaemonProcess) throws -> (seconds: Double, cpu: Double) {
         let connection = try RawHTTPConnection(socketPath: daemon.socketPath)
         let stream = try RawHTTPConnection(socketPath: daemon.socketPath)
+        // Followed from the log's newest event, as the API tells a client to: replaying the whole
+        // log would make each drain pay for the ones before it.
+        let newest = try connection.json("/v1/status", "last_event_seq") as? Int ?? 0
         let cpuBefore = ProcessCPU.seconds(of: daemon.pid)
         let seconds = try timed {
             var ids = Set<Int>()
@@ -24,9 +27,9 @@ enum BatchDrain {
                 }
                 for view in views { if let id = view["id"] as? Int { ids.insert(id) } }
             }
-            // The stream replays from the start; only these jobs count.
+            // Only these jobs count.
             var failed = false
-            try stream.follow(RawHTTPConnection.request("GET", "/v1/events?after=0"), timeout: 600) { line in
+            try stream.follow(RawHTTPConnection.request("GET", "/v1/events?after=\(newest)"), timeout: 600) { line in
                 guard line.hasPrefix("data:"),
                     let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(5).utf8)) as? [String: Any],
                     let id = event["job_id"] as? Int, ids.contains(id)

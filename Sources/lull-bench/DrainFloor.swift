@@ -18,9 +18,24 @@ import Glibc
 /// place and its directory fsynced (shared), `concurrency` at once. No daemon, socket API,
 /// scheduler, event stream, owner identities, validation, hashing or resume points: what lulld
 /// could reach here if all of its own work cost nothing.
+///
+/// `Slot.untilDurable` is lulld's way: a job holds its place among the `concurrency` until its
+/// end is committed. `Slot.untilWritten` frees the place once the file is written, and the sync,
+/// rename and commit follow outside it: every end is still committed only after its file is
+/// durable, but the syncs are shared by many more files. lulld has no such stage.
 enum DrainFloor {
+    enum Slot {
+        case untilDurable
+        case untilWritten
+    }
+
     /// Seconds from the jobs' insertion to the last committed end, and this process's CPU seconds.
-    static func run(_ urls: [String], into directory: URL, concurrency: Int) throws -> (Double, Double) {
+    static func run(
+        _ urls: [String],
+        into directory: URL,
+        concurrency: Int,
+        slot: Slot = .untilDurable
+    ) throws -> (Double, Double) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let pool = NIOThreadPool(numberOfThreads: 2)
@@ -41,6 +56,7 @@ enum DrainFloor {
                     urls,
                     into: directory,
                     concurrency: concurrency,
+                    slot: slot,
                     client: client,
                     pool: pool
                 )
@@ -58,6 +74,7 @@ enum DrainFloor {
         _ urls: [String],
         into directory: URL,
         concurrency: Int,
+        slot: Slot,
         client: HTTPClient,
         pool: NIOThreadPool
     ) async throws -> (Double, Double) {
@@ -98,6 +115,7 @@ enum DrainFloor {
                 try db.execute(sql: "INSERT INTO jobs VALUES (?, ?, 'queued')", arguments: [index, url])
             }
         }
+        let finishing = Mutex<[Task<Void, Never>]>([])
         let fetch: @Sendable (Int) async throws -> Void = { index in
             try? await commits.sync((index, "running"), under: 0)
             let response = try await client.execute(HTTPClientRequest(url: urls[index]), timeout: .seconds(60))
@@ -111,24 +129,30 @@ enum DrainFloor {
                 guard written == body.readableBytes else { throw BenchError("floor: short write to \(staging)") }
                 return descriptor
             }
-            do {
-                try await files.fileSyncs.syncAndClose(
-                    descriptor,
-                    path: staging,
-                    mode: nil,
-                    device: device,
-                    owner: owner,
-                    files: files
-                )
-                try await files.directorySyncs.rename(
-                    staging,
-                    to: directory.appendingPathComponent("f\(index)").path,
-                    in: directory.path,
-                    as: owner,
-                    files: files
-                )
-            } catch { failures.add(1, ordering: .relaxed) }
-            try? await commits.sync((index, "succeeded"), under: 0)
+            let finish: @Sendable () async -> Void = {
+                do {
+                    try await files.fileSyncs.syncAndClose(
+                        descriptor,
+                        path: staging,
+                        mode: nil,
+                        device: device,
+                        owner: owner,
+                        files: files
+                    )
+                    try await files.directorySyncs.rename(
+                        staging,
+                        to: directory.appendingPathComponent("f\(index)").path,
+                        in: directory.path,
+                        as: owner,
+                        files: files
+                    )
+                } catch { failures.add(1, ordering: .relaxed) }
+                try? await commits.sync((index, "succeeded"), under: 0)
+            }
+            switch slot {
+            case .untilDurable: await finish()
+            case .untilWritten: finishing.withLock { $0.append(Task { await finish() }) }
+            }
         }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             var next = 0
@@ -144,6 +168,7 @@ enum DrainFloor {
             }
             try await tasks.waitForAll()
         }
+        for task in finishing.withLock({ $0 }) { await task.value }
         let seconds = (ContinuousClock.now - start).timeInterval
         let cpu = ProcessCPU.seconds(of: getpid()) - cpuBefore
         guard failures.load(ordering: .relaxed) == 0 else {

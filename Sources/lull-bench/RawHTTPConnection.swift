@@ -63,10 +63,15 @@ final class RawHTTPConnection {
             let n = try stream.receive(into: &buffer)
             guard n > 0 else { throw BenchError("event stream closed by the daemon") }
             bytes += buffer[..<n]
-            while let newline = bytes.firstIndex(of: 10) {
-                let line = String(decoding: bytes[..<newline], as: UTF8.self)
-                bytes.removeSubrange(...newline)
-                if handle(Substring(line.hasSuffix("\r") ? String(line.dropLast()) : line)) { return }
+            // The lines are cut from the front once a read, not one at a time: a replay arrives
+            // hundreds of lines a read.
+            var lineStart = bytes.startIndex
+            defer { bytes.removeSubrange(..<lineStart) }
+            while let newline = bytes[lineStart...].firstIndex(of: 10) {
+                let end = newline > lineStart && bytes[newline - 1] == 13 ? newline - 1 : newline
+                let line = String(decoding: bytes[lineStart..<end], as: UTF8.self)
+                lineStart = newline + 1
+                if handle(Substring(line)) { return }
             }
         }
         throw BenchError("no matching event within \(timeout) s")
