@@ -10,7 +10,9 @@ enum BatchDrain {
         let stream = try RawHTTPConnection(socketPath: daemon.socketPath)
         // Followed from the log's newest event, as the API tells a client to: replaying the whole
         // log would make each drain pay for the ones before it.
-        let newest = try connection.json("/v1/status", "last_event_seq") as? Int ?? 0
+        guard let newest = try connection.json("/v1/status", "last_event_seq") as? Int else {
+            throw BenchError("GET /v1/status has no last_event_seq")
+        }
         let cpuBefore = ProcessCPU.seconds(of: daemon.pid)
         let seconds = try timed {
             var ids = Set<Int>()

@@ -53,12 +53,11 @@ enum DrainBenchmark {
             at: work.appendingPathComponent("tmp"),
             withIntermediateDirectories: true
         )
-        // Each contender's files must find the file system as the others' did. On ext4 without a
-        // journal (this machine's) a new file skips every inode deleted in the last 60 s, one
-        // buffer lookup each, so files just deleted (by the run before, another section, another
-        // program) make each create dearer, most for whoever syncs while creating. So the files
-        // written here are synced, that window is waited out, and the small queue's output is kept
-        // until the queue is done.
+        // On ext4 without a journal a new file skips the inodes deleted in the last 60 s (up to
+        // 360 s while their inode-table block is dirty), at a cost each: files just deleted by an
+        // earlier run or program make every create dearer. The files written here are synced
+        // and the short window waited out, and the small queue's copies are kept until its runs
+        // are done; see performance.md.
         progress("syncing, then 60 s for the kernel's window on recently deleted inodes")
         sync()
         sleep(61)
@@ -161,7 +160,8 @@ enum DrainBenchmark {
             \(floorRows.joined(separator: "\n"))
 
             Method: the files are written once and synced, and the drains begin a minute later (on ext4
-            without a journal a new file skips the inodes deleted in the last 60 s, at a cost each);
+            without a journal a new file skips the inodes deleted in the last 60 s, or up to 360 s
+            while their inode-table block is dirty, at a cost each);
             they are read from nginx (`sendfile on`) on loopback, and the small files' copies are kept
             until all their runs are done. lulld
             gets the whole list through `POST /v1/jobs:batch`, 100 jobs a request (`[limits] max_concurrent`,
@@ -170,7 +170,7 @@ enum DrainBenchmark {
             the status's `last_event_seq`, as a client that waits does), each file
             fsynced and renamed into place and each state change committed before that event. The
             peers get the same URLs as a list (`aria2c -i`, `curl -K` with `--parallel`), and their
-            time runs until a `sync` after them returns. The contenders take turns going first.
+            time runs until a `sync` after them returns. The order of the contenders rotates by one each run.
             lulld's CPU per job is its user plus system time over the drain divided by the jobs.
             The floors are lulld's durable work alone, in one process with the same libraries
             (`DrainFloor`): each job's start and end committed to SQLite (WAL, `synchronous = FULL`,

@@ -154,19 +154,31 @@ enum DrainFloor {
             case .untilWritten: finishing.withLock { $0.append(Task { await finish() }) }
             }
         }
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            var next = 0
-            while next < min(concurrency, urls.count) {
-                let index = next
-                tasks.addTask { try await fetch(index) }
-                next += 1
+        // Files written but not yet synced stay open, up to all of them with `.untilWritten`.
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                var next = 0
+                while next < min(concurrency, urls.count) {
+                    let index = next
+                    tasks.addTask { try await fetch(index) }
+                    next += 1
+                }
+                while try await tasks.next() != nil, next < urls.count {
+                    let index = next
+                    tasks.addTask { try await fetch(index) }
+                    next += 1
+                }
+                try await tasks.waitForAll()
             }
-            while try await tasks.next() != nil, next < urls.count {
-                let index = next
-                tasks.addTask { try await fetch(index) }
-                next += 1
-            }
-            try await tasks.waitForAll()
+        } catch {
+            // What is finishing outside the slots ends before the pool and the client shut down.
+            for task in finishing.withLock({ $0 }) { await task.value }
+            throw error
         }
         for task in finishing.withLock({ $0 }) { await task.value }
         let seconds = (ContinuousClock.now - start).timeInterval

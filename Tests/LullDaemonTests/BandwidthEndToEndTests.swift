@@ -105,16 +105,21 @@ import Testing
             let together = zip(last.bytes, first.bytes).map { Double($0 - $1) / window / Double(Self.mib) }
             // The shares are counted over the samples in which both moved: while one transfer
             // waits on its server the other may take the whole limit, which is the limiter's
-            // intent, not unfairness. Both must have moved in most samples.
+            // intent, not unfairness. What moved while only one did is bounded, so a limiter that
+            // starves one job now and then still fails; samples in which neither moved say nothing.
             let steps = zip(both, both.dropFirst()).map { zip($1.bytes, $0.bytes).map { $0 - $1 } }
+                .filter { $0.contains { $0 > 0 } }
             let moving = steps.filter { $0.allSatisfy { $0 > 0 } }
             let shares = [0, 1].map { job in Double(moving.reduce(0) { $0 + $1[job] }) }
+            let alone = steps.filter { !$0.allSatisfy { $0 > 0 } }.reduce(0) { $0 + $1.reduce(0, +) }
+            let all = steps.reduce(0) { $0 + $1.reduce(0, +) }
             print(
                 "bandwidth: two jobs under a 2 MiB/s class limit: \(together) MiB/s over \(window) s together;"
-                    + " shares \(shares) bytes over the \(moving.count) of \(steps.count) samples in which both moved"
+                    + " shares \(shares) bytes over the \(moving.count) of \(steps.count) samples in which both moved,"
+                    + " \(alone) of \(all) bytes moved while only one did"
             )
             #expect(window >= 4, "both were part-way for only \(window) s")
-            #expect(moving.count * 4 >= steps.count * 3, "both moved in only \(moving.count) of \(steps.count) samples")
+            #expect(alone * 5 <= all, "\(alone) of \(all) bytes moved while only one job did")
             #expect((shares.min() ?? 0) >= (shares.max() ?? 0) * 0.9, "shares \(shares)")
             #expect(together.reduce(0, +) <= 2.2, "together \(together) MiB/s under a 2 MiB/s limit")
             // Together they kept to the class's limit: 16 MiB at 2 MiB/s.

@@ -42,12 +42,15 @@ public final class LeftoverGroups: Sendable {
         let taken = slots.withLock { slots -> Result<(descriptor: Int32, slot: Int), RecordFailure> in
             if slots.descriptor < 0 {
                 let directory = PathText.directory(of: path)
-                if mkdir(directory, 0o700) != 0, errno != EEXIST {
-                    return .failure(RecordFailure(pid: pid, path: path, reason: "mkdir \(directory): \(Self.reason())"))
+                if mkdir(directory, 0o700) != 0, case let code = errno, code != EEXIST {
+                    return .failure(
+                        RecordFailure(pid: pid, path: path, reason: "mkdir \(directory): \(Self.text(code))")
+                    )
                 }
                 slots.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 guard slots.descriptor >= 0 else {
-                    return .failure(RecordFailure(pid: pid, path: path, reason: "open: \(Self.reason())"))
+                    let code = errno
+                    return .failure(RecordFailure(pid: pid, path: path, reason: "open: \(Self.text(code))"))
                 }
             }
             let free = (0...slots.taken.count).first { !slots.taken.contains($0) }!
@@ -57,10 +60,13 @@ public final class LeftoverGroups: Sendable {
         switch taken {
         case .failure(let failure): throw failure
         case .success(let taken):
-            guard Self.write("\(pid) \(started)", to: taken.descriptor, slot: taken.slot) else {
-                let reason = "write: \(Self.reason())"
+            if let code = Self.write("\(pid) \(started)", to: taken.descriptor, slot: taken.slot) {
                 release(taken.slot)
-                throw RecordFailure(pid: pid, path: path, reason: reason)
+                throw RecordFailure(
+                    pid: pid,
+                    path: path,
+                    reason: "write: \(code == 0 ? "short write" : Self.text(code))"
+                )
             }
             return taken.slot
         }
@@ -124,15 +130,16 @@ public final class LeftoverGroups: Sendable {
         return pid
     }
 
-    /// Writes `text` into a slot, padded with spaces (a blank slot records nothing).
-    private static func write(_ text: String, to descriptor: Int32, slot: Int) -> Bool {
+    /// Writes `text` into a slot, padded with spaces (a blank slot records nothing). Nil when
+    /// written; else the errno, 0 for a short write.
+    private static func write(_ text: String, to descriptor: Int32, slot: Int) -> Int32? {
         var bytes = Array(text.utf8.prefix(slotSize - 1))
         bytes += [UInt8](repeating: UInt8(ascii: " "), count: slotSize - 1 - bytes.count) + [UInt8(ascii: "\n")]
-        return bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, slotSize, off_t(slot * slotSize)) }
-            == slotSize
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, slotSize, off_t(slot * slotSize)) }
+        return written == slotSize ? nil : written < 0 ? errno : 0
     }
 
-    private static func reason() -> String { String(cString: strerror(errno)) }
+    private static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     /// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
     static func startTime(of pid: Int32) -> UInt64? {
