@@ -19,7 +19,7 @@ extension ConfigLoader.Reader {
                 config.policy.classPolicy(named: name)
                 ?? JobClassPolicy(name: name, maxConcurrent: 2, weight: 2)
             for key in settings.keys.sorted() {
-                let value = settings[key]!
+                guard let value = entry(settings, key, section: "classes.\(name)") else { continue }
                 if key == "ca_file" {
                     // Read by the transfers, not the scheduler: checked here, kept with them.
                     if let path = absolutePath(value, section, key) {

@@ -8,7 +8,7 @@ import TOMLKit
 extension ConfigLoader.Reader {
     mutating func readHooks(_ table: TOMLTable) {
         for key in table.keys.sorted() {
-            let value = table[key]!
+            guard let value = entry(table, key, section: "hooks") else { continue }
             switch key {
             case "manager":
                 switch value.string {

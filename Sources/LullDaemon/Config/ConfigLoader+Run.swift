@@ -8,7 +8,7 @@ import TOMLKit
 extension ConfigLoader.Reader {
     mutating func readRun(_ table: TOMLTable) {
         for key in table.keys.sorted() {
-            let value = table[key]!
+            guard let value = entry(table, key, section: "run") else { continue }
             switch key {
             case "max_log_bytes":
                 let range = Int(RunSettings.maxLogBytesRange.lowerBound)...Int(RunSettings.maxLogBytesRange.upperBound)

@@ -8,7 +8,7 @@ import TOMLKit
 extension ConfigLoader.Reader {
     mutating func readSensors(_ table: TOMLTable) {
         for key in table.keys.sorted() {
-            let value = table[key]!
+            guard let value = entry(table, key, section: "sensors") else { continue }
             switch key {
             case "bus":
                 guard let text = value.string, !text.isEmpty else {

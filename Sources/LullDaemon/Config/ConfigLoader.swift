@@ -134,9 +134,19 @@ public enum ConfigLoader {
             )
         }
 
+        /// The value at a key the table lists. TOMLKit lists a quoted key that holds `\u0000`
+        /// cut short at it, and the cut key finds nothing: a problem, not a crash.
+        mutating func entry(_ table: TOMLTable, _ key: String, section: String) -> TOMLValueConvertible? {
+            guard let value = table[key] else {
+                problem(section: section, key: key, "a key here holds \\u0000, which no setting's name has; remove it")
+                return nil
+            }
+            return value
+        }
+
         mutating func readDaemon(_ table: TOMLTable) {
             for key in table.keys.sorted() {
-                let value = table[key]!
+                guard let value = entry(table, key, section: "daemon") else { continue }
                 config.origins["daemon.\(key)"] = origin("daemon", key)
                 switch key {
                 case "state_dir": config.stateDirectory = absolutePath(value, "daemon", key)
@@ -171,7 +181,7 @@ public enum ConfigLoader {
 
         mutating func readLimits(_ table: TOMLTable) {
             for key in table.keys.sorted() {
-                let value = table[key]!
+                guard let value = entry(table, key, section: "limits") else { continue }
                 switch key {
                 case "max_concurrent":
                     if let value = integer(value, "limits", key, 0...4096) {
@@ -228,7 +238,7 @@ public enum ConfigLoader {
 
         mutating func readTransfers(_ table: TOMLTable) {
             for key in table.keys.sorted() {
-                let value = table[key]!
+                guard let value = entry(table, key, section: "transfers") else { continue }
                 switch key {
                 case "connect_timeout":
                     config.transfers.connectTimeout =
@@ -279,7 +289,7 @@ public enum ConfigLoader {
 
         mutating func readRetry(_ table: TOMLTable) {
             for key in table.keys.sorted() {
-                let value = table[key]!
+                guard let value = entry(table, key, section: "retry") else { continue }
                 switch key {
                 case "max_attempts": if let v = integer(value, "retry", key, 1...100) { retry.setAttempts(v) }
                 case "base_seconds": if let v = seconds(value, "retry", key, 0.01...86_400) { retry.setBase(v) }
