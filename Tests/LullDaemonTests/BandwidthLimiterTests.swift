@@ -44,6 +44,37 @@ import Testing
         )
     }
 
+    /// Two transfers under one limit should get even shares whatever the size of the chunks they
+    /// pay for: one reading 64 KiB at a time and one 16 KiB, for 1.5 s of real time at 4 MiB/s.
+    /// They do not: tickets are handed out per call, and a call whose wait would be under
+    /// `shortestSleep` goes at once, so the larger chunks take several times the share (5.8 MB
+    /// against 0.7 MB when found). A known issue until the limiter shares by bytes; the test
+    /// fails once it does, to be turned into a plain check.
+    @Test func sharesAreEvenWhateverTheChunkSizes() async throws {
+        var policy = SchedulingPolicy.defaults
+        policy.bandwidth = BandwidthSchedule(bytesPerSecond: 4 << 20)
+        let limiter = BandwidthLimiter(policy: policy, sleeper: TaskSleeper())
+        let deadline = ContinuousClock.now + .milliseconds(1500)
+        let moved = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (id, chunk) in [(Int64(11), 64 << 10), (Int64(12), 16 << 10)] {
+                group.addTask {
+                    let throttle = limiter.begin(Self.job(id))
+                    defer { limiter.end(JobID(id)) }
+                    var bytes = 0
+                    while ContinuousClock.now < deadline {
+                        try await throttle.admit(chunk) {}
+                        bytes += chunk
+                    }
+                    return bytes
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        withKnownIssue("the limiter shares a limit by calls, not by bytes") {
+            #expect(Double(moved.min()!) >= Double(moved.max()!) * 0.8, "bytes moved \(moved)")
+        }
+    }
+
     @Test func aClosingWindowFreesAHeldBackTransferAtOnce() async throws {
         let time = VirtualTime(origin: Self.beforeSix)
         let limiter = BandwidthLimiter(
