@@ -3,9 +3,10 @@ import LullCore
 import LullSensors
 import Synchronization
 
-/// The daemon's bandwidth limits while jobs run: one `TokenBucket` per limit in force (the
-/// daemon's, each class's, each running job's own), shared by every running job under it. A
-/// job's bytes are reserved in every bucket over it and go when the slowest allows.
+/// The daemon's bandwidth limits while jobs run: one `FairTokenBucket` per limit in force (the
+/// daemon's, each class's, each running job's own), shared by every running job under it by
+/// bytes, whatever the size of the chunks each pays for. A job's bytes are reserved in every
+/// bucket over it and go when the slowest allows.
 ///
 /// The rates follow the policy and the clock: a reload (`update(policy:)`) and a window that
 /// opens or closes change them at the next reservation or wait of any job, so running jobs move
@@ -17,7 +18,7 @@ final class BandwidthLimiter: Sendable {
     /// The longest one sleep of a held-back transfer, after which the rates are looked at again.
     static let longestSleep = 0.5
     /// A wait shorter than this is not slept: the bytes go, and the debt they leave in the bucket
-    /// lengthens the next wait instead. A limited transfer thus wakes at most about fifty times
+    /// (against their own job: others' shares are not touched) lengthens its next wait instead. A limited transfer thus wakes at most about fifty times
     /// a second whatever its chunks, and keeps its rate over any longer span.
     static let shortestSleep = 0.02
     /// How long a rate on a schedule is trusted before the local time zone is read again.
@@ -92,7 +93,7 @@ final class BandwidthLimiter: Sendable {
                 let ticket = Ticket(
                     scope: scope,
                     generation: entry.generation,
-                    position: entry.bucket.reserve(bytes, now: now)
+                    position: entry.bucket.reserve(bytes, of: id, now: now)
                 )
                 state.buckets[scope] = entry
                 return ticket
@@ -153,7 +154,7 @@ final class BandwidthLimiter: Sendable {
                 state.nextGeneration += 1
                 state.buckets[scope] = Entry(
                     generation: state.nextGeneration,
-                    bucket: TokenBucket(bytesPerSecond: rate, now: now)
+                    bucket: FairTokenBucket(bytesPerSecond: rate, now: now)
                 )
             }
         }
@@ -182,7 +183,7 @@ final class BandwidthLimiter: Sendable {
     private struct Entry {
         /// Tells a bucket made anew from the one a ticket was drawn on.
         var generation: Int
-        var bucket: TokenBucket
+        var bucket: FairTokenBucket<JobID>
     }
 
     private struct Ticket {
