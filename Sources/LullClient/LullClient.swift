@@ -43,13 +43,13 @@ public final class LullClient: Sendable {
         try await call(.GET, "/v1/status")
     }
 
-    public func submit(_ submission: JobSubmission) async throws -> JobView {
-        try await call(.POST, "/v1/jobs", body: submission)
-    }
-
-    /// Submits and decodes only the new job's id and state from the answer: what a one-line
-    /// receipt (`lullctl submit`) prints, without decoding the whole `JobView`.
-    public func submitForReceipt(_ submission: JobSubmission) async throws -> SubmissionReceipt {
+    /// Submits one job and decodes the answer as `Answer`: the whole `JobView`, or only what a
+    /// one-line receipt (`lullctl submit`) prints, `SubmissionReceipt`, which spares decoding the
+    /// rest.
+    public func submit<Answer: Decodable>(
+        _ submission: JobSubmission,
+        answer: Answer.Type = JobView.self
+    ) async throws -> Answer {
         try await call(.POST, "/v1/jobs", body: submission)
     }
 

@@ -53,14 +53,9 @@ enum DrainBenchmark {
             at: work.appendingPathComponent("tmp"),
             withIntermediateDirectories: true
         )
-        // On ext4 without a journal a new file skips the inodes deleted in the last 60 s (up to
-        // 360 s while their inode-table block is dirty), at a cost each: files just deleted by an
-        // earlier run or program make every create dearer. The files written here are synced
-        // and the short window waited out, and the small queue's copies are kept until its runs
-        // are done; see performance.md.
-        progress("syncing, then 60 s for the kernel's window on recently deleted inodes")
-        sync()
-        sleep(61)
+        // The small queue's copies are kept until its runs are done, so that its runs do not
+        // slow each other's creates as the deletions before the section would.
+        QuietFileSystem.wait(progress: progress)
         let nginx = try NginxProcess(root: work, www: www)
         defer { nginx.stop() }
         try nginx.start()
@@ -140,7 +135,7 @@ enum DrainBenchmark {
                     )
                 }
                 for offset in 0..<contenders.count {
-                    let (name, drain) = contenders[(offset + run) % contenders.count]
+                    let (name, drain) = contenders[(offset + run - 1) % contenders.count]
                     progress("\(queue.name) queue, run \(run)/\(runs): \(name)")
                     try drain()
                 }
@@ -170,7 +165,7 @@ enum DrainBenchmark {
             the status's `last_event_seq`, as a client that waits does), each file
             fsynced and renamed into place and each state change committed before that event. The
             peers get the same URLs as a list (`aria2c -i`, `curl -K` with `--parallel`), and their
-            time runs until a `sync` after them returns. The order of the contenders rotates by one each run.
+            time runs until a `sync` after them returns. The order of the contenders rotates by one each run, lulld going first in the first.
             lulld's CPU per job is its user plus system time over the drain divided by the jobs.
             The floors are lulld's durable work alone, in one process with the same libraries
             (`DrainFloor`): each job's start and end committed to SQLite (WAL, `synchronous = FULL`,

@@ -126,7 +126,10 @@ enum DrainFloor {
                 let descriptor = open(staging, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                 guard descriptor >= 0 else { throw BenchError("floor: cannot create \(staging)") }
                 let written = body.withUnsafeReadableBytes { write(descriptor, $0.baseAddress, $0.count) }
-                guard written == body.readableBytes else { throw BenchError("floor: short write to \(staging)") }
+                guard written == body.readableBytes else {
+                    close(descriptor)
+                    throw BenchError("floor: short write to \(staging)")
+                }
                 return descriptor
             }
             let finish: @Sendable () async -> Void = {

@@ -24,6 +24,9 @@ enum RunQueueBenchmark {
                 """
         )
         defer { daemon.remove() }
+        // The commands' logs and task-spooler's outputs are files: the last section's deletions
+        // would slow them.
+        QuietFileSystem.wait(progress: progress)
         try daemon.start()
         let peers = try PeerQueues()
         defer { peers.stop() }
@@ -61,7 +64,7 @@ enum RunQueueBenchmark {
             ]
             if hasTsp { contenders.append(("tsp", { tsp.append(try drainWithTsp(count, peers)) })) }
             for offset in 0..<contenders.count {
-                let (name, drain) = contenders[(offset + run) % contenders.count]
+                let (name, drain) = contenders[(offset + run - 1) % contenders.count]
                 progress("\(count) × true, run \(run)/\(runs): \(name)")
                 try drain()
             }
@@ -93,7 +96,7 @@ enum RunQueueBenchmark {
             committed with fsync. task-spooler (`tsp -S \(concurrency)`, a private `TS_SOCKET`) gets one
             `tsp true` per job and its time runs until `tsp -w` on the last returns and none is left
             running; `xargs` runs `seq \(count) | xargs -P \(concurrency) -n 1 /bin/true`. They take turns
-            going first. The start latency runs from just before `POST /v1/jobs` of a job that writes
+            going first, lulld in the first run, after a `sync` and a minute without deletions. The start latency runs from just before `POST /v1/jobs` of a job that writes
             to a FIFO (`sh -c 'echo x > FIFO'`) to the moment lull-bench can read from it.
             Sampling: \(RunSamplingCost.jobs) `sleep 600` run jobs run in a lulld whose `progress_interval` is
             \(RunSamplingCost.fast) s and in one whose is 60 s; lulld's CPU over the same \(quick ? 4 : 10) s in each (after

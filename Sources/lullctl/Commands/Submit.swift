@@ -95,7 +95,7 @@ func submitAndPrint(_ submission: JobSubmission, connection: ConnectionOptions, 
     if output.json {
         try printJSON(try await connection.withClient { try await $0.submit(submission) })
     } else {
-        let job = try await connection.withClient { try await $0.submitForReceipt(submission) }
+        let job = try await connection.withClient { try await $0.submit(submission, answer: SubmissionReceipt.self) }
         print("job \(job.id) \(job.state.rawValue); follow it with lullctl watch \(job.id)")
     }
 }
