@@ -75,6 +75,12 @@ public struct FairTokenBucket<Transfer: Hashable & Sendable>: Sendable, Equatabl
         return seconds + (ticket - reached) / bucket.bytesPerSecond
     }
 
+    /// Forgets `transfer`, which ended: bytes it reserved and did not move, or moved ahead of its
+    /// share, no longer count against the others.
+    public mutating func forget(_ transfer: Transfer) {
+        due[transfer] = nil
+    }
+
     /// Sets a new rate from `now`: what was allowed under the old rate stays allowed, the rest
     /// of every outstanding ticket is paced at the new one.
     public mutating func setRate(_ bytesPerSecond: Int64, now: Double) {

@@ -18,8 +18,9 @@ final class BandwidthLimiter: Sendable {
     /// The longest one sleep of a held-back transfer, after which the rates are looked at again.
     static let longestSleep = 0.5
     /// A wait shorter than this is not slept: the bytes go, and the debt they leave in the bucket
-    /// (against their own job: others' shares are not touched) lengthens its next wait instead. A limited transfer thus wakes at most about fifty times
-    /// a second whatever its chunks, and keeps its rate over any longer span.
+    /// (against their own job: others' shares are not touched) lengthens its next wait instead.
+    /// A limited transfer thus wakes at most about fifty times a second whatever its chunks, and
+    /// keeps its rate over any longer span.
     static let shortestSleep = 0.02
     /// How long a rate on a schedule is trusted before the local time zone is read again.
     static let longestReview = 60.0
@@ -54,10 +55,12 @@ final class BandwidthLimiter: Sendable {
         return JobThrottle(limiter: self, job: job.id)
     }
 
-    /// Forgets an attempt that ended, with its own limit.
+    /// Forgets an attempt that ended, with its own limit. What it reserved and did not move, or
+    /// moved ahead of its share, no longer holds the others back.
     func end(_ id: JobID) {
         state.withLock { state in
             state.jobs[id] = nil
+            for scope in Array(state.buckets.keys) { state.buckets[scope]?.bucket.forget(id) }
             state.reviewAt = -.infinity
         }
     }
@@ -114,7 +117,11 @@ final class BandwidthLimiter: Sendable {
             }
             guard delay >= Self.shortestSleep else { return }
             waiting()
-            try await sleeper.sleep(for: .milliseconds(Int64(min(delay, Self.longestSleep) * 1000) + 1))
+            // Woken a little before its bytes are due, the transfer sends them while it is still
+            // in its buckets' backlog: woken after, it would have dropped out for the time it
+            // overslept, and the others would have had its share meanwhile.
+            let sleep = min(delay - Self.shortestSleep / 2, Self.longestSleep)
+            try await sleeper.sleep(for: .microseconds(Int64(sleep * 1e6)))
         }
     }
 

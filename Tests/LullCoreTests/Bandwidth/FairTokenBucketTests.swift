@@ -23,44 +23,50 @@ import Testing
         var moved: [Int]
     }
 
-    /// Runs `transfers` through `bucket` until each is done or `until`. A chunk whose wait is
-    /// under `early` goes at once, as the daemon's limiter lets it (its debt stays its own).
+    /// Runs `transfers` through `bucket` from `start` until each is done or `until`, event by
+    /// event, waiting as the daemon's limiter does: a transfer reserves its next chunk, sleeps
+    /// (at most `longestSleep`) and looks again until its wait is under `early`, then sends.
+    /// With `early` above 0 it wakes `early / 2` before the bytes are due, as the limiter does;
+    /// at 0 it sleeps exactly until they are. A rate change wakes every sleeper, as the
+    /// limiter's next look would.
     static func simulate(
         _ bucket: inout FairTokenBucket<Int>,
         _ transfers: [Transfer],
+        from start: Double = 0,
         until end: Double = .infinity,
         early: Double = 0,
         changes: [(at: Double, rate: Int64)] = []
     ) -> Outcome {
-        var ready = Array(repeating: 0.0, count: transfers.count)
+        let longestSleep = 0.5
+        var wake = Array(repeating: start, count: transfers.count)
+        var ticket: [Double?] = Array(repeating: nil, count: transfers.count)
         var left = transfers.map(\.bytes)
         var outcome = Outcome(
             finished: Array(repeating: end, count: transfers.count),
             moved: Array(repeating: 0, count: transfers.count)
         )
         var changes = changes
-        while let index = left.indices.filter({ left[$0] > 0 }).min(by: { ready[$0] < ready[$1] }), ready[index] < end {
-            let now = ready[index]
+        while let index = left.indices.filter({ left[$0] > 0 }).min(by: { wake[$0] < wake[$1] }), wake[index] < end {
+            let now = wake[index]
             while let change = changes.first, change.at <= now {
                 bucket.setRate(change.rate, now: change.at)
                 changes.removeFirst()
             }
             let size = min(transfers[index].chunk, left[index])
-            let ticket = bucket.reserve(size, of: index, now: now)
-            var due = now + bucket.delay(until: ticket, now: now)
-            // A rate change while the chunk waits moves its time: the waiter looks again then.
-            while let change = changes.first, change.at < due {
-                bucket.setRate(change.rate, now: change.at)
-                changes.removeFirst()
-                due = change.at + bucket.delay(until: ticket, now: change.at)
+            let due = ticket[index] ?? bucket.reserve(size, of: index, now: now)
+            let delay = bucket.delay(until: due, now: now)
+            guard delay < max(early, 1e-9) else {
+                ticket[index] = due
+                var sleep = early > 0 ? min(delay - early / 2, longestSleep) : min(delay, longestSleep)
+                if let change = changes.first, change.at < now + sleep { sleep = change.at - now }
+                wake[index] = now + sleep
+                continue
             }
-            if due - now < early { due = now }
-            guard due <= end else { break }
+            ticket[index] = nil
             left[index] -= size
             outcome.moved[index] += size
-            let served = transfers[index].serverBytesPerSecond.map { Double(size) / $0 } ?? 0
-            ready[index] = max(due, now + served)
-            if left[index] == 0 { outcome.finished[index] = due }
+            wake[index] = now + (transfers[index].serverBytesPerSecond.map { Double(size) / $0 } ?? 0)
+            if left[index] == 0 { outcome.finished[index] = now }
         }
         return outcome
     }
@@ -111,10 +117,30 @@ import Testing
         // The slow one moves its server's 0.5 MiB/s, the other the remaining 3.5 MiB/s.
         #expect(abs(Double(moved[0]) - 5 * Double(Self.mib)) < 0.02 * 5 * Double(Self.mib), "\(moved)")
         #expect(abs(Double(moved[1]) - 35 * Double(Self.mib)) < 0.02 * 35 * Double(Self.mib), "\(moved)")
-        // Its server now fast, the one that was slow gets half from then on, not a catch-up.
-        var after = bucket
-        let fast = Self.simulate(&after, [Transfer(bytes: 8 * Self.mib, chunk: 16 << 10)], until: 20)
-        #expect(fast.moved[0] == 8 * Self.mib)
+        // Its server fast from t = 10, the one that was slow gets half from then on: in the first
+        // half second no more than half and a chunk, not a catch-up, and half over ten seconds.
+        let both = [Transfer(bytes: .max, chunk: 16 << 10), Transfer(bytes: .max)]
+        var first = bucket
+        let start = Self.simulate(&first, both, from: 10, until: 10.5, early: 0.02).moved
+        #expect(Double(start[0]) <= Double(Self.mib) + Double(Self.chunk), "\(start)")
+        let after = Self.simulate(&bucket, both, from: 10, until: 20, early: 0.02).moved
+        for bytes in after {
+            #expect(abs(Double(bytes) - 20 * Double(Self.mib)) < 0.02 * 20 * Double(Self.mib), "\(after)")
+        }
+    }
+
+    /// A transfer that ends with bytes reserved and not moved holds the others back no longer
+    /// once it is forgotten.
+    @Test func aForgottenTransferNoLongerHoldsTheOthersBack() {
+        var bucket = FairTokenBucket<Int>(bytesPerSecond: 64 << 10, now: 0)
+        _ = bucket.reserve(Int(bucket.burst), of: 0, now: 0)
+        // 256 KiB reserved by transfer 1 at 64 KiB/s, then it is cancelled.
+        _ = bucket.reserve(256 << 10, of: 1, now: 0)
+        let ticket = bucket.reserve(64 << 10, of: 2, now: 0)
+        // Shared with the cancelled bytes, 64 KiB takes two seconds; alone, one.
+        #expect(abs(bucket.delay(until: ticket, now: 0) - 2) < 1e-9)
+        bucket.forget(1)
+        #expect(abs(bucket.delay(until: ticket, now: 0) - 1) < 1e-9)
     }
 
     @Test func aRateChangeMovesTheWaitingTicketAtOnce() {
