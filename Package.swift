@@ -53,6 +53,8 @@ let package = Package(
         // Thread-local filesystem identity switching (setfsuid/setfsgid/setgroups) for transfers,
         // and the Swift Concurrency global executor hook the daemon puts on its event loops.
         .target(name: "CLullSys"),
+        // Reads and writes of the kernel's small files (/proc, /sys, cgroupfs), for the adapters.
+        .target(name: "LullKernelFiles"),
         // Pure domain: jobs, validation, scheduling decisions. No I/O.
         .target(
             name: "LullCore",
@@ -80,7 +82,7 @@ let package = Package(
         .target(
             name: "LullSensors",
             dependencies: [
-                "LullCore", "CSystemd",
+                "LullCore", "CSystemd", "LullKernelFiles",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -88,7 +90,7 @@ let package = Package(
         .target(
             name: "LullTransfer",
             dependencies: [
-                "LullCore", "CLullSys",
+                "LullCore", "CLullSys", "LullKernelFiles",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -41,7 +41,7 @@ struct SensorPlumbingTests {
         #expect(usage.cpuSeconds >= 0)
     }
 
-    @Test("SysFiles.read trims, reads past one chunk, and refuses what is missing or not UTF-8")
+    @Test("SysFiles.read trims, reads past one chunk, and refuses what is missing, unreadable or not UTF-8")
     func sysFilesRead() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "lull-sysfiles-\(UUID().uuidString)"
@@ -62,5 +62,8 @@ struct SensorPlumbingTests {
         #expect(SysFiles.read(try file("long", Array(long.utf8))) == String(long.dropLast()))
         // A real procfs file, which reports a size of 0.
         #expect(SysFiles.read("/proc/self/stat")?.hasPrefix("\(getpid()) (") == true)
+        // A directory opens but its read fails (EISDIR): nothing, not an empty value.
+        #expect(SysFiles.read(directory.path) == nil)
+        #expect(SysFiles.list(directory.path) == ["blank", "empty", "latin1", "long", "value"])
     }
 }

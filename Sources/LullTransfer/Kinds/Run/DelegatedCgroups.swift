@@ -1,5 +1,6 @@
 import CLullSys
 import LullCore
+import LullKernelFiles
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import LullCore
+import LullKernelFiles
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import LullCore
+import LullKernelFiles
 import Synchronization
 
 #if canImport(Glibc)
