@@ -73,6 +73,28 @@ import Testing
         #expect(Double(moved.min()!) >= Double(moved.max()!) * 0.8, "bytes moved \(moved)")
     }
 
+    /// A limited transfer sleeps at most once every `shortestSleep` of its bytes, whatever its
+    /// chunks: 80 MiB in 16 KiB chunks at 8 MiB/s take ten seconds and at most about 500 sleeps.
+    @Test func aLimitedTransferWakesAtMostFiftyTimesASecond() async throws {
+        let time = VirtualTime(origin: Self.beforeSix)
+        var policy = SchedulingPolicy.defaults
+        policy.bandwidth = BandwidthSchedule(bytesPerSecond: 8 << 20)
+        let limiter = BandwidthLimiter(
+            policy: policy,
+            sleeper: time,
+            monotonic: time,
+            wall: time,
+            localTime: { _ in .utc }
+        )
+        let throttle = limiter.begin(Self.job(3))
+        let sleeps = Mutex(0)
+        for _ in 0..<(80 * 64) { try await throttle.admit(16 << 10) { sleeps.withLock { $0 += 1 } } }
+        #expect(abs(time.seconds - 10) < 0.1, "\(time.seconds)")
+        let most = 10 / BandwidthLimiter.shortestSleep
+        #expect(Double(sleeps.withLock { $0 }) <= most * 1.05, "\(sleeps.withLock { $0 }) sleeps")
+        limiter.end(JobID(3))
+    }
+
     @Test func aClosingWindowFreesAHeldBackTransferAtOnce() async throws {
         let time = VirtualTime(origin: Self.beforeSix)
         let limiter = BandwidthLimiter(

@@ -22,6 +22,10 @@ final class BandwidthLimiter: Sendable {
     /// A limited transfer thus wakes at most about fifty times a second whatever its chunks, and
     /// keeps its rate over any longer span.
     static let shortestSleep = 0.02
+    /// How long before its bytes are due a held-back transfer is woken. It sends them while it
+    /// is still in its buckets' backlog: woken after, it would have dropped out for the time it
+    /// overslept, and the others would have had its share meanwhile.
+    static let wakeLead = 0.005
     /// How long a rate on a schedule is trusted before the local time zone is read again.
     static let longestReview = 60.0
 
@@ -115,12 +119,9 @@ final class BandwidthLimiter: Sendable {
                     return max(longest, entry.bucket.delay(until: ticket.position, now: now))
                 }
             }
-            guard delay >= Self.shortestSleep else { return }
+            let sleep = min(delay - Self.wakeLead, Self.longestSleep)
+            guard sleep >= Self.shortestSleep else { return }
             waiting()
-            // Woken a little before its bytes are due, the transfer sends them while it is still
-            // in its buckets' backlog: woken after, it would have dropped out for the time it
-            // overslept, and the others would have had its share meanwhile.
-            let sleep = min(delay - Self.shortestSleep / 2, Self.longestSleep)
             try await sleeper.sleep(for: .microseconds(Int64(sleep * 1e6)))
         }
     }

@@ -14,6 +14,8 @@ import Testing
         var bytes: Int
         var chunk = FairTokenBucketTests.chunk
         var serverBytesPerSecond: Double? = nil
+        /// When it asks for its first chunk, if later than the simulation's start.
+        var joins = 0.0
     }
 
     /// What a simulation saw of each transfer: when it finished (or the end of the run) and the
@@ -25,20 +27,20 @@ import Testing
 
     /// Runs `transfers` through `bucket` from `start` until each is done or `until`, event by
     /// event, waiting as the daemon's limiter does: a transfer reserves its next chunk, sleeps
-    /// (at most `longestSleep`) and looks again until its wait is under `early`, then sends.
-    /// With `early` above 0 it wakes `early / 2` before the bytes are due, as the limiter does;
-    /// at 0 it sleeps exactly until they are. A rate change wakes every sleeper, as the
-    /// limiter's next look would.
+    /// (at most half a second) until `lead` before its bytes are due and looks again, and sends
+    /// once that sleep would be shorter than `early`. At `early` and `lead` 0 it sleeps exactly
+    /// until they are due. A rate change wakes every sleeper, as the limiter's next look would.
     static func simulate(
         _ bucket: inout FairTokenBucket<Int>,
         _ transfers: [Transfer],
         from start: Double = 0,
         until end: Double = .infinity,
         early: Double = 0,
+        lead: Double = 0,
         changes: [(at: Double, rate: Int64)] = []
     ) -> Outcome {
         let longestSleep = 0.5
-        var wake = Array(repeating: start, count: transfers.count)
+        var wake = transfers.map { max(start, $0.joins) }
         var ticket: [Double?] = Array(repeating: nil, count: transfers.count)
         var left = transfers.map(\.bytes)
         var outcome = Outcome(
@@ -54,10 +56,9 @@ import Testing
             }
             let size = min(transfers[index].chunk, left[index])
             let due = ticket[index] ?? bucket.reserve(size, of: index, now: now)
-            let delay = bucket.delay(until: due, now: now)
-            guard delay < max(early, 1e-9) else {
+            var sleep = min(bucket.delay(until: due, now: now) - lead, longestSleep)
+            guard sleep < max(early, 1e-9) else {
                 ticket[index] = due
-                var sleep = early > 0 ? min(delay - early / 2, longestSleep) : min(delay, longestSleep)
                 if let change = changes.first, change.at < now + sleep { sleep = change.at - now }
                 wake[index] = now + sleep
                 continue
@@ -99,7 +100,7 @@ import Testing
             Transfer(bytes: .max, chunk: 64 << 10), Transfer(bytes: .max, chunk: 16 << 10),
             Transfer(bytes: .max, chunk: 1500),
         ]
-        let moved = Self.simulate(&bucket, transfers, until: 10, early: early).moved
+        let moved = Self.simulate(&bucket, transfers, until: 10, early: early, lead: early > 0 ? 0.005 : 0).moved
         // 40 MiB in 10 s, a third each, give or take what is not shared: the full bucket at
         // the start (which the first to ask takes) and a chunk each side.
         let share = Double(40 * Self.mib) / 3
@@ -113,7 +114,7 @@ import Testing
     @Test func aSlowTransferLeavesTheRestOfTheLimitToTheOthers() {
         var bucket = FairTokenBucket<Int>(bytesPerSecond: Int64(4 * Self.mib), now: 0)
         let slow = Transfer(bytes: .max, chunk: 16 << 10, serverBytesPerSecond: Double(Self.mib) / 2)
-        let moved = Self.simulate(&bucket, [slow, Transfer(bytes: .max)], until: 10, early: 0.02).moved
+        let moved = Self.simulate(&bucket, [slow, Transfer(bytes: .max)], until: 10, early: 0.02, lead: 0.005).moved
         // The slow one moves its server's 0.5 MiB/s, the other the remaining 3.5 MiB/s.
         #expect(abs(Double(moved[0]) - 5 * Double(Self.mib)) < 0.02 * 5 * Double(Self.mib), "\(moved)")
         #expect(abs(Double(moved[1]) - 35 * Double(Self.mib)) < 0.02 * 35 * Double(Self.mib), "\(moved)")
@@ -121,9 +122,9 @@ import Testing
         // half second no more than half and a chunk, not a catch-up, and half over ten seconds.
         let both = [Transfer(bytes: .max, chunk: 16 << 10), Transfer(bytes: .max)]
         var first = bucket
-        let start = Self.simulate(&first, both, from: 10, until: 10.5, early: 0.02).moved
+        let start = Self.simulate(&first, both, from: 10, until: 10.5, early: 0.02, lead: 0.005).moved
         #expect(Double(start[0]) <= Double(Self.mib) + Double(Self.chunk), "\(start)")
-        let after = Self.simulate(&bucket, both, from: 10, until: 20, early: 0.02).moved
+        let after = Self.simulate(&bucket, both, from: 10, until: 20, early: 0.02, lead: 0.005).moved
         for bytes in after {
             #expect(abs(Double(bytes) - 20 * Double(Self.mib)) < 0.02 * 20 * Double(Self.mib), "\(after)")
         }
@@ -141,6 +142,41 @@ import Testing
         #expect(abs(bucket.delay(until: ticket, now: 0) - 2) < 1e-9)
         bucket.forget(1)
         #expect(abs(bucket.delay(until: ticket, now: 0) - 1) < 1e-9)
+    }
+
+    /// One that joins a running transfer gets half from then on; the one that ran alone keeps
+    /// what it had, with nothing taken back.
+    @Test func aTransferJoiningPartWayGetsHalfFromThenOn() {
+        var bucket = FairTokenBucket<Int>(bytesPerSecond: Int64(4 * Self.mib), now: 0)
+        let moved = Self.simulate(
+            &bucket,
+            [Transfer(bytes: .max), Transfer(bytes: .max, chunk: 16 << 10, joins: 5)],
+            until: 10,
+            early: 0.02,
+            lead: 0.005
+        ).moved
+        // 20 MiB alone, then 10 MiB each.
+        let slack = bucket.burst + 2 * Double(Self.chunk)
+        #expect(abs(Double(moved[0]) - 30 * Double(Self.mib)) <= slack, "\(moved)")
+        #expect(abs(Double(moved[1]) - 10 * Double(Self.mib)) <= slack, "\(moved)")
+    }
+
+    /// A rate change while two transfers are held back paces both at the new rate, still half
+    /// each.
+    @Test func aRateChangeUnderABacklogKeepsTheSharesEven() {
+        var bucket = FairTokenBucket<Int>(bytesPerSecond: Int64(4 * Self.mib), now: 0)
+        let moved = Self.simulate(
+            &bucket,
+            [Transfer(bytes: .max), Transfer(bytes: .max, chunk: 16 << 10)],
+            until: 10,
+            early: 0.02,
+            lead: 0.005,
+            changes: [(at: 5, rate: Int64(Self.mib))]
+        ).moved
+        // 20 MiB in the first five seconds and 5 MiB in the last, half each, give or take the
+        // first rate's burst and a chunk each side.
+        let slack = Double(4 * Self.mib) * FairTokenBucket<Int>.burstSeconds + 2 * Double(Self.chunk)
+        for bytes in moved { #expect(abs(Double(bytes) - 12.5 * Double(Self.mib)) <= slack, "\(moved)") }
     }
 
     @Test func aRateChangeMovesTheWaitingTicketAtOnce() {
