@@ -108,6 +108,8 @@ public struct FairTokenBucket<Transfer: Hashable & Sendable>: Sendable, Equatabl
             backlogged -= 1
         }
         if budget > 0 { spare = min(burst, spare + budget) }
-        due = due.filter { $0.value > served }
+        // Rebuilt only when a transfer left the backlog: most calls find none did, and `delay`
+        // then works on its copy without copying the table.
+        if backlogged < due.count { due = due.filter { $0.value > served } }
     }
 }
