@@ -83,6 +83,10 @@ pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_s
 /// set (ENOSYS before Linux 5.3).
 int lull_pidfd_open(pid_t pid);
 
+/// Sends `sig` to the process a pidfd refers to (pidfd_send_signal, Linux 5.1): never to a
+/// later process that took its pid. Returns 0, or -1 with errno set (ESRCH once it has exited).
+int lull_pidfd_send_signal(int pidfd, int sig);
+
 /// 1 when child `pid` has exited (it is left unreaped: waitid with WNOWAIT), else 0.
 int lull_child_exited(pid_t pid);
 

@@ -1,3 +1,4 @@
+import CLullSys
 import LullCore
 import LullKernelFiles
 
@@ -83,18 +84,49 @@ public struct JobCgroup: Sendable, Equatable {
 
     /// Sends `signal` to every process in the cgroup (the stop's SIGTERM, which `cgroup.kill`
     /// cannot send).
-    func signal(_ signal: Int32) {
-        for pid in processes() { kill(pid, signal) }
+    func signal(_ signal: Int32) { self.signal(signal, to: processes()) }
+
+    /// Sends `signal` to those of `pids` that are in the cgroup as it is sent. A pid read from
+    /// `cgroup.procs` may have exited and been taken by an unrelated process since, which lulld,
+    /// as root, could otherwise signal: each is pinned with a pidfd first and then checked, so
+    /// the signal reaches the member that had the pid, or nothing.
+    func signal(_ signal: Int32, to pids: [Int32]) {
+        for pid in pids {
+            let pidfd = lull_pidfd_open(pid)
+            guard pidfd >= 0 else {
+                // Before Linux 5.3 nothing pins a pid: the check narrows the window to a moment.
+                if errno == ENOSYS, holds(pid) { kill(pid, signal) }
+                continue
+            }
+            defer { close(pidfd) }
+            if holds(pid) { _ = lull_pidfd_send_signal(pidfd, signal) }
+        }
+    }
+
+    /// Whether process `pid` is in this cgroup now (its `0::` line in `/proc/PID/cgroup`).
+    func holds(_ pid: Int32) -> Bool {
+        guard let lines = KernelFile.read("/proc/\(pid)/cgroup") else { return false }
+        return lines.split(separator: "\n").contains { $0 == "0::" + path }
     }
 
     /// SIGKILL to every process in it, at once (`cgroup.kill`, Linux 5.14), or one by one.
     func killAll() {
         if KernelFile.write("1", to: directory + "/cgroup.kill") { return }
-        // Before 5.14: a process may fork meanwhile, so kill until none is left (bounded).
-        for _ in 0..<50 {
+        killOneByOne()
+    }
+
+    /// Before 5.14: the cgroup is frozen first (5.2), so that no process forks while the pids
+    /// are read and a child forked meanwhile stays frozen until the next round; a fatal signal
+    /// still ends a frozen process. Rounds until none is left (bounded).
+    func killOneByOne() {
+        let frozen = freeze(true)
+        defer { if frozen { _ = freeze(false) } }
+        for round in 0..<50 {
             let pids = processes()
             if pids.isEmpty { return }
-            for pid in pids { kill(pid, SIGKILL) }
+            signal(SIGKILL, to: pids)
+            // Killed processes stay listed until they have exited.
+            if round > 0 { usleep(1_000) }
         }
     }
 
