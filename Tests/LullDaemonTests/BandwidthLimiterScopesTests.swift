@@ -55,6 +55,14 @@ final class LockstepTime: MonotonicClock, LullClock, Sleeper {
     }
 }
 
+extension BandwidthLimiter {
+    /// A limiter on virtual time: its sleeps, its monotonic and its wall clock are all `time`,
+    /// and the local time is UTC.
+    convenience init(policy: SchedulingPolicy, time: some MonotonicClock & LullClock & Sleeper) {
+        self.init(policy: policy, sleeper: time, monotonic: time, wall: time, localTime: { _ in .utc })
+    }
+}
+
 /// One job under the daemon's limit, its class's and its own at once, beside others under some
 /// of them: each limit is shared by bytes among the jobs under it, and a job moves at the
 /// slowest of its own shares, leaving what it does not take to the others.
@@ -70,13 +78,7 @@ final class LockstepTime: MonotonicClock, LullClock, Sleeper {
             Self.job(1, jobClass: "bulk", rate: 1 << 20), Self.job(2, jobClass: "bulk"), Self.job(3),
         ]
         let time = LockstepTime(transfers: jobs.count)
-        let limiter = BandwidthLimiter(
-            policy: policy,
-            sleeper: time,
-            monotonic: time,
-            wall: time,
-            localTime: { _ in .utc }
-        )
+        let limiter = BandwidthLimiter(policy: policy, time: time)
         let throttles = jobs.map { limiter.begin($0) }
         #expect(
             limiter.limits(of: JobID(1)) == [.daemon: 8 << 20, .jobClass("bulk"): 4 << 20, .job(JobID(1)): 1 << 20]

@@ -52,13 +52,7 @@ import Testing
         var policy = SchedulingPolicy.defaults
         policy.bandwidth = BandwidthSchedule(bytesPerSecond: 4 << 20)
         let time = LockstepTime(transfers: 2)
-        let limiter = BandwidthLimiter(
-            policy: policy,
-            sleeper: time,
-            monotonic: time,
-            wall: time,
-            localTime: { _ in .utc }
-        )
+        let limiter = BandwidthLimiter(policy: policy, time: time)
         let (counted, deadline) = (0.25, 10.25)
         let moved = try await withThrowingTaskGroup(of: Int.self) { group in
             for (id, chunk) in [(Int64(11), 64 << 10), (Int64(12), 16 << 10)] {
@@ -86,13 +80,7 @@ import Testing
         let time = VirtualTime(origin: Self.beforeSix)
         var policy = SchedulingPolicy.defaults
         policy.bandwidth = BandwidthSchedule(bytesPerSecond: 8 << 20)
-        let limiter = BandwidthLimiter(
-            policy: policy,
-            sleeper: time,
-            monotonic: time,
-            wall: time,
-            localTime: { _ in .utc }
-        )
+        let limiter = BandwidthLimiter(policy: policy, time: time)
         let throttle = limiter.begin(Self.job(3))
         let sleeps = Mutex(0)
         for _ in 0..<(80 * 64) { try await throttle.admit(16 << 10) { sleeps.withLock { $0 += 1 } } }
@@ -106,10 +94,7 @@ import Testing
         let time = VirtualTime(origin: Self.beforeSix)
         let limiter = BandwidthLimiter(
             policy: Self.policy(window: DailyWindow(fromHour: 8, toHour: 18), rate: 1024),
-            sleeper: time,
-            monotonic: time,
-            wall: time,
-            localTime: { _ in .utc }
+            time: time
         )
         let throttle = limiter.begin(Self.job(1))
         #expect(limiter.limits(of: JobID(1)) == [.daemon: 1024])
@@ -130,10 +115,7 @@ import Testing
         let time = VirtualTime(origin: Self.beforeSix)
         let limiter = BandwidthLimiter(
             policy: Self.policy(window: DailyWindow(fromHour: 18, toHour: 6), rate: 1 << 20, allDay: 8 << 20),
-            sleeper: time,
-            monotonic: time,
-            wall: time,
-            localTime: { _ in .utc }
+            time: time
         )
         let throttle = limiter.begin(Self.job(2, rate: 4 << 20))
         // Under the daemon's 8 MiB/s and its own 4 MiB/s: the slower one paces it.
