@@ -17,6 +17,10 @@ public struct JobSpecValidator: Sendable {
     /// On the process host, the controllers of the cgroup each command gets (`cpu`, `memory`,
     /// `io`, `pids`): the controls those enforce are accepted too.
     public var cgroupControllers: Set<String>
+    /// Where lulld starts commands itself and can neither become another uid nor signal its
+    /// processes: its own uid, the one owner whose commands it runs. Nil when it runs anyone's
+    /// (as root, or as units with `User=`).
+    public var commandsOnlyOf: OwnerID?
 
     public init(
         limits: SubmissionLimits,
@@ -24,8 +28,10 @@ public struct JobSpecValidator: Sendable {
         allowedUnits: Set<String>? = nil,
         privateDirectories: PrivateDirectories = PrivateDirectories(),
         runsCommandsAsUnits: Bool = false,
-        cgroupControllers: Set<String> = []
+        cgroupControllers: Set<String> = [],
+        commandsOnlyOf: OwnerID? = nil
     ) {
+        self.commandsOnlyOf = commandsOnlyOf
         self.runsCommandsAsUnits = runsCommandsAsUnits
         self.cgroupControllers = cgroupControllers
         self.limits = limits
@@ -59,6 +65,12 @@ public struct JobSpecValidator: Sendable {
             )
         }
         try validateCommon(spec)
+    }
+
+    /// `validate(_:)`, then what depends on who submits the job.
+    public func validate(_ spec: JobSpec, owner: OwnerID) throws(ValidationError) {
+        try validate(spec)
+        try spec.payload.contents.validate(owner: owner, with: self)
     }
 
     /// What every HTTP transfer shares: its URL, request headers and certificate authorities.

@@ -9,6 +9,8 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
         case tooLarge = "too_large"
         /// A valid value this daemon cannot enforce where it runs (HTTP 422).
         case notEnforceable = "not_enforceable"
+        /// A value others may give and this submitter may not, or not here (HTTP 403).
+        case forbidden = "forbidden"
     }
 
     public var code: Code

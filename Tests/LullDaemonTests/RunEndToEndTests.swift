@@ -211,58 +211,6 @@ import Glibc
         }
     }
 
-    /// The system unit's daemon: an unprivileged user with ambient CAP_SETUID and CAP_SETGID.
-    /// Ambient capabilities survive execve and a switch between two non-root uids, so without
-    /// dropping them the owner's command could make itself root.
-    @Test(
-        .enabled(
-            if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"),
-            "needs root and setpriv"
-        )
-    )
-    func anOwnersCommandGetsNoneOfTheDaemonsCapabilities() async throws {
-        let daemonUid = 65533
-        let daemon = try DaemonProcess(
-            config: "[daemon]\nsocket_mode = \"0666\"\n",
-            launcher: [
-                "/usr/bin/setpriv", "--reuid=\(daemonUid)", "--regid=\(daemonUid)", "--clear-groups",
-                "--inh-caps=+setuid,+setgid", "--ambient-caps=+setuid,+setgid", "--",
-            ]
-        )
-        defer { daemon.remove() }
-        let socketDirectory = URL(fileURLWithPath: daemon.socketPath).deletingLastPathComponent().path
-        for (path, mode) in [(daemon.stateDirectory, mode_t(0o700)), (socketDirectory, mode_t(0o755))] {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            chmod(path, mode)
-            chown(path, uid_t(daemonUid), gid_t(daemonUid))
-        }
-        // Its READY=1 cannot reach the test's notification socket (root's, and lulld is not
-        // root here): it is ready once its socket answers.
-        try? daemon.start(timeout: .seconds(1))
-        let client = LullClient(socketPath: daemon.socketPath)
-        defer { Task { await client.shutdown() } }
-        for _ in 0..<200 {
-            if (try? await client.status()) != nil { break }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        let submitted = try OwnershipTests().asNobody(
-            [
-                "submit", "run", "--json", "--cwd", "/tmp", "--socket", daemon.socketPath, "--", "sh", "-c",
-                "id -u; grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status",
-            ]
-        )
-        #expect(submitted.status == 0, "\(submitted.stderr)")
-        let id = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
-        let job = try await awaitJob(id, in: [.failed, .succeeded], client: client)
-        let lines = (job.result?.outputTail ?? "").split(separator: "\n").map(String.init)
-        #expect(job.state == .succeeded && lines.first == "65534", "\(lines) \(String(describing: job.error))")
-        let capabilities = lines.dropFirst()
-        #expect(capabilities.count == 4, "\(lines)")
-        for line in capabilities {
-            #expect(line.hasSuffix("0000000000000000"), "\(line)")
-        }
-    }
-
     /// The processes of process group `group` that are not zombies. A killed command's
     /// children are reparented to PID 1, which reaps them when it gets round to it (in a
     /// container, not at once): until then `kill(-group, 0)` still finds them.

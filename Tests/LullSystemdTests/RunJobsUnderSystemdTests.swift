@@ -29,15 +29,26 @@ struct RunJobsUnderSystemdTests {
         for user in ["alice", "bob"] {
             try machine.check(["useradd", "--create-home", "--groups", "lull-clients", user])
         }
+        try machine.check(["systemctl", "start", "lulld.socket"])
+        let api = ContainerAPI(machine: machine, socket: Self.socket)
+        let alice = machine.uid(of: "alice")
+
+        // By default the system instance starts commands itself, as the unit's `lull` user,
+        // which can neither become alice nor stop her processes: her command is refused at
+        // submission, saying what would run it.
+        let refused = try api.request("POST", "/v1/jobs", body: ["kind": "run", "argv": ["true"]], as: "alice")
+        #expect(refused.status == 403, "\(refused.status) \(refused.body)")
+        #expect(refused.body.contains("can neither become uid \(alice)"), "\(refused.body)")
+        #expect(refused.body.contains("[run] host = \\\"systemd\\\""), "\(refused.body)")
+        print("system instance, process host: alice's command refused: \(refused.body)")
+        try machine.check(["systemctl", "stop", "lulld.service"])
+
         try machine.write("[run]\nhost = \"systemd\"\n", to: "/etc/lull/lull.toml")
         // The opt-in rule the system instance's units need (installed with the docs).
         try machine.check([
             "install", "-m", "0644", "/usr/share/doc/lull/examples/50-lull-jobs.rules", "/etc/polkit-1/rules.d/",
         ])
         try machine.check(["systemctl", "try-restart", "polkit.service"])
-        try machine.check(["systemctl", "start", "lulld.socket"])
-        let api = ContainerAPI(machine: machine, socket: Self.socket)
-        let alice = machine.uid(of: "alice")
 
         // As alice, in its own unit in lull-jobs.slice; the view says so.
         let job = try api.submit(

@@ -16,6 +16,11 @@ int lull_restore_fs_user(void);
 /// capabilities, as the system unit does); else 0.
 int lull_can_switch_fs_user(void);
 
+/// 1 when the process may start a command as another user and stop it: CAP_SETUID, CAP_SETGID
+/// and CAP_KILL are in its effective set, and no seccomp filter denies the calls the switch
+/// makes (each tried as a no-op on the calling thread); else 0.
+int lull_can_start_others_commands(void);
+
 /// Starts writing back a file range to disk without waiting (sync_file_range with
 /// SYNC_FILE_RANGE_WRITE), so a later fsync has little left to do.
 int lull_start_writeback(int fd, long long offset, long long length);

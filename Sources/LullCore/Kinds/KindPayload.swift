@@ -19,6 +19,8 @@ public protocol KindPayload: Sendable, Equatable, Codable {
     var headers: [String: String]? { get }
     /// Checks what is the kind's own; common settings are checked by `JobSpecValidator`.
     func validate(with validator: JobSpecValidator) throws(ValidationError)
+    /// Checks what depends on who submits the job (nothing, for most kinds).
+    func validate(owner: OwnerID, with validator: JobSpecValidator) throws(ValidationError)
     /// Writes the kind's members of the stored spec that belong in `section`.
     func writeStored(_ section: StoredSpecSection, to json: inout JSONWriter)
     /// Bytes the store keeps beside the spec's JSON rather than in it (a push body).
@@ -42,6 +44,7 @@ public protocol KindPayload: Sendable, Equatable, Codable {
 }
 
 extension KindPayload {
+    public func validate(owner: OwnerID, with validator: JobSpecValidator) throws(ValidationError) {}
     public var detachedBytes: [UInt8]? { nil }
     public func attaching(_ bytes: [UInt8]?) -> Self { self }
     public var conditionalFetch: ConditionalFetchKey? { nil }

@@ -115,11 +115,13 @@ struct ControlRouter: Sendable {
 
     // MARK: Shared by the routes
 
-    /// 413 for what is over a limit, 422 for what this daemon cannot enforce, else 400.
+    /// 413 for what is over a limit, 422 for what this daemon cannot enforce, 403 for what this
+    /// submitter may not ask for, else 400.
     static func status(of code: ValidationError.Code) -> HTTPResponseStatus {
         switch code {
         case .tooLarge: .payloadTooLarge
         case .notEnforceable: .unprocessableEntity
+        case .forbidden: .forbidden
         default: .badRequest
         }
     }

@@ -88,7 +88,8 @@ actor ConfigReloader {
                     manager: manager,
                     privateDirectories: validators.current.privateDirectories,
                     runsCommandsAsUnits: validators.current.runsCommandsAsUnits,
-                    cgroupControllers: validators.current.cgroupControllers
+                    cgroupControllers: validators.current.cgroupControllers,
+                    commandsOnlyOf: validators.current.commandsOnlyOf
                 )
             )
             connections.limit.update(Self.connectionCaps(config, descriptorLimit: connections.descriptorLimit))
@@ -125,13 +126,15 @@ actor ConfigReloader {
     }
 
     /// `runsCommandsAsUnits`: nil at start-up, from `[run] host`; a reload keeps the running
-    /// daemon's, since its runner keeps running commands where it did.
+    /// daemon's, since its runner keeps running commands where it did, as it keeps
+    /// `commandsOnlyOf` (`ProcessHostRights`, read at start-up).
     static func validator(
         for config: DaemonConfig,
         manager: HookManager,
         privateDirectories: PrivateDirectories,
         runsCommandsAsUnits: Bool? = nil,
-        cgroupControllers: Set<String>? = nil
+        cgroupControllers: Set<String>? = nil,
+        commandsOnlyOf: OwnerID? = nil
     ) -> JobSpecValidator {
         JobSpecValidator(
             limits: config.limits,
@@ -139,7 +142,8 @@ actor ConfigReloader {
             allowedUnits: manager.allowedUnits(config.hooks.allowedUnits),
             privateDirectories: privateDirectories,
             runsCommandsAsUnits: runsCommandsAsUnits ?? (config.run.host == .systemd),
-            cgroupControllers: cgroupControllers ?? Set(config.run.cgroups?.controllers ?? [])
+            cgroupControllers: cgroupControllers ?? Set(config.run.cgroups?.controllers ?? []),
+            commandsOnlyOf: commandsOnlyOf
         )
     }
 

@@ -164,7 +164,12 @@ public enum Daemon {
             )
         }
         let validators = ValidatorHolder(
-            ConfigReloader.validator(for: config, manager: manager, privateDirectories: privateDirectories)
+            ConfigReloader.validator(
+                for: config,
+                manager: manager,
+                privateDirectories: privateDirectories,
+                commandsOnlyOf: core.commandsOnlyOf
+            )
         )
         let reloader = ConfigReloader(
             settings: settings,

@@ -20,6 +20,8 @@ struct DaemonCore {
     let dispatcher: Dispatcher
     /// The bandwidth limits over running jobs; a reload gives it the new policy.
     let bandwidth: BandwidthLimiter
+    /// The one owner whose commands the process host runs, when lulld cannot run others'.
+    let commandsOnlyOf: OwnerID?
 
     static func assemble(
         config: DaemonConfig,
@@ -42,6 +44,7 @@ struct DaemonCore {
             outputLines: runHost.host == .systemd
                 ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
             cgroups: config.run.cgroups,
+            commandsOnlyOf: runHost.commandsOnlyOf,
             logger: logger
         )
         for group in run.endLeftovers() {
@@ -87,7 +90,8 @@ struct DaemonCore {
             manager: manager,
             unitStarter: unitStarter,
             dispatcher: dispatcher,
-            bandwidth: bandwidth
+            bandwidth: bandwidth,
+            commandsOnlyOf: runHost.commandsOnlyOf
         )
     }
 

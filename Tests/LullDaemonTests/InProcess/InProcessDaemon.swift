@@ -106,7 +106,12 @@ final class InProcessDaemon: Sendable {
         let dispatcher = core.dispatcher
         try await dispatcher.restore()
         let validators = ValidatorHolder(
-            ConfigReloader.validator(for: config, manager: core.manager, privateDirectories: PrivateDirectories())
+            ConfigReloader.validator(
+                for: config,
+                manager: core.manager,
+                privateDirectories: PrivateDirectories(),
+                commandsOnlyOf: core.commandsOnlyOf
+            )
         )
         let descriptorLimit = 1024
         let connections = ConnectionLimit(ConfigReloader.connectionCaps(config, descriptorLimit: descriptorLimit))

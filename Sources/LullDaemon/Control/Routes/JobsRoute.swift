@@ -10,7 +10,7 @@ extension ControlRouter {
         try checkQuery(request, allowed: [])
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
         let spec = try submission.spec(checkingFirst: validator).prepared()
-        try validator.validate(spec)
+        try validator.validate(spec, owner: request.peer.owner)
         try await files.checkPaths(of: spec, owner: request.peer.owner)
         let jobs = try await storeWithinQuota(
             [NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())],
@@ -44,7 +44,7 @@ extension ControlRouter {
         let specs = batch.jobs.map { submission in
             Result { () throws(ValidationError) -> JobSpec in
                 let spec = try submission.spec(checkingFirst: validator).prepared()
-                try validator.validate(spec)
+                try validator.validate(spec, owner: owner)
                 return spec
             }
         }

@@ -1,4 +1,5 @@
 import CSystemd
+import LullCore
 import LullSensors
 import LullTransfer
 
@@ -15,6 +16,9 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
     let endpoint: BusEndpoint
     /// The units go to the system manager, so each carries `User=`.
     let isSystemManager: Bool
+    /// On the process host, when lulld cannot run other users' commands: its own uid, the one
+    /// owner whose commands it runs. Nil: anyone's.
+    let commandsOnlyOf: OwnerID?
 
     /// `host` as `resolve` gave it.
     init(resolved host: RunHost) {
@@ -22,6 +26,7 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
         endpoint = user ? .user : .system
         isSystemManager = !user
         self.host = host == .auto ? Self.resolve(.auto) : host
+        commandsOnlyOf = self.host == .process ? ProcessHostRights.commandsOnlyOf() : nil
     }
 
     /// `auto` becomes `systemd` for a daemon in a user's own service manager, which may start
@@ -41,7 +46,9 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        host == .systemd
-            ? "as units of the \(isSystemManager ? "system" : "user") manager (\(endpoint))" : "started by lulld itself"
+        if host == .systemd { return "as units of the \(isSystemManager ? "system" : "user") manager (\(endpoint))" }
+        guard let only = commandsOnlyOf else { return "started by lulld itself" }
+        return
+            "started by lulld itself, for uid \(only.rawValue) only: without CAP_SETUID, CAP_SETGID and CAP_KILL, and the system calls to use them, it can neither become another uid nor stop its processes; [run] host = \"systemd\" runs every user's"
     }
 }

@@ -33,6 +33,9 @@ public struct RunTransfer: TransferEngine {
     let cgroups: DelegatedCgroups?
     /// Where what the admin should know goes (a group that could not be recorded).
     let logger: Logger?
+    /// On the process host of a lulld without the rights to run others' commands: its own uid,
+    /// the one owner it runs commands for (`ProcessHostRights`). Nil: anyone's.
+    let commandsOnlyOf: OwnerID?
 
     public init(
         launcher: any ProcessLauncher = SpawnLauncher(),
@@ -43,8 +46,10 @@ public struct RunTransfer: TransferEngine {
         managerIsSystem: Bool = true,
         outputLines: (@Sendable (JobID, Substring) -> Void)? = nil,
         cgroups: DelegatedCgroups? = nil,
+        commandsOnlyOf: OwnerID? = nil,
         logger: Logger? = nil
     ) {
+        self.commandsOnlyOf = commandsOnlyOf
         self.logger = logger
         self.outputLines = outputLines
         self.cgroups = cgroups
@@ -80,6 +85,15 @@ public struct RunTransfer: TransferEngine {
                 code: "not_enforceable",
                 message:
                     "the job asks for \(field), which only a systemd unit or a cgroup with the \(RunResources.controller(of: field)) controller enforces, and this lulld starts commands itself ([run] host = \"process\") without one; set [run] host = \"systemd\" or submit the job again without it",
+                retryable: false
+            )
+        }
+        // Accepted by a lulld that could run it (as root, or as units), then restarted as one
+        // that cannot: it would fail to switch identity, or run with no way to stop it.
+        if let only = commandsOnlyOf, job.owner != only {
+            throw JobFailure(
+                code: "permission_denied",
+                message: RunJob.cannotRun(as: job.owner, daemon: only),
                 retryable: false
             )
         }
