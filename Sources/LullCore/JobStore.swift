@@ -10,7 +10,8 @@ public protocol JobStore: Sendable {
     /// a periodic job, so a crash can neither lose it nor create it twice).
     func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?)
     func job(_ id: JobID) async throws -> Job?
-    func list(_ filter: JobFilter) async throws -> [Job]
+    /// Jobs that pass `filter`, by id, within the limit and `StorePage.byteBudget`.
+    func list(_ filter: JobFilter) async throws -> StorePage<Job>
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
     /// Jobs in `state` over every owner: only those rows are read, however long the history.
@@ -19,8 +20,9 @@ public protocol JobStore: Sendable {
     func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int]
     /// Jobs per class and state over every owner (metrics).
     func countsByClassAndState() async throws -> [JobCountKey: Int]
-    /// Events with `seq > after`, oldest first; `owner == nil` means every owner.
-    func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent]
+    /// Events with `seq > after`, oldest first, within the limit and `StorePage.byteBudget`;
+    /// `owner == nil` means every owner.
+    func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent>
     /// Puts jobs a previous run left `running` back to `queued`, with a `requeued` event.
     func requeueInterrupted(at time: Date) async throws -> [JobID]
     /// Up to `limit` `queued` jobs with ids above `after`, as the scheduler sees them, in

@@ -51,6 +51,8 @@ struct RowCodec: Sendable {
         id, owner, spec, payload, state, created_at, updated_at, attempts, bytes_done, bytes_total, \
         result, failure, resume, retry_at, stops, last_stop
         """
+    /// How many columns `jobColumns` names: a column a query adds after them is at this index.
+    static let jobColumnCount = 16
 
     /// A job from a row of `jobColumns`.
     func job(from row: Row) throws -> Job {

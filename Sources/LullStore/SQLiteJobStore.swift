@@ -165,7 +165,7 @@ public final class SQLiteJobStore: JobStore {
         return try await pool.read { db in try codec.fetchJob(id, from: db) }
     }
 
-    public func list(_ filter: JobFilter) async throws -> [Job] {
+    public func list(_ filter: JobFilter) async throws -> StorePage<Job> {
         let codec = self.codec
         return try await pool.read { db in
             var clauses: [String] = []
@@ -194,14 +194,27 @@ public final class SQLiteJobStore: JobStore {
             arguments += [filter.limit]
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT \(RowCodec.jobColumns) FROM jobs \(whereSQL) ORDER BY id LIMIT ?",
+                sql: """
+                    SELECT \(RowCodec.jobColumns), \(Self.jobBytes) FROM jobs \(whereSQL) ORDER BY id LIMIT ?
+                    """,
                 arguments: arguments
             )
             var jobs: [Job] = []
-            while let row = try rows.next() { jobs.append(try codec.job(from: row)) }
-            return jobs
+            var bytes = 0
+            while let row = try rows.next() {
+                jobs.append(try codec.job(from: row))
+                bytes += row[RowCodec.jobColumnCount] as Int? ?? 0
+                if bytes >= StorePage<Job>.byteBudget, jobs.count < filter.limit {
+                    return StorePage(jobs, cutShort: true)
+                }
+            }
+            return StorePage(jobs)
         }
     }
+
+    /// What a job row holds that can be large, in characters (bytes for the payload).
+    static let jobBytes =
+        "length(spec) + ifnull(length(payload), 0) + ifnull(length(result), 0) + ifnull(length(failure), 0)"
 
     public func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] {
         try await pool.read { db in
@@ -259,24 +272,34 @@ public final class SQLiteJobStore: JobStore {
         try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }
     }
 
-    public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
+    public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
         let codec = self.codec
         return try await pool.read { db in
-            let rows: [Row]
-            if let owner {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM events WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
-                    arguments: [Int64(owner.rawValue), after, limit]
-                )
-            } else {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-                    arguments: [after, limit]
-                )
+            let select = "SELECT *, ifnull(length(detail), 0) AS detail_bytes FROM events"
+            let rows =
+                if let owner {
+                    try Row.fetchCursor(
+                        db,
+                        sql: "\(select) WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
+                        arguments: [Int64(owner.rawValue), after, limit]
+                    )
+                } else {
+                    try Row.fetchCursor(
+                        db,
+                        sql: "\(select) WHERE seq > ? ORDER BY seq LIMIT ?",
+                        arguments: [after, limit]
+                    )
+                }
+            var events: [JobEvent] = []
+            var bytes = 0
+            while let row = try rows.next() {
+                events.append(try codec.event(from: row))
+                bytes += row["detail_bytes"] as Int
+                if bytes >= StorePage<JobEvent>.byteBudget, events.count < limit {
+                    return StorePage(events, cutShort: true)
+                }
             }
-            return try rows.map { try codec.event(from: $0) }
+            return StorePage(events)
         }
     }
 

@@ -57,7 +57,7 @@ import Testing
             #expect(try await store.job(inserted[0].id)?.spec == specs[0])
             #expect(try await store.job(inserted[1].id)?.spec == specs[1])
         }
-        let listed = try await store.list(JobFilter(owner: nil))
+        let listed = try await store.list(JobFilter(owner: nil)).items
         #expect(listed.map(\.spec) == specs)
     }
 
@@ -169,7 +169,7 @@ import Testing
         let reopened = try SQLiteJobStore(path: path)
         #expect(try await reopened.requeueInterrupted(at: t0) == [ids[1]])
         #expect(try await reopened.queuedJobs(after: nil, limit: 1000).map(\.id) == ids)
-        let events = try await reopened.events(after: 0, owner: nil, limit: 100)
+        let events = try await reopened.events(after: 0, owner: nil, limit: 100).items
         #expect(events.map(\.type) == [.submitted, .submitted, .started, .requeued])
         #expect(try await reopened.count(in: .queued) == 2)
         #expect(try await reopened.count(in: .running) == 0)
@@ -179,10 +179,10 @@ import Testing
         let published = Mutex<[Int64]>([])
         let store = try SQLiteJobStore(path: path) { events in published.withLock { $0 += events.map(\.seq) } }
         _ = try await store.insert([fetch(1, owner: 1), fetch(2, owner: 2), fetch(3, owner: 1)])
-        let mine = try await store.events(after: 0, owner: OwnerID(1), limit: 100)
+        let mine = try await store.events(after: 0, owner: OwnerID(1), limit: 100).items
         #expect(mine.map(\.jobID.rawValue) == [1, 3])
-        let firstPage = try await store.events(after: 0, owner: nil, limit: 2)
-        let secondPage = try await store.events(after: firstPage.last!.seq, owner: nil, limit: 2)
+        let firstPage = try await store.events(after: 0, owner: nil, limit: 2).items
+        let secondPage = try await store.events(after: firstPage.last!.seq, owner: nil, limit: 2).items
         #expect((firstPage + secondPage).map(\.seq) == [1, 2, 3])
         #expect(published.withLock { $0 } == [1, 2, 3])
     }
@@ -234,7 +234,7 @@ import Testing
                 return
             }
         }
-        let stored = try await store.events(after: 0, owner: nil, limit: 100)
+        let stored = try await store.events(after: 0, owner: nil, limit: 100).items
         #expect(stored.count == 6)
         #expect(published.withLock { $0 } == stored)
     }
@@ -242,10 +242,10 @@ import Testing
     @Test func listsByFilterWithCursor() async throws {
         let store = try SQLiteJobStore(path: path)
         _ = try await store.insert((1...25).map { fetch($0, owner: $0 % 2 == 0 ? 2 : 1) })
-        let page1 = try await store.list(JobFilter(owner: OwnerID(1), limit: 5))
-        let page2 = try await store.list(JobFilter(owner: OwnerID(1), after: page1.last?.id, limit: 5))
+        let page1 = try await store.list(JobFilter(owner: OwnerID(1), limit: 5)).items
+        let page2 = try await store.list(JobFilter(owner: OwnerID(1), after: page1.last?.id, limit: 5)).items
         #expect(page1.map(\.id.rawValue) == [1, 3, 5, 7, 9])
         #expect(page2.map(\.id.rawValue) == [11, 13, 15, 17, 19])
-        #expect(try await store.list(JobFilter(owner: nil, label: "nope")).isEmpty)
+        #expect(try await store.list(JobFilter(owner: nil, label: "nope")).items.isEmpty)
     }
 }

@@ -270,7 +270,7 @@ import Glibc
                 queued.map(\.host) == ["127.0.0.1", "files.example.test", "tus.example.test", "files.example.test"]
             )
             #expect(queued.map(\.backoffUntil) == [nil, nil, GoldenJobs.at(115), nil])
-            let events = try await store.events(after: 0, owner: nil, limit: 1000)
+            let events = try await store.events(after: 0, owner: nil, limit: 1000).items
             #expect(events.map(\.seq) == Array(1...24))
             #expect(events.filter { $0.type == .submitted }.map(\.jobID.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
             let last = try #require(events.last)

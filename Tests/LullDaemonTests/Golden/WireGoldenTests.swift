@@ -59,7 +59,7 @@ import Testing
         )
         try expectGolden(list + [0x0A], "job-list.json")
 
-        let events = try await store.events(after: 0, owner: nil, limit: 1000)
+        let events = try await store.events(after: 0, owner: nil, limit: 1000).items
         let encoder = WireJSON.encoder(sortedKeys: true)
         var lines: [UInt8] = []
         for event in events { lines += try encoder.encode(EventView(event)) + [0x0A] }

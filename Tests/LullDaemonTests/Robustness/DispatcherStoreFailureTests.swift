@@ -32,14 +32,14 @@ final class FillableStore: JobStore {
         return try await base.apply(update, creating: successor)
     }
     func job(_ id: JobID) async throws -> Job? { try await base.job(id) }
-    func list(_ filter: JobFilter) async throws -> [Job] { try await base.list(filter) }
+    func list(_ filter: JobFilter) async throws -> StorePage<Job> { try await base.list(filter) }
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int] { try await base.countsByState(owner: owner) }
     func count(in state: JobState) async throws -> Int { try await base.count(in: state) }
     func countsByClassAndState() async throws -> [JobCountKey: Int] { try await base.countsByClassAndState() }
     func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] {
         try await base.countsByOwner(in: states)
     }
-    func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
+    func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
         try await base.events(after: after, owner: owner, limit: limit)
     }
     func requeueInterrupted(at time: Date) async throws -> [JobID] {

@@ -9,7 +9,7 @@ extension ControlRouter {
         let owner = request.peer.isAdmin ? nil : request.peer.owner
         let pageSize = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 1000)
         if !request.wantsEventStream {
-            let events = try await page(after: after, owner: owner, limit: pageSize)
+            let events = try await page(after: after, owner: owner, limit: pageSize).items
             return .encode(.ok, EventPageView(events: events.map(EventView.init), lastSeq: events.last?.seq ?? after))
         }
         let slot = try owner.map { owner in
@@ -32,12 +32,12 @@ extension ControlRouter {
             var known = hub.latest(for: owner)
             try await writer.write(": lull event stream after seq \(after)\n\n")
             while !Task.isCancelled {
-                let events = try await page(after: cursor, owner: owner, limit: pageSize)
-                if let last = events.last {
-                    try await writer.write(try Self.streamText(events))
+                let page = try await page(after: cursor, owner: owner, limit: pageSize)
+                if let last = page.items.last {
+                    try await writer.write(try Self.streamText(page.items))
                     cursor = last.seq
                 }
-                if events.count < pageSize {
+                if page.items.count < pageSize, !page.cutShort {
                     known = await hub.wait(after: known, for: owner)
                 }
             }
@@ -45,8 +45,9 @@ extension ControlRouter {
     }
 
     /// Events after `seq`: the hub's tail when it reaches back that far, else the store.
-    private func page(after seq: Int64, owner: OwnerID?, limit: Int) async throws -> [JobEvent] {
-        if let recent = hub.recent(after: seq, for: owner, limit: limit) { return recent }
+    private func page(after seq: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
+        // The hub's tail is bounded in bytes as a whole.
+        if let recent = hub.recent(after: seq, for: owner, limit: limit) { return StorePage(recent) }
         return try await store.events(after: seq, owner: owner, limit: limit)
     }
 

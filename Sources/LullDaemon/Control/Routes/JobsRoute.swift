@@ -94,8 +94,9 @@ extension ControlRouter {
             after: after,
             limit: Int(limit)
         )
-        let jobs = try await store.list(filter)
-        let next = jobs.count == filter.limit ? jobs.last?.id.rawValue : nil
+        let page = try await store.list(filter)
+        let jobs = page.items
+        let next = jobs.count == filter.limit || page.cutShort ? jobs.last?.id.rawValue : nil
         var views: [JobView] = []
         for job in jobs { views.append(await view(job)) }
         return .encode(.ok, JobListView(jobs: views, nextAfter: next))
