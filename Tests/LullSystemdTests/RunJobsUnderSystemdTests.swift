@@ -83,6 +83,27 @@ struct RunJobsUnderSystemdTests {
         }
         #expect(journal.contains("\(alice)\n"), "journal: \(journal)")
 
+        // Each word reaches the command as given, though systemd expands `$NAME` in ExecStart's
+        // words; a program relative to the working directory runs too (ExecStart wants a path).
+        try machine.check(
+            [
+                "runuser", "-u", "alice", "--", "sh", "-c",
+                "cat > /home/alice/show-args; chmod 755 /home/alice/show-args",
+            ],
+            input: Data("#!/bin/sh\nprintf '[%s]\\n' \"$@\"\n".utf8)
+        )
+        let words = ["$HOME", "${USER}", "a$$b", "$", "two words"]
+        let shown = try api.submit(
+            ["kind": "run", "argv": ["./show-args"] + words, "working_directory": "/home/alice"],
+            as: "alice"
+        )
+        #expect(try api.waitForState(shown, "succeeded", as: "alice") == "succeeded")
+        let shownResult = try #require(try api.view(shown, as: "alice"))["result"] as? [String: Any] ?? [:]
+        #expect(
+            shownResult["output_tail"] as? String == words.map { "[\($0)]\n" }.joined(),
+            "output tail: \(shownResult)"
+        )
+
         // memory_max is the unit's MemoryMax=; going past it fails the job as memory_limit.
         let hungry = try api.submit(
             [

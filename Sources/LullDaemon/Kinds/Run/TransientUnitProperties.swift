@@ -1,3 +1,4 @@
+import Foundation
 import LullSensors
 import LullTransfer
 
@@ -12,7 +13,9 @@ enum TransientUnitProperties {
             ("Type", .string("exec")),
             (
                 "ExecStart",
-                .array([.structure([.string(launch.path), .array(launch.argv.map { .string($0) }), .bool(false)])])
+                .array([
+                    .structure([.string(launch.path), .array(launch.argv.map { .string(literal($0)) }), .bool(false)])
+                ])
             ),
             ("WorkingDirectory", .string(launch.directory)),
             ("StandardInput", .string("null")),
@@ -41,6 +44,12 @@ enum TransientUnitProperties {
         if let weight = resources.ioWeight { properties.append(("IOWeight", .uint64(UInt64(weight)))) }
         if let tasks = resources.tasksMax { properties.append(("TasksMax", .uint64(UInt64(tasks)))) }
         return properties.map { name, value in .structure([.string(name), .variant(.init(value))]) }
+    }
+
+    /// A word as the command receives it: systemd expands `$NAME` and `${NAME}` in `ExecStart`'s
+    /// words (and splits a word that is one `$NAME` at its spaces), where `$$` stands for `$`.
+    static func literal(_ word: String) -> String {
+        word.contains("$") ? word.replacingOccurrences(of: "$", with: "$$") : word
     }
 
     private static func microseconds(_ seconds: Double) -> UInt64 {

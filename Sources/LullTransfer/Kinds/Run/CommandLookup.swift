@@ -8,12 +8,13 @@ enum CommandLookup {
     /// The minimal environment's PATH, also the job's unless it gives its own.
     static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
 
-    /// `program` itself when it holds a `/` (relative to the working directory then), else the
-    /// first executable regular file of that name in `path`'s directories; nil when none is.
+    /// `program` when it holds a `/` (joined to the working directory when relative: systemd
+    /// takes only an absolute path), else the first executable regular file of that name in
+    /// `path`'s directories; nil when none is.
     static func resolve(_ program: String, path: String, directory: String) -> String? {
         if program.contains("/") {
             let full = program.hasPrefix("/") ? program : directory + "/" + program
-            return isExecutableFile(full) ? program : nil
+            return isExecutableFile(full) ? full : nil
         }
         for entry in path.split(separator: ":", omittingEmptySubsequences: false) {
             // An empty entry means the working directory, as for execvp.
