@@ -61,7 +61,7 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(
                 .invalidValue,
                 field: "class",
-                "unknown class \"\(spec.jobClass)\"; known classes: \(knownClasses.sorted().joined(separator: ", "))"
+                "unknown class \"\(UntrustedText.escaped(spec.jobClass))\"; known classes: \(knownClasses.sorted().joined(separator: ", "))"
             )
         }
         try validateCommon(spec)
@@ -158,7 +158,7 @@ public struct JobSpecValidator: Sendable {
             throw ValidationError(
                 .invalidValue,
                 field: "on_complete_unit",
-                "\"\(text)\" is not a unit name lulld may start; give a .service or .target name such as \"sync-done.service\" or the template \"backup@.service\" (at most \(UnitName.maxLength) characters of A-Z a-z 0-9 : _ . - \\ and one @)"
+                "\"\(UntrustedText.escaped(text))\" is not a unit name lulld may start; give a .service or .target name such as \"sync-done.service\" or the template \"backup@.service\" (at most \(UnitName.maxLength) characters of A-Z a-z 0-9 : _ . - \\ and one @)"
             )
         }
         if let allowedUnits, !allowedUnits.contains(text) {

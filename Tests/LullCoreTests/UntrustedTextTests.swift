@@ -38,6 +38,18 @@ import Testing
         #expect(error(JobSpec(.fetch(FetchJob(url: url, destination: "/srv/ünïcode ✓")), label: "nightly — ☾")) == nil)
     }
 
+    /// A class or unit name is checked against a list, not for control characters; its refusal
+    /// names it escaped, so it reaches no terminal as an escape sequence.
+    @Test func refusedNamesAreEchoedEscaped() throws {
+        let fetch = FetchJob(url: "http://h/a", destination: "/srv/a")
+        let byClass = try #require(error(JobSpec(.fetch(fetch), jobClass: "a\u{1B}[2Jb")))
+        #expect(byClass.field == "class" && byClass.message.contains("a\\x1b[2Jb"), "\(byClass.message)")
+        #expect(UntrustedText.firstControl(in: byClass.message) == nil)
+        let byUnit = try #require(error(JobSpec(.fetch(fetch), onCompleteUnit: "x\u{1B}]0;t\u{7}.service")))
+        #expect(byUnit.field == "on_complete_unit", "\(byUnit)")
+        #expect(UntrustedText.firstControl(in: byUnit.message) == nil, "\(byUnit.message)")
+    }
+
     @Test func escapingKeepsOneRecordOnOneLine() {
         #expect(UntrustedText.escaped("plain text ✓") == "plain text ✓")
         #expect(UntrustedText.escaped("a\nnotice lulld: forged") == "a\\nnotice lulld: forged")

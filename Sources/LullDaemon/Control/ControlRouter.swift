@@ -182,7 +182,11 @@ struct ControlRouter: Sendable {
             let known =
                 allowed.isEmpty
                 ? "this route takes no query parameters" : "known: \(allowed.sorted().joined(separator: ", "))"
-            throw ValidationError(.unknownField, field: name, "unknown query parameter \"\(name)\"; \(known)")
+            throw ValidationError(
+                .unknownField,
+                field: name,
+                "unknown query parameter \"\(UntrustedText.escaped(name))\"; \(known)"
+            )
         }
     }
 
@@ -192,7 +196,7 @@ struct ControlRouter: Sendable {
             throw ValidationError(
                 .invalidValue,
                 field: field,
-                "\(field) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(raw)\""
+                "\(field) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(UntrustedText.escaped(raw))\""
             )
         }
         return value

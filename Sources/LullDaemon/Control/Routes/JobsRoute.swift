@@ -132,7 +132,7 @@ extension ControlRouter {
             throw ValidationError(
                 .invalidValue,
                 field: "owner",
-                "owner \"\(raw)\" is not a uid; give a number (lullctl list --owner also takes a user name)"
+                "owner \"\(UntrustedText.escaped(raw))\" is not a uid; give a number (lullctl list --owner also takes a user name)"
             )
         }
         guard peer.isAdmin || uid == peer.uid else {
