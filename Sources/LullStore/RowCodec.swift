@@ -52,7 +52,7 @@ struct RowCodec: Sendable {
         result, failure, resume, retry_at, stops, last_stop
         """
     /// How many columns `jobColumns` names: a column a query adds after them is at this index.
-    static let jobColumnCount = 16
+    static let jobColumnCount = jobColumns.split(separator: ",").count
 
     /// A job from a row of `jobColumns`.
     func job(from row: Row) throws -> Job {

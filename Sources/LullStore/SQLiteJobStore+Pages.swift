@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import LullCore
+
+/// The reads that answer a page of the API (`GET /v1/jobs`, `GET /v1/events`): at most the
+/// limit asked for, and closed early at `StorePage.byteBudget` of stored rows.
+extension SQLiteJobStore {
+    public func list(_ filter: JobFilter) async throws -> StorePage<Job> {
+        let codec = self.codec
+        return try await pool.read { db in
+            var clauses: [String] = []
+            var arguments: StatementArguments = []
+            if let after = filter.after {
+                clauses.append("id > ?")
+                arguments += [after.rawValue]
+            }
+            if let owner = filter.owner {
+                clauses.append("owner = ?")
+                arguments += [Int64(owner.rawValue)]
+            }
+            if let state = filter.state {
+                clauses.append("state = ?")
+                arguments += [state.rawValue]
+            }
+            if let label = filter.label {
+                clauses.append("label = ?")
+                arguments += [label]
+            }
+            if let jobClass = filter.jobClass {
+                clauses.append("class = ?")
+                arguments += [jobClass]
+            }
+            let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+            arguments += [filter.limit]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT \(RowCodec.jobColumns), \(Self.jobBytes) FROM jobs \(whereSQL) ORDER BY id LIMIT ?
+                    """,
+                arguments: arguments
+            )
+            var jobs: [Job] = []
+            var bytes = 0
+            while let row = try rows.next() {
+                jobs.append(try codec.job(from: row))
+                bytes += row[RowCodec.jobColumnCount] as Int? ?? 0
+                if bytes >= StorePage<Job>.byteBudget, jobs.count < filter.limit {
+                    return StorePage(jobs, cutShort: true)
+                }
+            }
+            return StorePage(jobs)
+        }
+    }
+
+    /// What a job row holds that can be large, in characters (bytes for the payload).
+    static let jobBytes =
+        "length(spec) + ifnull(length(payload), 0) + ifnull(length(result), 0) + ifnull(length(failure), 0)"
+
+    public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
+        let codec = self.codec
+        return try await pool.read { db in
+            let select = "SELECT *, ifnull(length(detail), 0) AS detail_bytes FROM events"
+            let rows =
+                if let owner {
+                    try Row.fetchCursor(
+                        db,
+                        sql: "\(select) WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
+                        arguments: [Int64(owner.rawValue), after, limit]
+                    )
+                } else {
+                    try Row.fetchCursor(
+                        db,
+                        sql: "\(select) WHERE seq > ? ORDER BY seq LIMIT ?",
+                        arguments: [after, limit]
+                    )
+                }
+            var events: [JobEvent] = []
+            var bytes = 0
+            while let row = try rows.next() {
+                events.append(try codec.event(from: row))
+                bytes += row["detail_bytes"] as Int
+                if bytes >= StorePage<JobEvent>.byteBudget, events.count < limit {
+                    return StorePage(events, cutShort: true)
+                }
+            }
+            return StorePage(events)
+        }
+    }
+}
