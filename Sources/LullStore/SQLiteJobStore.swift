@@ -150,7 +150,7 @@ public final class SQLiteJobStore: JobStore {
 
     /// A write through the group committer; a full disk becomes `StoreFullError`, which the API
     /// can explain, instead of an SQLite code.
-    private func write<T: Sendable>(
+    func write<T: Sendable>(
         _ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T
     ) async throws -> T {
         do {
@@ -216,9 +216,12 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    /// The newest event's sequence number, 0 while the log is empty.
+    /// The highest event sequence number ever given, 0 before the first event. Read from
+    /// `sqlite_sequence`, not `MAX(seq)`: the retention sweep may have deleted the newest events.
     public func latestEventSeq() async throws -> Int64 {
-        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'events'") ?? 0
+        }
     }
 
     public func requeueInterrupted(at time: Date) async throws -> [JobID] {

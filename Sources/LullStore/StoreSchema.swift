@@ -98,6 +98,16 @@ enum StoreSchema {
         migrator.registerMigration("v6: requires idle") { db in
             try db.execute(sql: "ALTER TABLE jobs ADD COLUMN requires_idle INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v7: finished jobs by end time") { db in
+            // The retention sweep's range: only ended jobs, by when they ended (a terminal job's
+            // `updated_at` no longer changes). Its WHERE must stay `SQLiteJobStore.ended`'s.
+            try db.execute(
+                sql: """
+                    CREATE INDEX jobs_ended ON jobs(updated_at)
+                        WHERE state IN ('succeeded', 'failed', 'cancelled', 'expired')
+                    """
+            )
+        }
         TestMigration.register(in: &migrator, environment: ProcessInfo.processInfo.environment)
         return migrator
     }

@@ -1,10 +1,11 @@
+import Foundation
 import LullCore
 import Synchronization
 
-/// Monotonic time that moves only when the test says: sleeps wait until `advance` passes their
-/// deadline (or their task is cancelled), so a lease or timeout lapses when the test decides,
-/// however slow the machine is.
-public final class ManualTime: MonotonicClock, Sleeper {
+/// Monotonic time, and a wall clock that moves with it, only when the test says: sleeps wait
+/// until `advance` passes their deadline (or their task is cancelled), so a lease or timeout
+/// lapses when the test decides, however slow the machine is.
+public final class ManualTime: MonotonicClock, LullClock, Sleeper {
     private struct Waiter {
         let deadline: Duration
         let continuation: CheckedContinuation<Void, any Error>
@@ -15,10 +16,19 @@ public final class ManualTime: MonotonicClock, Sleeper {
         var waiters: [Int: Waiter] = [:]
     }
     private let state = Mutex(State())
+    /// The wall-clock time at the start, which `now()` moves on from with the monotonic time.
+    public let wallOrigin: Date
 
-    public init() {}
+    public init(wallOrigin: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        self.wallOrigin = wallOrigin
+    }
 
     public func elapsed() -> Duration { state.withLock { $0.now } }
+
+    public func now() -> Date {
+        let elapsed = elapsed().components
+        return wallOrigin.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18)
+    }
 
     /// Sleeps waiting now.
     public var sleeping: Int { state.withLock { $0.waiters.count } }

@@ -212,6 +212,10 @@ public enum ConfigLoader {
                         integer(value, "limits", key, 1...65_536) ?? config.maxConnectionsPerUid
                 case "max_connections":
                     config.maxConnections = integer(value, "limits", key, 1...1_048_576) ?? config.maxConnections
+                case "keep_finished_days":
+                    if let days = seconds(value, "limits", key, 0.01...36_500, unit: "days") {
+                        config.keepFinished = days * 86_400
+                    }
                 case "max_queued_per_owner":
                     config.limits.maxQueuedPerOwner =
                         integer(value, "limits", key, 1...100_000_000) ?? config.limits.maxQueuedPerOwner
@@ -230,7 +234,7 @@ public enum ConfigLoader {
                     problem(
                         section: "limits",
                         key: key,
-                        "unknown key; known: bandwidth, max_batch_jobs, max_bytes_per_second, max_concurrent, max_connections, max_connections_per_uid, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout"
+                        "unknown key; known: bandwidth, keep_finished_days, max_batch_jobs, max_bytes_per_second, max_concurrent, max_connections, max_connections_per_uid, max_per_host, max_per_owner, max_push_body_bytes, max_queued_per_owner, max_request_bytes, per_owner_metered_bytes_per_day, request_read_timeout"
                     )
                 }
             }

@@ -22,6 +22,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `[limits] max_connections`: control connections all non-root uids together may hold open
     /// (at most half the open-file limit, whatever this says).
     public var maxConnections = 1024
+    /// `[limits] keep_finished_days`, in seconds: how long a finished job, its events and its
+    /// output are kept after it ended.
+    public var keepFinished: Double = 30 * 86_400
     /// `[transfers]`: timeouts, the download size cap, how often downloads checkpoint.
     public var transfers = TransferSettings()
     /// `[transfers] allowed_directories`: when non-empty, fetch destinations must lie under one of these.

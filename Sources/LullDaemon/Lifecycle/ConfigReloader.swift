@@ -5,7 +5,7 @@ import LullCore
 import LullTransfer
 
 /// Reads the config file again and swaps what can change without a restart: the policy, the
-/// submission rules and the connection caps. Settings that need a restart (socket, state
+/// submission rules, the connection caps and the retention of finished jobs. Settings that need a restart (socket, state
 /// directory, sensors, transfer timeouts) keep their old values. A file that does not parse is
 /// refused and the old policy stays. SIGHUP and `POST /v1/reload` both come here, one at a time.
 actor ConfigReloader {
@@ -30,6 +30,7 @@ actor ConfigReloader {
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let bandwidth: BandwidthLimiter?
+    private let pruner: FinishedJobPruner?
 
     init(
         settings: DaemonSettings,
@@ -39,9 +40,11 @@ actor ConfigReloader {
         connections: Connections,
         notifier: SystemdNotifier,
         logger: Logger,
-        bandwidth: BandwidthLimiter? = nil
+        bandwidth: BandwidthLimiter? = nil,
+        pruner: FinishedJobPruner? = nil
     ) {
         self.bandwidth = bandwidth
+        self.pruner = pruner
         self.settings = settings
         self.manager = manager
         self.dispatcher = dispatcher
@@ -82,6 +85,7 @@ actor ConfigReloader {
             let config = try ConfigLoader.loadWithDropIns(file: file)
             await dispatcher.update(policy: config.policy)
             bandwidth?.update(policy: config.policy)
+            await pruner?.update(keep: config.keepFinished)
             validators.replace(
                 Self.validator(
                     for: config,

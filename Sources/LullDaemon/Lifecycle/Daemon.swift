@@ -171,6 +171,14 @@ public enum Daemon {
                 commandsOnlyOf: core.commandsOnlyOf
             )
         )
+        let pruner = FinishedJobPruner(
+            store: store,
+            keep: config.keepFinished,
+            removeLog: { [logs = RunLogs(stateDirectory: settings.stateDirectory)] in logs.remove($0) },
+            clock: clock,
+            sleeper: clients.sleeper,
+            logger: logger
+        )
         let reloader = ConfigReloader(
             settings: settings,
             manager: manager,
@@ -179,7 +187,8 @@ public enum Daemon {
             connections: connections,
             notifier: notifier,
             logger: logger,
-            bandwidth: core.bandwidth
+            bandwidth: core.bandwidth,
+            pruner: pruner
         )
         let router = ControlRouter(
             store: store,
@@ -218,6 +227,8 @@ public enum Daemon {
         }
 
         let serving = Task { try await server.serve(listener) }
+        // After READY: a first sweep over a long history must not hold up the start.
+        await pruner.start()
         await StartupPages.release(logger: logger)
         var stopSignal = "end of signals"
         for await signal in signals.stream {
@@ -231,6 +242,7 @@ public enum Daemon {
         logger.notice("stopping on \(stopSignal)", metadata: ["signal": "\(stopSignal)"])
         notifier.stopping()
         serving.cancel()
+        await pruner.stop()
         try? await listener.channel.close()
         await notifier.extendingTimeout(progress: { await dispatcher.progressTicks }) { await dispatcher.drain() }
         await sleep?.stop()

@@ -299,7 +299,8 @@ import Glibc
         defer { Task { await server.stop() } }
         let content = Array("bytes for a job stored by an earlier lulld\n".utf8)
         server.serve("/golden/plain.txt", content)
-        let daemon = try DaemonProcess()
+        // The stored jobs ended on 2026-11-21; they are compared below whatever today's date.
+        let daemon = try DaemonProcess(config: "[limits]\nkeep_finished_days = 36500\n")
         defer { daemon.remove() }
         let path = try StoreFixture.copy(into: daemon.stateDirectory)
         // The job runs with its owner's rights (uid 1000), so its directory is theirs.
@@ -328,6 +329,41 @@ import Glibc
             #expect(done.mode == "0644")
             for id in [Int64(3), 5, 6] { #expect(try await client.job(id) == Self.view(id), "job \(id)") }
             #expect(try await client.job(7).state == .paused)
+            await client.shutdown()
+        } catch {
+            await client.shutdown()
+            print("lulld log:\n\(daemon.log())")
+            throw error
+        }
+    }
+
+    /// `[limits] keep_finished_days`, shortened by a reload: the stored jobs that ended days ago
+    /// go, with their events; unfinished ones stay, and so does a job whose completion hook has
+    /// yet to run.
+    @Test func lulldForgetsFinishedJobsPastTheirRetention() async throws {
+        let daemon = try DaemonProcess(config: "[limits]\nkeep_finished_days = 36500\n")
+        defer { daemon.remove() }
+        _ = try StoreFixture.copy(into: daemon.stateDirectory)
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        do {
+            #expect(try await client.job(5).state == .failed)
+            try "[limits]\nkeep_finished_days = 1\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+            _ = try await client.reload()
+            try await waitUntil("jobs 5 and 6 removed") {
+                let ids = try await client.allJobs().map(\.id)
+                return !ids.contains(5) && !ids.contains(6)
+            }
+            let ids = try await client.allJobs().map(\.id)
+            // Job 3's hook is still due; the rest have not ended (above 9: periodic successors).
+            #expect(ids.filter { $0 <= 9 } == [1, 2, 3, 4, 7, 8, 9], "\(ids)")
+            for gone in [Int64(5), 6] {
+                await #expect(throws: LullClientError.self) { try await client.job(gone) }
+            }
+            let events = try await client.events(after: 0).events
+            #expect(!events.isEmpty)
+            #expect(events.allSatisfy { ![Int64(5), 6].contains($0.jobId) })
+            #expect(daemon.log().contains("removed 2 jobs that ended before"), "\(daemon.log())")
             await client.shutdown()
         } catch {
             await client.shutdown()
