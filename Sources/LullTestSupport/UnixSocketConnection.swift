@@ -37,6 +37,16 @@ public final class UnixSocketConnection: @unchecked Sendable {
         return (received, false)
     }
 
+    /// Waits up to `timeout` for bytes and returns what one read gives (nothing on a timeout or
+    /// a close): the start of an answer, leaving the rest unread.
+    public func receiveSome(timeout: Duration) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        guard stream.readable(within: timeout), let count = try? stream.receive(into: &buffer), count > 0 else {
+            return []
+        }
+        return Array(buffer[..<count])
+    }
+
     /// The status code of the first HTTP response in `bytes`, if there is one.
     public static func status(of bytes: [UInt8]) -> Int? { HTTPFraming.status(of: bytes) }
 

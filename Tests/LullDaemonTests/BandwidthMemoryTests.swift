@@ -14,12 +14,6 @@ import Testing
         var seconds: Double
     }
 
-    static func rss(of pid: Int32) -> Int64 {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return (Int64(line.split(separator: " ").dropFirst().first ?? "") ?? 0) << 10
-    }
-
     /// The most lulld's RSS rose over its idle reading while it fetched `path`, in a daemon of
     /// its own, with the daemon's limit at `rate` (none when nil).
     static func growth(fetching path: String, from server: TestHTTPServer, rate: Int?) async throws -> Reading {
@@ -27,11 +21,11 @@ import Testing
         let config = rate.map { "[limits]\nmax_bytes_per_second = \($0)\n" }
         try await withDaemon(config: config) { daemon, client in
             let pid = daemon.pid
-            let idle = rss(of: pid)
+            let idle = residentBytes(of: pid)
             let peak = Task {
                 var peak = idle
                 while !Task.isCancelled {
-                    peak = max(peak, rss(of: pid))
+                    peak = max(peak, residentBytes(of: pid))
                     try? await Task.sleep(for: .milliseconds(20))
                 }
                 return peak

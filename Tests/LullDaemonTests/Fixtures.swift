@@ -27,6 +27,13 @@ func withDaemon(
     }
 }
 
+/// A process's resident set size (`VmRSS`), in bytes; 0 once it is gone.
+func residentBytes(of pid: Int32) -> Int64 {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int64(line.split(separator: " ").dropFirst().first ?? "") ?? 0) << 10
+}
+
 struct TimedOut: Error, CustomStringConvertible {
     var description: String
 }

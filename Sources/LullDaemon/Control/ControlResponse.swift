@@ -3,11 +3,13 @@ import LullAPI
 import LullCore
 import NIOHTTP1
 
-/// What the router answers: a complete body (JSON, or text such as `/metrics`), or a stream that
-/// runs until the client leaves.
+/// What the router answers: a complete body (JSON, or text such as `/metrics`), a file's bytes,
+/// or a stream that runs until the client leaves.
 enum ControlResponse: Sendable {
     case complete(HTTPResponseStatus, contentType: String, Data, headers: [(String, String)] = [])
     case stream(contentType: String, producer: @Sendable (StreamWriter) async throws -> Void)
+    /// A body read from a file as it is sent (a run job's log), with a known length.
+    case file(HTTPResponseStatus, contentType: String, FileBody, headers: [(String, String)] = [])
 
     static func encode<T: Encodable>(
         _ status: HTTPResponseStatus,

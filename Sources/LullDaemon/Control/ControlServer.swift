@@ -188,7 +188,45 @@ struct ControlServer: Sendable {
             )
             return false
         }
+        if case .file(let status, let contentType, let body, let extra) = response {
+            return try await send(
+                body,
+                status: status,
+                contentType: contentType,
+                headers: extra,
+                head: head,
+                outbound: outbound
+            )
+        }
         try await write(response, head: head, keepAlive: head.isKeepAlive, outbound: outbound)
+        return head.isKeepAlive
+    }
+
+    /// Sends a file's range a chunk at a time; each write waits while the client is behind, so
+    /// only the chunk in hand is in memory. A file that shrank meanwhile cannot fill the length
+    /// announced: the connection is closed, and the client sees a short body.
+    private func send(
+        _ body: FileBody,
+        status: HTTPResponseStatus,
+        contentType: String,
+        headers extra: [(String, String)],
+        head: HTTPRequestHead,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> Bool {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: contentType)
+        headers.add(name: "content-length", value: String(body.length))
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        if !head.isKeepAlive { headers.add(name: "connection", value: "close") }
+        try await outbound.write(.head(HTTPResponseHead(version: head.version, status: status, headers: headers)))
+        var sent: Int64 = 0
+        while sent < body.length {
+            let chunk = try await body.chunk(at: sent)
+            guard chunk.readableBytes > 0 else { return false }
+            sent += Int64(chunk.readableBytes)
+            try await outbound.write(.body(.byteBuffer(chunk)))
+        }
+        try await outbound.write(.end(nil))
         return head.isKeepAlive
     }
 

@@ -185,6 +185,14 @@ final class InProcessDaemon: Sendable {
         switch await router.handle(request) {
         case .complete(let status, let contentType, let data, let headers):
             return Response(status: status, contentType: contentType, headers: headers, body: data)
+        case .file(let status, let contentType, let file, let headers):
+            var data = Data()
+            while Int64(data.count) < file.length {
+                let chunk = (try? await file.chunk(at: Int64(data.count))) ?? ByteBuffer()
+                guard chunk.readableBytes > 0 else { break }
+                data.append(contentsOf: chunk.readableBytesView)
+            }
+            return Response(status: status, contentType: contentType, headers: headers, body: data)
         case .stream(let contentType, _):
             // Followed streams are the live tests' (the client's stream runs over the socket).
             return Response(status: .ok, contentType: contentType, headers: [], body: Data())

@@ -3,6 +3,10 @@ import LullCore
 import LullTransfer
 import NIOPosix
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `GET /v1/jobs/{id}/output`: a run job's log, as text.
 extension ControlRouter {
     /// The log from byte `offset` on (all of it without one), with its whole size in
@@ -22,22 +26,26 @@ extension ControlRouter {
         }
         let offset = try integer(request.query["offset"], field: "offset", range: 0...Int64.max) ?? 0
         let path = RunLogs(stateDirectory: info.stateDirectory).path(of: job.id)
-        // Up to `[run] max_log_bytes` from disk: on the thread pool, not the event loop.
-        let (data, size) = try await NIOThreadPool.singleton.runIfActive { Self.readLog(path, from: offset) }
-        return .complete(
-            .ok,
-            contentType: "text/plain; charset=utf-8",
-            data,
-            headers: [("lull-log-size", String(size))]
-        )
+        // Opened on the thread pool, not the event loop; sent a chunk at a time as the client
+        // reads (`FileBody`), so a log of `[run] max_log_bytes` is never held whole.
+        let opened = try await NIOThreadPool.singleton.runIfActive { Self.openLog(path) }
+        let contentType = "text/plain; charset=utf-8"
+        guard let (descriptor, size) = opened else {
+            return .complete(.ok, contentType: contentType, Data(), headers: [("lull-log-size", "0")])
+        }
+        let body = FileBody(descriptor: descriptor, offset: min(offset, size), length: max(0, size - offset))
+        return .file(.ok, contentType: contentType, body, headers: [("lull-log-size", String(size))])
     }
 
-    private static func readLog(_ path: String, from offset: Int64) -> (Data, Int64) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return (Data(), 0) }
-        defer { try? handle.close() }
-        let size = Int64((try? handle.seekToEnd()) ?? 0)
-        guard offset < size else { return (Data(), size) }
-        try? handle.seek(toOffset: UInt64(offset))
-        return ((try? handle.readToEnd()) ?? Data(), size)
+    /// The log's descriptor and size; nil when the job has no log (it printed nothing yet).
+    private static func openLog(_ path: String) -> (CInt, Int64)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, Int64(status.st_size))
     }
 }
