@@ -17,11 +17,15 @@ static __thread int saved_count = -1;
 
 int lull_become_fs_user(uid_t uid) {
     struct passwd entry, *found = NULL;
-    char buffer[4096];
+    char buffer[16384];
     gid_t gid = (gid_t)uid;
     gid_t groups[LULL_MAX_GROUPS];
     int count = 0;
-    if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != NULL) {
+    int failed = getpwuid_r(uid, &entry, buffer, sizeof buffer, &found);
+    /* A database that answers an error (sssd or LDAP down) must not be taken for an uid without
+       an entry: its stand-in group, the uid's number, may be another account's. */
+    if (failed != 0) { errno = failed; return -1; }
+    if (found != NULL) {
         gid = found->pw_gid;
         count = LULL_MAX_GROUPS;
         if (getgrouplist(found->pw_name, gid, groups, &count) < 0) count = 0;

@@ -33,16 +33,21 @@ public struct FileAccess: Sendable {
     /// Runs blocking file work off the event loops, as `owner`.
     func run<T: Sendable>(as owner: OwnerID, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let canSwitch = canSwitchIdentity
-        return try await pool.runIfActive {
-            let switched = canSwitch && owner.rawValue != geteuid()
-            if switched, lull_become_fs_user(owner.rawValue) != 0 {
-                let code = errno
-                _ = lull_restore_fs_user()
-                throw FileFailure(operation: "take on the identity of uid \(owner.rawValue) for", path: "", errno: code)
-            }
-            defer { if switched { _ = lull_restore_fs_user() } }
-            return try body()
+        return try await pool.runIfActive { try Self.asOwner(owner.rawValue, switching: canSwitch, body) }
+    }
+
+    /// Runs `body` on the calling thread with `owner`'s filesystem identity (uid, gid and
+    /// groups; root's file capabilities go with a non-zero fsuid), then takes the daemon's back.
+    /// `switching` false, or `owner` being the daemon's uid, runs it as the daemon.
+    package static func asOwner<T>(_ owner: UInt32, switching: Bool, _ body: () throws -> T) throws -> T {
+        let switched = switching && owner != geteuid()
+        if switched, lull_become_fs_user(owner) != 0 {
+            let code = errno
+            _ = lull_restore_fs_user()
+            throw FileFailure(operation: "take on the identity of uid \(owner) for", path: "", errno: code)
         }
+        defer { if switched { _ = lull_restore_fs_user() } }
+        return try body()
     }
 
     /// Refuses destinations outside the admin's allowed directories.

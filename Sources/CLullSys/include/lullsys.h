@@ -5,7 +5,8 @@
 
 /// Switches the calling thread's filesystem identity (fsuid, fsgid and supplementary groups)
 /// to `uid`'s, so that files are opened with that user's rights. Linux keeps these per thread
-/// when set through the raw system calls. Returns 0, or -1 with errno set.
+/// when set through the raw system calls. Returns 0, or -1 with errno set, also when the
+/// password database answers an error (an uid it has no entry for gets its own number as group).
 int lull_become_fs_user(uid_t uid);
 
 /// Restores the calling thread's filesystem identity to the process's own.

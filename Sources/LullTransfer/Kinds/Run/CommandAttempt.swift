@@ -136,38 +136,29 @@ struct CommandAttempt: Sendable {
     /// The launch, from the owner's account: the minimal environment plus the job's, the
     /// working directory (the home by default), the program found on the job's PATH, and the
     /// niceness and resource controls in force (the job's own, else its class's).
+    /// The directory and program are checked with the owner's rights, so that a failure says
+    /// what the owner may see: lulld's own rights would tell apart paths the owner cannot.
     func prepare() throws(JobFailure) -> LaunchRequest {
-        let account = OwnerAccount.lookUp(owner)
+        let account = try OwnerAccount.lookUp(owner)
         var environment = [
             "PATH": CommandLookup.defaultPath, "HOME": account.home, "USER": account.name, "LANG": "C.UTF-8",
         ]
         environment.merge(command.environment ?? [:]) { _, job in job }
         let directory = command.workingDirectory ?? account.home
         let merged = (command.resources ?? RunResources()).merged(over: classDefaults.resources)
-        var info = stat()
-        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+        let located: Result<String, JobFailure>
+        do {
+            located = try FileAccess.asOwner(owner, switching: lull_can_switch_fs_user() != 0) {
+                Self.locate(command.argv[0], in: directory, path: environment["PATH"] ?? CommandLookup.defaultPath)
+            }
+        } catch {
             throw JobFailure(
-                code: "working_directory_unavailable",
-                message: "the working directory \(directory) is not a directory that exists (\(Self.reason()))",
-                retryable: false
+                code: "account_unavailable",
+                message: "lulld could not take on the identity of uid \(owner) to find the command: \(error)",
+                retryable: true
             )
         }
-        let program = command.argv[0]
-        guard
-            let path = CommandLookup.resolve(
-                program,
-                path: environment["PATH"] ?? CommandLookup.defaultPath,
-                directory: directory
-            )
-        else {
-            throw JobFailure(
-                code: "command_not_found",
-                message: program.contains("/")
-                    ? "\(program) is not an executable file"
-                    : "\(program) is not on the job's PATH (\(environment["PATH"] ?? ""))",
-                retryable: false
-            )
-        }
+        let path = try located.get()
         return LaunchRequest(
             path: path,
             argv: command.argv,
@@ -181,6 +172,31 @@ struct CommandAttempt: Sendable {
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }
+
+    /// The program's full path, once the working directory is found to be a directory.
+    private static func locate(_ program: String, in directory: String, path: String) -> Result<String, JobFailure> {
+        var info = stat()
+        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            return .failure(
+                JobFailure(
+                    code: "working_directory_unavailable",
+                    message: "the working directory \(directory) is not a directory that exists (\(reason()))",
+                    retryable: false
+                )
+            )
+        }
+        guard let found = CommandLookup.resolve(program, path: path, directory: directory) else {
+            return .failure(
+                JobFailure(
+                    code: "command_not_found",
+                    message: program.contains("/")
+                        ? "\(program) is not an executable file" : "\(program) is not on the job's PATH (\(path))",
+                    retryable: false
+                )
+            )
+        }
+        return .success(found)
+    }
 
     /// Whether the command may simply inherit the daemon's identity (posix_spawn): the owner is
     /// the daemon's user, and that user is root or holds no capabilities to pass on. Otherwise

@@ -27,8 +27,11 @@ enum CommandLookup {
         return nil
     }
 
+    /// `AT_EACCESS`: with the calling thread's filesystem identity (the owner's, in `prepare`);
+    /// plain `access` would ask with the real uid, lulld's.
     private static func isExecutableFile(_ path: String) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            && faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0
     }
 }

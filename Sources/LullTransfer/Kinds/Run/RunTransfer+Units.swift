@@ -1,5 +1,6 @@
 import CLullSys
 import LullCore
+import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,8 @@ import Glibc
 extension RunTransfer {
     func runAsUnit(_ job: Job, command: RunJob, manager: any ServiceManager) async throws -> JobResult {
         let attempt = attempt(of: job, command: command)
-        var launch = try attempt.prepare()
+        // Looks up the account and the program's path: blocking calls, for the thread pool.
+        var launch = try await NIOThreadPool.singleton.runIfActive { try attempt.prepare() }
         let log = try RunLogFile(path: attempt.logPath, limit: settings.maxLogBytes)
         var pipe: [Int32] = [-1, -1]
         guard lull_pipe(&pipe, 0) == 0 else {
