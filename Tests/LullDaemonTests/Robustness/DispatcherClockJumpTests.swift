@@ -3,6 +3,7 @@ import Logging
 import LullAPI
 import LullCore
 import LullStore
+import LullTestSupport
 import Synchronization
 import Testing
 
@@ -12,8 +13,10 @@ import Testing
 /// `date -s` or an NTP step does to a running daemon. (A real jump of the machine's clock
 /// would disturb every other process here; a time namespace cannot shift CLOCK_REALTIME.)
 final class SettableWallClock: LullClock {
+    private let base: any LullClock
     private let offset = Mutex<TimeInterval>(0)
-    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    init(_ base: any LullClock) { self.base = base }
+    func now() -> Date { base.now().addingTimeInterval(offset.withLock { $0 }) }
     func jump(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
@@ -23,19 +26,22 @@ struct NoPressureGauge: PressureGauge {
     func setHolding(_ holding: Bool) {}
 }
 
-/// An engine that only notes when each job started, on the monotonic clock.
-struct StartRecorder: TransferEngine {
-    let starts: AsyncStream<(JobID, ContinuousClock.Instant)>.Continuation
+/// An engine that only notes when each job started, on the virtual monotonic clock.
+final class StartRecorder: TransferEngine {
+    let time: ManualTime
+    let starts = Mutex<[JobID: Duration]>([:])
+
+    init(time: ManualTime) { self.time = time }
 
     func run(_ job: Job, context: TransferContext) async throws -> JobResult {
-        starts.yield((job.id, ContinuousClock.now))
+        let now = time.elapsed()
+        starts.withLock { $0[job.id] = now }
         return JobResult(httpStatus: 200)
     }
 }
 
-/// The real dispatcher and store, a real monotonic clock and a wall clock that jumps: jobs due
-/// 1.5 s and 3 s after submission start then, in real time, whichever way the wall clock was
-/// set in between.
+/// The real dispatcher and store on a virtual monotonic clock, and a wall clock that jumps: jobs
+/// due 1.5 s and 3 s after submission start then, whichever way the wall clock was set in between.
 @Suite(.serialized) struct DispatcherClockJumpTests {
     @Test(arguments: [3600.0, -3600.0])
     func aWallClockJumpDoesNotMoveNotBefore(jump: TimeInterval) async throws {
@@ -45,20 +51,21 @@ struct StartRecorder: TransferEngine {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path)
-        let wall = SettableWallClock()
-        let (starts, continuation) = AsyncStream.makeStream(of: (JobID, ContinuousClock.Instant).self)
+        let time = ManualTime()
+        let wall = SettableWallClock(time)
+        let recorder = StartRecorder(time: time)
         let dispatcher = Dispatcher(
             store: store,
-            engines: [.push: StartRecorder(starts: continuation)],
+            engines: [.push: recorder],
             policy: .defaults,
             pressure: NoPressureGauge(),
             metrics: DaemonMetrics(),
             clock: wall,
-            sleeper: TaskSleeper(),
+            monotonic: time,
+            sleeper: time,
             logger: Logger(label: "lull.test")
         )
 
-        let began = ContinuousClock.now
         var specs: [NewJob] = []
         for delay in [1.5, 3.0] {
             let submission = JobSubmission(
@@ -79,24 +86,20 @@ struct StartRecorder: TransferEngine {
         world.power = PowerState(onBattery: false, batteryPercent: 80, source: "test")
         await dispatcher.update(world: world)
 
-        var started: [JobID: Duration] = [:]
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(15))
-            continuation.finish()
+        for (job, due) in zip(jobs, [Duration.milliseconds(1500), .milliseconds(3000)]) {
+            // Asleep on its timer: whatever the jump made it decide is decided.
+            try await waitUntil("the dispatcher waits for job \(job.id)") { time.sleeping >= 1 }
+            time.advance(by: due - time.elapsed())
+            try await waitUntil("job \(job.id) due after \(due) starts") {
+                recorder.starts.withLock { $0[job.id] != nil }
+            }
         }
-        for await (id, at) in starts {
-            started[id] = at - began
-            if started.count == jobs.count { break }
-        }
-        watchdog.cancel()
         await dispatcher.drain()
 
+        let started = recorder.starts.withLock { $0 }
         let first = try #require(started[jobs[0].id], "job due in 1.5 s never started (wall jump \(jump) s)")
         let second = try #require(started[jobs[1].id], "job due in 3 s never started (wall jump \(jump) s)")
-        print(
-            "robustness: wall clock jump \(jump) s: jobs due after 1.5 s and 3 s started after \(first) and \(second)"
-        )
-        #expect(first >= .milliseconds(1400) && first < .milliseconds(2500), "due 1.5 s, started after \(first)")
-        #expect(second >= .milliseconds(2900) && second < .milliseconds(4000), "due 3 s, started after \(second)")
+        #expect(first == .milliseconds(1500), "due 1.5 s, started after \(first)")
+        #expect(second == .milliseconds(3000), "due 3 s, started after \(second)")
     }
 }
