@@ -87,6 +87,28 @@ import Glibc
         )
     }
 
+    /// A failure is marked the first of its run until a record succeeds, so the daemon tells a
+    /// broken state directory once, not once per job.
+    @Test func failuresAreToldOnceUntilARecordSucceeds() throws {
+        let groups = LeftoverGroups(path: directory + "/running-groups")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // No such process: its start time cannot be read.
+        let gone: Int32 = 0x3FFF_FFFF
+        func first(_ pid: Int32) -> Bool? {
+            do {
+                _ = try groups.record(pid)
+                return nil
+            } catch {
+                return error.first
+            }
+        }
+        #expect(first(gone) == true)
+        #expect(first(gone) == false)
+        let slot = try groups.record(getpid())
+        groups.clear(slot)
+        #expect(first(gone) == true)
+    }
+
     @Test func startUpEndsWhatACrashedDaemonLeftAndNothingElse() throws {
         let path = directory + "/running-groups"
         let (left, later, bystander) = (try leader(), try leader(), try leader())

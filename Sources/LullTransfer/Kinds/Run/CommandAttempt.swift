@@ -86,9 +86,12 @@ struct CommandAttempt: Sendable {
                 slot = try groups.record(process.pid)
             } catch {
                 slot = nil
-                logger?.warning(
-                    "job \(id.rawValue): \(error): it runs, but if lulld stops abruptly meanwhile, the next start cannot end it"
-                )
+                // Once per run of failures: a broken state directory fails every job alike.
+                if error.first {
+                    logger?.warning(
+                        "job \(id.rawValue): \(error): it runs, but if lulld stops abruptly meanwhile, the next start cannot end it; the same failure for later jobs is not logged again until a group is recorded"
+                    )
+                }
             }
             var sampled: RunningCommands.Sampled?
             let end = supervisor.supervise(

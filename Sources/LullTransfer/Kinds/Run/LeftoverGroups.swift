@@ -24,6 +24,8 @@ public final class LeftoverGroups: Sendable {
         var taken: Set<Int> = []
     }
     private let slots = Mutex(Slots())
+    /// Whether the last record failed: the next failures are the same trouble, told once.
+    private let failing = Atomic<Bool>(false)
 
     public init(path: String) {
         self.path = path
@@ -37,6 +39,18 @@ public final class LeftoverGroups: Sendable {
     /// Throws, saying why, when it cannot: the command runs all the same, but a lulld that stops
     /// abruptly meanwhile leaves it running, and the next start cannot end it.
     func record(_ pid: Int32) throws(RecordFailure) -> Int {
+        do {
+            let slot = try take(pid)
+            failing.store(false, ordering: .relaxed)
+            return slot
+        } catch {
+            var failure = error
+            failure.first = !failing.exchange(true, ordering: .relaxed)
+            throw failure
+        }
+    }
+
+    private func take(_ pid: Int32) throws(RecordFailure) -> Int {
         guard let started = Self.startTime(of: pid) else {
             throw RecordFailure(pid: pid, path: path, reason: "/proc/\(pid)/stat could not be read")
         }
@@ -78,6 +92,8 @@ public final class LeftoverGroups: Sendable {
         let pid: Int32
         let path: String
         let reason: String
+        /// The first failure since a record last succeeded (or since start-up).
+        var first = true
 
         var description: String { "cannot record process group \(pid) in \(path) (\(reason))" }
     }
