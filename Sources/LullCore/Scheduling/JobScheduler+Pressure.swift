@@ -6,14 +6,16 @@ public struct PressureDependence: Sendable, Equatable {
     /// Some ready job is held by nothing but its pressure limits, or could start if pressure
     /// allows: the decision must see a fresh reading.
     public var consulted: Bool
-    /// Some ready job is held by pressure alone: keep sampling so it starts when pressure falls.
+    /// Some ready job is held by pressure alone, or a running job would be stopped by pressure:
+    /// keep sampling, so the one starts when pressure falls and the other stops when it rises.
     public var holding: Bool
 
     public static let none = PressureDependence(consulted: false, holding: false)
 }
 
 extension JobScheduler {
-    /// Whether pressure decides anything for the ready jobs under `world`: O(groups + buckets).
+    /// Whether pressure decides anything for the ready or running jobs under `world`:
+    /// O(groups + buckets + running).
     public func pressureDependence(world: WorldSnapshot, now date: Date) -> PressureDependence {
         let now = date.timeIntervalSinceReferenceDate
         let pressureBits = Self.pressureConditions
@@ -28,6 +30,16 @@ extension JobScheduler {
             dependence.consulted = true
             if !failing.isEmpty { dependence.holding = true }
         }
+        // A running job of a class that pressure stops: nothing else asks for readings while it
+        // runs, and without them a rise in pressure would never stop it.
+        if running.values.contains(where: { !$0.stopping && stoppedByPressure(policy.classes[$0.classIndex]) }) {
+            dependence = PressureDependence(consulted: true, holding: true)
+        }
         return dependence
+    }
+
+    private func stoppedByPressure(_ cls: JobClassPolicy) -> Bool {
+        cls.onConditionsLost == .stop && cls.stopOnPressure
+            && (cls.maxCPUPressure != nil || cls.maxMemoryPressure != nil)
     }
 }

@@ -82,6 +82,28 @@ import Testing
         #expect(!actions.contains(.stop(JobID(1), reason: .cpuPressure)))
     }
 
+    /// Nothing queued depends on pressure, so only the running job of a `stop_on_pressure`
+    /// class keeps the sampler on; its readings then stop the job when pressure rises.
+    @Test func aRunningJobThatPressureStopsKeepsThePressureSampled() {
+        var machine = machine {
+            $0.classes[$0.classes.firstIndex { $0.name == "background" }!].stopOnPressure = true
+        }
+        let started = machine.submitted([job(1, "background")], at: VirtualClock().instant, readings: readings)
+        #expect(started.startedIDs == [1])
+        #expect(started.contains(.holdOnPressure(true)), "\(started)")
+        let rose = machine.pressureRead(
+            Worlds.world(cpu: 90).pressure,
+            at: VirtualClock().instant,
+            readings: readings
+        )
+        #expect(rose.contains(.stop(JobID(1), reason: .cpuPressure)), "\(rose)")
+
+        // A class that lets its jobs run on under pressure needs no readings.
+        var other = self.machine()
+        let finishing = other.submitted([job(2, "background")], at: VirtualClock().instant, readings: readings)
+        #expect(finishing.contains(.holdOnPressure(false)), "\(finishing)")
+    }
+
     @Test func aClassWindowClosingStopsAMaintenanceJobAtTheMinute() {
         var clock = VirtualClock()
         clock.advance(hours(4) + 59 * 60)  // 04:59, inside maintenance's 01:00–05:00
