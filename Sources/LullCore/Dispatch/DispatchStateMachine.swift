@@ -16,7 +16,8 @@ public struct DispatchStateMachine: Sendable {
     private var scheduler: JobScheduler
     /// Unfinished jobs (queued, paused, running) per owner, for `max_queued_per_owner`.
     private var unfinishedByOwner: [OwnerID: Int] = [:]
-    /// When `world.pressure` was last read (by a decision or the sampler), on the wall clock.
+    /// When `world.pressure` was last read (by a decision or the sampler), on the time line: on
+    /// the wall clock, a step back would keep an old reading for as long as the step.
     private var pressureReadAt: Date?
     /// The local time rules know one daylight-saving change ahead; past it they are read again.
     private var localTimeKnownUntil: Date
@@ -78,7 +79,7 @@ public struct DispatchStateMachine: Sendable {
         at instant: DispatchInstant,
         readings: some DispatchReadings
     ) -> [DispatchAction] {
-        pressureReadAt = instant.wall
+        pressureReadAt = instant.now
         var next = world
         next.pressure = pressure
         return worldChanged(next, at: instant, readings: readings)
@@ -309,11 +310,11 @@ public struct DispatchStateMachine: Sendable {
         // Due timers first, so a job released at this moment is among those it may hold. The
         // cheap staleness test next: while a reading is fresh, no scan of the groups.
         scheduler.advance(to: now)
-        if pressureReadAt.map({ instant.wall.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true,
+        if pressureReadAt.map({ instant.now.timeIntervalSince($0) >= Self.pressureMaxAge }) ?? true,
             scheduler.pressureDependence(world: world, now: now).consulted
         {
             world.pressure = readings.pressure()
-            pressureReadAt = instant.wall
+            pressureReadAt = instant.now
         }
         let decision = scheduler.decide(world: world, now: now)
         actions.append(.holdOnPressure(scheduler.pressureDependence(world: world, now: now).holding))

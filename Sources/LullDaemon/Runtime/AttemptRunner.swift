@@ -15,6 +15,9 @@ struct AttemptRunner: Sendable {
     let progressInterval: TimeInterval
     let metrics: DaemonMetrics
     let logger: Logger
+    /// What progress intervals are measured on: the scheduling time line, which a wall-clock
+    /// step does not move (on the wall clock, a step back held every report for its length).
+    var intervals: any LullClock = SchedulingTimeline(wall: SystemClock())
 
     /// Runs the attempt of `job` (already recorded as started). `progressed` hears each report
     /// before it is stored.
@@ -28,7 +31,7 @@ struct AttemptRunner: Sendable {
         logger.info("\(JobLogLine.started(job))", metadata: JobLogLine.metadata(job, fields))
         let id = job.id
         let (store, clock) = (store, clock)
-        let reporter = ProgressReporter(interval: progressInterval, clock: clock, sleeper: sleeper) { progress in
+        let reporter = ProgressReporter(interval: progressInterval, clock: intervals, sleeper: sleeper) { progress in
             await progressed(progress)
             let update = JobUpdate(
                 id: id,

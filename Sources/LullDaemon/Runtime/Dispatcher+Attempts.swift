@@ -27,7 +27,8 @@ extension Dispatcher {
                 sleeper: sleeper,
                 progressInterval: progressInterval,
                 metrics: metrics,
-                logger: logger
+                logger: logger,
+                intervals: timeline
             )
             outcome = await runner.run(job, meter: meter) { [weak self] progress in
                 await self?.progressed(progress, of: id)

@@ -23,6 +23,7 @@ final class ProgressReporter: Sendable {
     }
 
     private let interval: TimeInterval
+    /// Measures the intervals and rates: a clock a wall-clock step does not move.
     private let clock: any LullClock
     private let sleeper: any Sleeper
     private let sink: @Sendable (TransferProgress) async -> Void

@@ -133,6 +133,25 @@ import Testing
         #expect(calm.contains(.holdOnPressure(false)))
     }
 
+    /// A reading's age is counted on the time line: after the wall clock steps back an hour, a
+    /// reading older than `pressureMaxAge` is read again, not kept for the hour.
+    @Test func aWallClockStepBackDoesNotKeepAPressureReadingFresh() {
+        var clock = VirtualClock()
+        var machine = machine()
+        readings.nextPressure = PressureState(cpu: 90, memory: 0, source: "test")
+        _ = machine.submitted([job(1, "utility")], at: clock.instant, readings: readings)
+        #expect(readings.pressureReads == 1)
+
+        clock.advance(DispatchStateMachine.pressureMaxAge + 1)
+        readings.nextPressure = PressureState(cpu: 5, memory: 0, source: "test")
+        var world = machine.world
+        world.power.batteryPercent = 85
+        let stepped = DispatchInstant(now: clock.now, wall: clock.now.addingTimeInterval(-3600))
+        let calm = machine.worldChanged(world, at: stepped, readings: readings)
+        #expect(readings.pressureReads == 2)
+        #expect(calm.startedIDs == [1])
+    }
+
     @Test func aSamplersReadingCountsAsFreshEvenWhenItChangesNothing() {
         let clock = VirtualClock()
         var machine = machine()
