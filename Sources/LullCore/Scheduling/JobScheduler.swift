@@ -118,6 +118,12 @@ public struct JobScheduler: Sendable {
     /// Adds a job to the queue, or replaces the queued job with the same id. A job reported
     /// running is treated as finished first (a retry: pass the job with `backoffUntil`).
     public mutating func enqueue(_ job: QueuedJob, now: Date) {
+        // Hosts stay interned after their jobs leave: once they outnumber twice the jobs that
+        // could use them, the structures are rebuilt (as on a reload), so a stream of jobs to
+        // ever new hosts cannot grow the table without end. Amortised, O(log n) per job.
+        if hostNames.count > Self.hostsKeptIdle + 2 * (slotOf.count + running.count) {
+            updatePolicy(policy, now: now)
+        }
         let t = now.timeIntervalSinceReferenceDate
         if !running.isEmpty, running[job.id] != nil { jobFinished(job.id, at: now) }
         if let slot = slotOf[job.id] { drop(Int(slot)) }
@@ -239,6 +245,12 @@ public struct JobScheduler: Sendable {
         usage.byClass[name, default: 0] += bytes
         usage.byOwner[owner, default: 0] += bytes
     }
+
+    /// How many interned hosts beyond twice the jobs present are tolerated before a rebuild.
+    static let hostsKeptIdle = 4096
+
+    /// The interned host names, those of jobs gone included (for tests of their bound).
+    public var internedHosts: Int { hostNames.count }
 
     /// A new policy (reload): every structure is rebuilt, O(n log n); running jobs stay counted.
     public mutating func updatePolicy(_ newPolicy: SchedulingPolicy, now: Date) {

@@ -48,7 +48,10 @@ struct AttemptAccounts {
         if let meter = meters.removeValue(forKey: id) { earlier[id] = meter.finish() }
     }
 
-    /// The job will not run again (cancelled).
+    /// Jobs whose earlier attempts' totals are kept for their next attempt.
+    var carriedOver: Int { earlier.count }
+
+    /// The job will not run again (cancelled or expired).
     mutating func forget(_ id: JobID) {
         earlier[id] = nil
     }

@@ -12,6 +12,9 @@ extension Dispatcher {
             frozen.remove(id)
             reportedProgress[id] = nil
             usageSamples.ended(id)
+            // Bytes moved since the last progress report count too when the attempt ends in a
+            // retry, a stop or a command (an outcome charged them already).
+            chargeMeteredBytes(of: id)
             accounts.attemptEnded(id)
             perform(machine.attemptFinished(id, at: instant(), readings: readings))
         }

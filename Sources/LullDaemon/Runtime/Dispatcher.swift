@@ -260,5 +260,7 @@ actor Dispatcher {
     private func expire(_ id: JobID) async {
         guard let job = await recorder.expired(id) else { return }
         machine.release(1, for: job.owner)
+        // A job that had attempts before it expired: its carried-over totals go with it.
+        accounts.forget(id)
     }
 }
