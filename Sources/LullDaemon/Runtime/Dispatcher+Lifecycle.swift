@@ -51,6 +51,7 @@ extension Dispatcher {
     /// Stops starting jobs and interrupts running ones so they go back to the queue.
     func drain() async {
         machine.stop()
+        recorder.stopping.raise()
         heartbeat?.cancel()
         await interruptRunning()
     }

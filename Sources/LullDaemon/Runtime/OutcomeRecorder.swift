@@ -14,6 +14,8 @@ struct OutcomeRecorder: Sendable {
     let metrics: DaemonMetrics
     let logger: Logger
     let hooks: CompletionHooks?
+    /// Raised by the dispatcher's drain: see `durably`.
+    var stopping = StoppingFlag()
 
     /// An outcome as stored: the job, nil when a command got there first (the job is cancelled
     /// or paused; that command settled the quota and the log), and a periodic job's next
@@ -242,7 +244,14 @@ struct OutcomeRecorder: Sendable {
                     )
                 }
                 failures += 1
-                do { try await sleeper.sleep(for: pause) } catch { return nil }
+                // Only a stop gives up. The attempt's task is also cancelled by a suspend, a lost
+                // condition or a command; giving up then would leave the job out of the queue
+                // (or `running` in the store) until a restart. The pause is a task of its own,
+                // which that cancellation does not cut short.
+                if stopping.raised { return nil }
+                let (sleeper, length) = (self.sleeper, pause)
+                await Task { @Sendable in try? await sleeper.sleep(for: length) }.value
+                if stopping.raised { return nil }
                 pause = min(pause * 2, .seconds(5))
             }
         }

@@ -108,4 +108,44 @@ struct GatedEngine: TransferEngine {
         try await waitUntil("the slot to be released") { await dispatcher.runningCount == 0 }
         await dispatcher.drain()
     }
+
+    /// A suspend cancels an attempt whose start is still waiting for the store: the start keeps
+    /// trying, so the job is neither dropped from the queue nor left `running` until a restart.
+    @Test func anAttemptCancelledWhileItsStartWaitsForTheStoreIsNotLost() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-full-\(UUID().uuidString.prefix(8))"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = FillableStore(try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path))
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let dispatcher = Dispatcher(
+            store: store,
+            engines: [.push: GatedEngine(gate: gate)],
+            policy: .defaults,
+            pressure: NoPressureGauge(),
+            metrics: DaemonMetrics(),
+            clock: SystemClock(),
+            sleeper: TaskSleeper(),
+            logger: Logger(label: "lull.test")
+        )
+        let spec = try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec().prepared()
+        let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])
+        store.full.withLock { $0 = true }
+        await dispatcher.enqueue(jobs)
+        try await waitUntil("two refused starts") { store.refusals.withLock { $0 } >= 2 }
+
+        let sleeping = Task { await dispatcher.checkpointForSleep() }
+        let refused = store.refusals.withLock { $0 }
+        try await waitUntil("the start to be tried again after the cancellation") {
+            store.refusals.withLock { $0 } > refused + 1
+        }
+        store.full.withLock { $0 = false }
+        await sleeping.value
+        await dispatcher.resumeAfterSleep()
+        open.yield()
+        open.yield()
+        try await waitUntil("the job to run to its end") { try await store.job(jobs[0].id)?.state == .succeeded }
+        await dispatcher.drain()
+    }
 }
