@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <stdio.h>
 #include "lullsys.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -78,4 +79,10 @@ int lull_start_writeback(int fd, long long offset, long long length) {
 
 int lull_syncfs(int fd) {
     return syncfs(fd);
+}
+
+int lull_flush_standard_output(void) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    return errno != 0 ? errno : EIO;
 }

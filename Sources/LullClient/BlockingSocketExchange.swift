@@ -46,7 +46,7 @@ struct BlockingSocketExchange: ControlExchange {
         do throws(HTTPResponseReadError) {
             // Closed before a byte of the answer is as incomplete as closed half-way, for one call.
             guard let answer = try reader.next(from: stream) else { throw .closedMidAnswer }
-            return ControlAnswer(status: answer.status, body: answer.body)
+            return ControlAnswer(status: answer.status, headers: answer.headers, body: answer.body)
         } catch .framing(let error) {
             throw LullClientError.protocolViolation(error.description)
         } catch .socket(.timedOut) {

@@ -14,10 +14,13 @@ package struct ControlRequest: Sendable {
 
 package struct ControlAnswer: Sendable {
     package var status: Int
+    /// The answer's fields, by lower-cased name.
+    package var headers: [String: String]
     package var body: [UInt8]
 
-    package init(status: Int, body: [UInt8]) {
+    package init(status: Int, headers: [String: String] = [:], body: [UInt8]) {
         self.status = status
+        self.headers = headers
         self.body = body
     }
 }

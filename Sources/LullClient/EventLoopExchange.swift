@@ -16,7 +16,9 @@ struct EventLoopExchange: ControlExchange {
         do {
             let response = try await http.client.execute(prepared, timeout: amount)
             let body = try await response.body.collect(upTo: 64 << 20)
-            return ControlAnswer(status: Int(response.status.code), body: Array(buffer: body))
+            var headers: [String: String] = [:]
+            for (name, value) in response.headers { headers[name.lowercased()] = value }
+            return ControlAnswer(status: Int(response.status.code), headers: headers, body: Array(buffer: body))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             throw LullClientError.unreachable(
                 socketPath: socketPath,

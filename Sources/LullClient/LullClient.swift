@@ -126,15 +126,27 @@ public final class LullClient: Sendable {
 
     /// A run job's output log from byte `offset` on (`GET /v1/jobs/{id}/output`), as bytes.
     public func output(_ id: Int64, offset: Int64 = 0) async throws -> [UInt8] {
+        try await outputPage(id, offset: offset).bytes
+    }
+
+    /// A run job's log from byte `offset` on, with the log's whole size (`Lull-Log-Size`): a
+    /// size below the offset means the log was cut to its newest bytes or a new attempt began
+    /// it again. A log emptied while it was being sent is asked for once more.
+    public func outputPage(_ id: Int64, offset: Int64 = 0) async throws -> (bytes: [UInt8], logSize: Int64?) {
         let query = offset == 0 ? [] : [("offset", String(offset))]
         let request = ControlRequest(
             method: HTTPMethod.GET.rawValue,
             target: try Self.target("/v1/jobs/\(id)/output", query),
             headers: [("accept", "text/plain")]
         )
-        let answer = try await calls.exchange(request, timeout: timeout)
+        let answer: ControlAnswer
+        do {
+            answer = try await calls.exchange(request, timeout: timeout)
+        } catch LullClientError.unreachable {
+            answer = try await calls.exchange(request, timeout: timeout)
+        }
         guard (200..<300).contains(answer.status) else { throw Self.apiError(answer) }
-        return answer.body
+        return (answer.body, answer.headers["lull-log-size"].flatMap { Int64($0) })
     }
 
     /// Evaluates the queue against a hypothetical world, changing nothing.
@@ -177,15 +189,29 @@ public final class LullClient: Sendable {
             let task = Task {
                 var cursor = after
                 var unreachableSince: ContinuousClock.Instant?
+                var pause = Duration.milliseconds(100)
                 do {
                     while !Task.isCancelled {
+                        let connected = ContinuousClock.now
+                        var delivered = false
                         do {
+                            defer {
+                                // A stream that ends before it gave anything is no connection
+                                // at all: a daemon that takes the stream and drops it every time
+                                // must not keep the client reconnecting for ever.
+                                if delivered || ContinuousClock.now - connected >= Self.heldLongEnough {
+                                    unreachableSince = nil
+                                    pause = .milliseconds(100)
+                                } else {
+                                    unreachableSince = unreachableSince ?? connected
+                                    pause = min(pause * 2, .seconds(2))
+                                }
+                            }
                             try await self.streamEvents(after: cursor) { event in
                                 cursor = event.seq
+                                delivered = true
                                 continuation.yield(event)
                             }
-                            // It was connected: the next outage gets its own grace period.
-                            unreachableSince = nil
                         } catch LullClientError.unreachable(let path, let reason) {
                             let since = unreachableSince ?? ContinuousClock.now
                             unreachableSince = since
@@ -195,12 +221,16 @@ public final class LullClient: Sendable {
                         } catch let error as LullClientError {
                             throw error
                         } catch  where !Task.isCancelled {
-                            // The stream broke mid-way (it was connected, so the outage clock
-                            // starts again); the cursor says where to pick up.
-                            unreachableSince = nil
+                            // The stream broke mid-way; the cursor says where to pick up.
                         }
-                        // A short pause before reconnecting, so a daemon that is restarting is not hammered.
-                        try await Task.sleep(for: .milliseconds(100))
+                        if let since = unreachableSince, ContinuousClock.now - since > reconnectWithin {
+                            throw LullClientError.unreachable(
+                                socketPath: self.socketPath,
+                                reason: .refused("the daemon took the event stream and closed it, again and again")
+                            )
+                        }
+                        // A pause before reconnecting, so a daemon that is restarting is not hammered.
+                        try await Task.sleep(for: pause)
                     }
                     continuation.finish()
                 } catch {
@@ -210,6 +240,10 @@ public final class LullClient: Sendable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+
+    /// How long an event stream that delivered nothing must have stayed open to count as a
+    /// connection that worked.
+    static let heldLongEnough = Duration.seconds(5)
 
     private func streamEvents(after: Int64, _ deliver: (EventView) -> Void) async throws {
         let request = try EventLoopExchange.request(

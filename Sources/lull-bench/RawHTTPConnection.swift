@@ -44,7 +44,7 @@ final class RawHTTPConnection {
             throw BenchError("write failed: \(error)")
         }
         do {
-            return try reader.next(from: stream)
+            return try reader.next(from: stream).map { ($0.status, $0.body) }
         } catch {
             throw BenchError("reading the answer failed: \(error)")
         }

@@ -36,6 +36,8 @@ struct Lullctl: AsyncParsableCommand {
         // character type: numbers, dates and messages stay as they are.
         if setlocale(LC_CTYPE, "C.UTF-8") == nil { setlocale(LC_CTYPE, "") }
         await main(connectionOptionsMovedAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+        // What a command printed last is still buffered: its write may fail yet.
+        StandardOutput.flush()
     }
 
     /// `--socket`, `--call-timeout`, `--system` and `--user-instance` belong to every subcommand, but people put them first

@@ -100,4 +100,8 @@ int lull_child_exited(pid_t pid);
 /// does not declare pipe2). Returns 0, or -1 with errno set.
 int lull_pipe(int fds[2], int nonblocking);
 
+/// Flushes standard output and reports whether any write to it failed since the start:
+/// 0, or the errno of the failure (EPIPE when its reader went away).
+int lull_flush_standard_output(void);
+
 #endif

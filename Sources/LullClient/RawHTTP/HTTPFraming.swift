@@ -20,6 +20,8 @@ package enum HTTPFraming {
     /// One whole response at the front of a buffer.
     package struct Response: Equatable {
         package var status: Int
+        /// The head's fields, by lower-cased name (the last of repeated ones).
+        package var headers: [String: String] = [:]
         /// Where the body lies in the buffer.
         package var body: Range<Int>
         /// The buffer's bytes this response takes; what follows belongs to the next one.
@@ -30,22 +32,37 @@ package enum HTTPFraming {
     package static func response(in bytes: [UInt8]) throws(HTTPFramingError) -> Response? {
         guard let head = head(bytes) else { return nil }
         guard let status = status(of: bytes) else { throw .noStatusLine }
-        guard let length = head.contentLength else { throw .noContentLength }
+        guard let field = head.fields["content-length"] else { throw .noContentLength }
+        // Digits only, and a length a buffer could hold: a hostile or broken peer must not trap us.
+        guard let length = Int(field), length >= 0, field.allSatisfy(\.isASCIIDigit), length <= maxBodyBytes else {
+            throw .badContentLength(field)
+        }
         let body = head.bodyStart..<(head.bodyStart + length)
-        return bytes.count >= body.upperBound ? Response(status: status, body: body) : nil
+        return bytes.count >= body.upperBound ? Response(status: status, headers: head.fields, body: body) : nil
     }
+
+    /// The largest body the raw clients accept.
+    static let maxBodyBytes = 1 << 40
 
     /// How many bytes the message at the front of `bytes` (a request or a response) takes, once
     /// its head has arrived: the head and its `Content-Length` body, if it has one.
     package static func messageLength(in bytes: [UInt8]) -> Int? {
-        head(bytes).map { $0.bodyStart + ($0.contentLength ?? 0) }
+        head(bytes).map { head in
+            let length = head.fields["content-length"].flatMap { Int($0) }.map { min(max($0, 0), maxBodyBytes) }
+            return head.bodyStart + (length ?? 0)
+        }
     }
 
-    /// Where the body starts and the head's `Content-Length`, once the whole head has arrived.
-    private static func head(_ bytes: [UInt8]) -> (bodyStart: Int, contentLength: Int?)? {
+    /// Where the body starts and the head's fields, once the whole head has arrived.
+    private static func head(_ bytes: [UInt8]) -> (bodyStart: Int, fields: [String: String])? {
         guard let headEnd = headEnd(bytes) else { return nil }
         let lines = String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n")
-        return (headEnd + 4, lines.dropFirst().compactMap(contentLength).first)
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = String(line[line.index(after: colon)...].trimmingPrefix(" "))
+        }
+        return (headEnd + 4, fields)
     }
 
     /// The status code of the response `bytes` start with, once its status line has arrived.
@@ -63,21 +80,19 @@ package enum HTTPFraming {
         }
     }
 
-    private static func contentLength(_ line: Substring) -> Int? {
-        guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "content-length" else { return nil }
-        return Int(line[line.index(after: colon)...].trimmingPrefix(" "))
-    }
 }
 
 /// A response the raw clients cannot frame: the socket is not answering in HTTP/1.1 as lulld does.
 package enum HTTPFramingError: Error, Equatable, CustomStringConvertible {
     case noStatusLine
     case noContentLength
+    case badContentLength(String)
 
     package var description: String {
         switch self {
         case .noStatusLine: "the answer does not start with an HTTP/1.1 status line"
         case .noContentLength: "the answer has no Content-Length"
+        case .badContentLength(let field): "the answer's Content-Length is not a length: \(field)"
         }
     }
 }

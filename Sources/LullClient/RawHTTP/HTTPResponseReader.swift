@@ -8,17 +8,18 @@ package struct HTTPResponseReader {
         buffer = [UInt8](repeating: 0, count: bufferSize)
     }
 
-    /// The next response's status and body; nil when the peer closed before sending a byte of it
-    /// (a keep-alive connection the daemon dropped while idle, which may simply be opened again).
+    /// The next response's status, fields (by lower-cased name) and body; nil when the peer
+    /// closed before sending a byte of it (a keep-alive connection the daemon dropped while idle,
+    /// which may simply be opened again).
     package mutating func next(
         from stream: UnixSocketStream
-    ) throws(HTTPResponseReadError) -> (status: Int, body: [UInt8])? {
+    ) throws(HTTPResponseReadError) -> (status: Int, headers: [String: String], body: [UInt8])? {
         while true {
             do throws(HTTPFramingError) {
                 if let response = try HTTPFraming.response(in: pending) {
                     let body = Array(pending[response.body])
                     pending.removeFirst(response.end)
-                    return (response.status, body)
+                    return (response.status, response.headers, body)
                 }
             } catch {
                 throw .framing(error)

@@ -130,8 +130,10 @@ struct OutputOptions: ParsableArguments {
     var json = false
 }
 
+/// A message on standard error; a failure to write it is ignored (there is nowhere to say so).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("lullctl: \(message)\n".utf8))
+    var line = "lullctl: \(message)\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }
 
 func printJSON<T: Encodable>(_ value: T) throws {

@@ -56,6 +56,6 @@ struct Events: AsyncParsableCommand {
             if let message = event.message { line += "  \(message)" }
             print(TextLayout.printable(line))
         }
-        fflush(nil)
+        StandardOutput.flush()
     }
 }

@@ -92,6 +92,11 @@ struct Simulate: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var format: OutputOptions
 
+    func validate() throws {
+        if onBattery && onAC { throw ValidationError("give --on-battery or --on-ac, not both") }
+        if idle && userActive { throw ValidationError("give --idle or --user-active, not both") }
+    }
+
     func run() async throws {
         let hypothesis = SimulateRequest(
             onBattery: onBattery ? true : (onAC ? false : nil),

@@ -121,6 +121,8 @@ struct List: AsyncParsableCommand {
         option("limit", limit == Self.defaultLimit ? nil : String(limit))
         option("after", String(next))
         option("socket", connection.socket)
+        if connection.system { words.append("--system") }
+        if connection.userInstance { words.append("--user-instance") }
         return words.joined(separator: " ")
     }
 

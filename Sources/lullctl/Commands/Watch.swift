@@ -61,7 +61,7 @@ struct Watch: AsyncParsableCommand {
             if let label {
                 let labelled = try await client.allJobs(label: label)
                 jobs = labelled.filter { !$0.state.isTerminal }
-                if jobs.isEmpty { return (.jobsEnded, try Self.reportEnded(labelled, label: label)) }
+                if jobs.isEmpty { return (.jobsEnded, try Self.reportEnded(labelled, label: label, json: json)) }
             } else {
                 jobs = try await read(ids, from: client)
             }
@@ -86,8 +86,9 @@ struct Watch: AsyncParsableCommand {
     /// Nothing left to watch under the label: a label no job has is a mistake (exit 4), and
     /// jobs that all ended before the watch began still decide its outcome, so
     /// `watch --label L && next-step` does not go on after a failure it came too late to see.
-    /// Answers whether one of them did not succeed.
-    private static func reportEnded(_ labelled: [JobView], label: String) throws -> Bool {
+    /// Answers whether one of them did not succeed. With `--json` the line goes to stderr:
+    /// standard output holds events only.
+    private static func reportEnded(_ labelled: [JobView], label: String, json: Bool) throws -> Bool {
         guard !labelled.isEmpty else {
             printError("no job has the label \"\(label)\"; lullctl list shows the jobs there are, with their labels")
             throw ExitCode(4)
@@ -100,7 +101,8 @@ struct Watch: AsyncParsableCommand {
                 + (unsuccessful.count > 5 ? ", …" : "")
             line += ", \(unsuccessful.count) did not (\(ids))"
         }
-        print(line + "; lullctl list --label \(label) shows them")
+        line += "; lullctl list --label \(label) shows them"
+        if json { printError(line) } else { print(line) }
         return !unsuccessful.isEmpty
     }
 }

@@ -118,7 +118,7 @@ struct WatchSession {
 
     private func finish() -> Ending {
         if mode != .json { print(board.summary()) }
-        fflush(nil)
+        StandardOutput.flush()
         return .jobsEnded
     }
 
@@ -141,18 +141,18 @@ struct WatchSession {
             print(line)
             board.markPrinted(job.id, step: step)
         }
-        fflush(nil)
+        StandardOutput.flush()
     }
 
     private mutating func printPlain(_ job: WatchedJob, stateChanged: Bool) {
         guard let (line, step) = renderer.plainLine(for: job, stateChanged: stateChanged, now: Date()) else { return }
         print(line)
-        fflush(nil)
+        StandardOutput.flush()
         board.markPrinted(job.id, step: step)
     }
 
     private func printEvent(_ event: EventView) throws {
         print(String(decoding: try WireJSON.encoder(sortedKeys: true).encode(event), as: UTF8.self))
-        fflush(nil)
+        StandardOutput.flush()
     }
 }

@@ -41,9 +41,17 @@ struct Logs: AsyncParsableCommand {
                 let job = try await client.job(id)
                 if let attempts, job.attempts != attempts { offset = 0 }
                 attempts = job.attempts
-                let bytes = try await client.output(id, offset: offset)
-                write(bytes)
-                offset += Int64(bytes.count)
+                let page = try await client.outputPage(id, offset: offset)
+                if let size = page.logSize, size < offset {
+                    // Cut to its newest bytes (or begun again): what lay between is gone.
+                    printError(
+                        "job \(id)'s log was cut to its newest bytes ([run] max_log_bytes); output was lost here"
+                    )
+                    offset = 0
+                    continue
+                }
+                write(page.bytes)
+                offset += Int64(page.bytes.count)
                 if [.succeeded, .failed, .cancelled, .expired].contains(job.state) { return }
                 try await Task.sleep(for: .seconds(max(0.05, interval)))
             }
@@ -51,7 +59,6 @@ struct Logs: AsyncParsableCommand {
     }
 
     private func write(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
+        StandardOutput.write(bytes)
     }
 }
