@@ -60,7 +60,18 @@ public final class HTTPClients: Sendable {
                 configuration.http1_1ConnectionDebugInitializer = mark
                 configuration.http2ConnectionDebugInitializer = mark
             }
-            configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
+            // A POST answered 301 or 302 is sent again as a POST with its body (RFC 9110 allows
+            // either): turned into a body-less GET, as browsers do, a push or upload would end
+            // `succeeded` on the GET's answer with nothing delivered. A 303 still becomes a GET:
+            // it says the request was handled and where the answer is.
+            configuration.redirectConfiguration = .follow(
+                configuration: .init(
+                    max: maxRedirects,
+                    allowCycles: false,
+                    retainHTTPMethodAndBodyOn301: true,
+                    retainHTTPMethodAndBodyOn302: true
+                )
+            )
             configuration.timeout = .init(connect: connect, read: idleTimeout)
             // A failed connection fails the attempt at once with its real cause (refused, no
             // such name, TLS): the job's retry policy decides about trying again, instead of the
