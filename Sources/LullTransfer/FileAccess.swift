@@ -44,7 +44,12 @@ public struct FileAccess: Sendable {
         if switched, lull_become_fs_user(owner) != 0 {
             let code = errno
             _ = lull_restore_fs_user()
-            throw FileFailure(operation: "take on the identity of uid \(owner) for", path: "", errno: code)
+            throw FileFailure(
+                operation: "take on the identity of uid \(owner) for",
+                path: "",
+                errno: code,
+                identity: true
+            )
         }
         defer { if switched { _ = lull_restore_fs_user() } }
         return try body()
@@ -98,12 +103,16 @@ public struct FileFailure: Error, CustomStringConvertible {
     public var operation: String
     public var path: String
     public var errno: CInt
+    /// The owner's identity could not be taken on (the password database answered an error,
+    /// say): nothing about the file, and worth trying again.
+    public var identity = false
 
     public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
 
     /// The job failure this file problem means.
     var jobFailure: JobFailure {
-        switch errno {
+        if identity { return JobFailure(code: "account_unavailable", message: description, retryable: true) }
+        return switch errno {
         case EACCES, EPERM:
             JobFailure(code: "permission_denied", message: description, retryable: false)
         case ENOSPC, EDQUOT:
@@ -120,6 +129,9 @@ public struct FileFailure: Error, CustomStringConvertible {
             JobFailure(code: "file_error", message: description + "; give a path to a file inside it", retryable: false)
         case EROFS:
             JobFailure(code: "file_error", message: readOnlyAdvice, retryable: false)
+        case EMFILE, ENFILE, ENOMEM, EAGAIN, EINTR:
+            // The daemon's or the system's resources, not the file: they come back.
+            JobFailure(code: "file_error", message: description, retryable: true)
         default:
             JobFailure(code: "file_error", message: description, retryable: false)
         }

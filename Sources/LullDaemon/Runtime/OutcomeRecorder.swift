@@ -168,6 +168,8 @@ struct OutcomeRecorder: Sendable {
         )
         guard case .applied(let job) = await durably(update)?.outcome else { return nil }
         metrics.jobFinished(kind: job.spec.kind, outcome: "expired", reason: "deadline")
+        // A job that had attempts (stopped, or waiting to retry) may hold a partial download.
+        await engines[job.spec.kind]?.discardResumeData(of: job)
         logger.notice(
             "\(JobLogLine.name(job)) expired: its deadline passed before it could start",
             metadata: JobLogLine.metadata(job)
