@@ -23,30 +23,22 @@ struct MovesThenFails: TransferEngine {
 /// job that will not run again leaves no totals behind.
 @Suite struct AttemptEndAccountingTests {
     @Test func bytesOfAnAttemptThatRetriesAreCharged() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lull-metered-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path)
+        let temporary = try TemporaryStore("metered")
+        defer { temporary.remove() }
+        let store = temporary.store
         var policy = SchedulingPolicy.defaults
         let utility = policy.classes.firstIndex { $0.name == "utility" }!
         policy.classes[utility].meteredBytesPerDay = 1 << 20
         var world = WorldSnapshot.assumed
         world.network = NetworkState(connectivity: .online, metered: true, source: "test")
         world.power = PowerState(onBattery: false, source: "test")
-        let dispatcher = Dispatcher(
+        let dispatcher = Dispatcher.forTest(
             store: store,
             engines: [.push: MovesThenFails(bytes: 2 << 20)],
             policy: policy,
             world: world,
-            pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(),
             // Longer than the test: no report goes out while the attempt runs.
-            progressInterval: 3600,
-            clock: SystemClock(),
-            sleeper: TaskSleeper(),
-            logger: Logger(label: "lull.test")
+            progressInterval: 3600
         )
         func submit() async throws -> JobID {
             var submission = JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x")
@@ -72,22 +64,10 @@ struct MovesThenFails: TransferEngine {
     /// A job that retried, then expired waiting for its next attempt, leaves nothing behind
     /// in the accounts that carry totals from one attempt to the next.
     @Test func anExpiredJobLeavesNoCarriedOverTotals() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lull-expire-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path)
-        let dispatcher = Dispatcher(
-            store: store,
-            engines: [.push: MovesThenFails(bytes: 10)],
-            policy: .defaults,
-            pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(),
-            clock: SystemClock(),
-            sleeper: TaskSleeper(),
-            logger: Logger(label: "lull.test")
-        )
+        let temporary = try TemporaryStore("expire")
+        defer { temporary.remove() }
+        let store = temporary.store
+        let dispatcher = Dispatcher.forTest(store: store, engines: [.push: MovesThenFails(bytes: 10)])
         var submission = JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x")
         // utility retries after 10 s at the earliest, well past the deadline.
         submission.jobClass = "utility"

@@ -45,25 +45,18 @@ final class StartRecorder: TransferEngine {
 @Suite(.serialized) struct DispatcherClockJumpTests {
     @Test(arguments: [3600.0, -3600.0])
     func aWallClockJumpDoesNotMoveNotBefore(jump: TimeInterval) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lull-clock-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path)
+        let temporary = try TemporaryStore("clock")
+        defer { temporary.remove() }
+        let store = temporary.store
         let time = ManualTime()
         let wall = SettableWallClock(time)
         let recorder = StartRecorder(time: time)
-        let dispatcher = Dispatcher(
+        let dispatcher = Dispatcher.forTest(
             store: store,
             engines: [.push: recorder],
-            policy: .defaults,
-            pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(),
             clock: wall,
             monotonic: time,
-            sleeper: time,
-            logger: Logger(label: "lull.test")
+            sleeper: time
         )
 
         var specs: [NewJob] = []

@@ -73,23 +73,11 @@ struct GatedEngine: TransferEngine {
 /// for a while (a full disk): the change waits and is written once the store recovers.
 @Suite(.serialized) struct DispatcherStoreFailureTests {
     @Test func outcomesWaitForTheStoreInsteadOfBeingLost() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lull-full-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = FillableStore(try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path))
+        let temporary = try TemporaryStore("full")
+        defer { temporary.remove() }
+        let store = FillableStore(temporary.store)
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
-        let dispatcher = Dispatcher(
-            store: store,
-            engines: [.push: GatedEngine(gate: gate)],
-            policy: .defaults,
-            pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(),
-            clock: SystemClock(),
-            sleeper: TaskSleeper(),
-            logger: Logger(label: "lull.test")
-        )
+        let dispatcher = Dispatcher.forTest(store: store, engines: [.push: GatedEngine(gate: gate)])
         let spec = try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec().prepared()
         let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])
         await dispatcher.enqueue(jobs)
@@ -112,23 +100,11 @@ struct GatedEngine: TransferEngine {
     /// A suspend cancels an attempt whose start is still waiting for the store: the start keeps
     /// trying, so the job is neither dropped from the queue nor left `running` until a restart.
     @Test func anAttemptCancelledWhileItsStartWaitsForTheStoreIsNotLost() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lull-full-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = FillableStore(try SQLiteJobStore(path: directory.appendingPathComponent("lull.sqlite").path))
+        let temporary = try TemporaryStore("full")
+        defer { temporary.remove() }
+        let store = FillableStore(temporary.store)
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
-        let dispatcher = Dispatcher(
-            store: store,
-            engines: [.push: GatedEngine(gate: gate)],
-            policy: .defaults,
-            pressure: NoPressureGauge(),
-            metrics: DaemonMetrics(),
-            clock: SystemClock(),
-            sleeper: TaskSleeper(),
-            logger: Logger(label: "lull.test")
-        )
+        let dispatcher = Dispatcher.forTest(store: store, engines: [.push: GatedEngine(gate: gate)])
         let spec = try JobSubmission(kind: .push, url: "http://127.0.0.1:9/x", body: "x").spec().prepared()
         let jobs = try await store.insert([NewJob(owner: OwnerID(0), spec: spec, createdAt: Date())])
         store.full.withLock { $0 = true }
