@@ -40,6 +40,16 @@ public struct FileAccess: Sendable {
     /// groups; root's file capabilities go with a non-zero fsuid), then takes the daemon's back.
     /// `switching` false, or `owner` being the daemon's uid, runs it as the daemon.
     package static func asOwner<T>(_ owner: UInt32, switching: Bool, _ body: () throws -> T) throws -> T {
+        // Without the rights to switch, another uid's file work would run with lulld's rights:
+        // the confused deputy this type exists to prevent.
+        guard switching || owner == geteuid() else {
+            throw JobFailure(
+                code: "permission_denied",
+                message: "lulld runs as uid \(geteuid()) without CAP_SETUID and CAP_SETGID, so it cannot touch files "
+                    + "as uid \(owner); that user's jobs belong to the system unit or to their own user instance",
+                retryable: false
+            )
+        }
         let switched = switching && owner != geteuid()
         if switched, lull_become_fs_user(owner) != 0 {
             let code = errno

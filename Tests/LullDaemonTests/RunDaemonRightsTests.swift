@@ -75,6 +75,29 @@ struct RunDaemonRightsTests {
 
     /// lulld as `daemonUid`, with `capabilities` inheritable and ambient, as a unit's
     /// `AmbientCapabilities=` gives them.
+    /// Without the rights to take on others' identities, lulld must not do their file work with
+    /// its own: nobody's fetch into a directory only lulld's user may write fails
+    /// `permission_denied`, and nothing is written there.
+    @Test func aDaemonThatCannotSwitchDoesNoFileWorkForOthers() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.serve("/f", Array("content".utf8))
+        try await withUnprivilegedDaemon(capabilities: "-all") { daemon, client in
+            let closed = daemon.directory.appendingPathComponent("lulld-only").path
+            try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: true)
+            chmod(closed, 0o700)
+            chown(closed, uid_t(Self.daemonUid), gid_t(Self.daemonUid))
+            let submitted = try OwnershipTests().asNobody(
+                ["submit", "fetch", server.url("/f"), "-o", closed + "/f", "--json", "--socket", daemon.socketPath]
+            )
+            #expect(submitted.status == 0, "\(submitted.stderr)")
+            let id = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
+            let job = try await awaitJob(id, in: [.failed, .succeeded], client: client)
+            #expect(job.state == .failed && job.error?.code == "permission_denied", "\(String(describing: job.error))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: closed).isEmpty)
+        }
+    }
+
     func withUnprivilegedDaemon(
         capabilities: String,
         _ body: (DaemonProcess, LullClient) async throws -> Void

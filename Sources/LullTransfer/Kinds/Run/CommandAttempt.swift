@@ -154,6 +154,8 @@ struct CommandAttempt: Sendable {
             located = try FileAccess.asOwner(owner, switching: lull_can_switch_fs_user() != 0) {
                 Self.locate(command.argv[0], in: directory, path: environment["PATH"] ?? CommandLookup.defaultPath)
             }
+        } catch let failure as JobFailure {
+            throw failure
         } catch {
             throw JobFailure(
                 code: "account_unavailable",
