@@ -1,7 +1,8 @@
 import Foundation
 
 /// nginx (from Debian) as a reverse proxy on a loopback port that refuses request bodies over
-/// `client_max_body_size` with `413`, as proxies in front of upload servers commonly do. It runs
+/// `client_max_body_size` with `413`, as proxies in front of upload servers commonly do, and
+/// answers the paths it is given with its own redirects. It runs
 /// in the foreground as one process (`daemon off`, `master_process off`) under a prefix of its
 /// own, and logs each request's method and status for the test to read.
 public final class BodyLimitProxy: @unchecked Sendable {
@@ -12,8 +13,14 @@ public final class BodyLimitProxy: @unchecked Sendable {
     private let directory: String
     private var process: Process?
 
-    /// `maxBody`: nginx's size syntax, such as "1m".
-    public init(directory: String, forwardingTo upstream: Int, maxBody: String) throws {
+    /// `maxBody`: nginx's size syntax, such as "1m". `redirects`: paths nginx answers itself
+    /// with `return STATUS URL` (path → (status, URL)), as a site moved behind it would.
+    public init(
+        directory: String,
+        forwardingTo upstream: Int,
+        maxBody: String,
+        redirects: [String: (status: Int, to: String)] = [:]
+    ) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
         port = try Socket.freeLoopbackPort()
@@ -35,6 +42,7 @@ public final class BodyLimitProxy: @unchecked Sendable {
                 server {
                     listen 127.0.0.1:\(port);
                     client_max_body_size \(maxBody);
+            \(redirects.sorted { $0.key < $1.key }.map { "        location = \($0.key) { return \($0.value.status) \($0.value.to); }" }.joined(separator: "\n"))
                     location / {
                         proxy_pass http://127.0.0.1:\(upstream);
                         proxy_http_version 1.1;

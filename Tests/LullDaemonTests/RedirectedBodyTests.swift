@@ -58,4 +58,41 @@ import Testing
             #expect(server.requests.filter { $0.uri == "/new" }.isEmpty)
         }
     }
+
+    /// The same against nginx's own `return 301`, which answers a POST with an HTML body of its
+    /// own, as a site that moved does.
+    @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx"))
+    func aPushRedirectedByNginxArrivesWithItsBody() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/new", TestHTTPServer.Route(uploadStatus: 201))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-nginx-\(UUID().uuidString.prefix(8))"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let nginx = try BodyLimitProxy(
+            directory: directory.path,
+            forwardingTo: server.port,
+            maxBody: "1m",
+            redirects: ["/hook": (301, server.url("/new"))]
+        )
+        try nginx.start()
+        defer { nginx.stop() }
+        try await withDaemon { _, client in
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .push,
+                    url: "http://127.0.0.1:\(nginx.port)/hook",
+                    body: "moved payload",
+                    retry: RetrySettings(maxAttempts: 1)
+                )
+            )
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(nginx.answered() == ["POST 301"], "\(nginx.answered())")
+            let arrived = server.requests.filter { $0.uri == "/new" }
+            #expect(arrived.map(\.method) == ["POST"])
+            #expect(arrived.first.map { String(decoding: $0.body, as: UTF8.self) } == "moved payload")
+        }
+    }
 }

@@ -60,6 +60,17 @@ import Glibc
             for reader in readers { reader.close() }
             readers = []
 
+            // curl, a client we did not write, reads the streamed answer whole.
+            let copy = daemon.directory.appendingPathComponent("curl-copy").path
+            let fetched = try CommandRunner.run(
+                "/usr/bin/curl",
+                [
+                    "-sS", "--fail", "--unix-socket", daemon.socketPath, "-o", copy,
+                    "http://lull/v1/jobs/\(job.id)/output",
+                ]
+            )
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(FileManager.default.contents(atPath: copy) == Data(log))
             // The bytes as they are, whole and from an offset, with the log's size.
             #expect(try await client.output(job.id) == log)
             #expect(try await client.output(job.id, offset: Int64(size - 1000)) == Array(log.suffix(1000)))
