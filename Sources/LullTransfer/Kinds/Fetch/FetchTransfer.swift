@@ -125,7 +125,7 @@ public struct FetchTransfer: TransferEngine {
         // it stands now, so a crash cannot resume onto bytes not yet made durable.
         if resumable { await context.checkpoint(resume) }
 
-        let digest = RunningDigest(try await staging.hashPrefix(offset))
+        let digest = RunningDigest(try await staging.hashPrefix(offset) { watchdog.touch() })
         var received = offset
         var writer = OverlappedWriter(staging: staging, digest: digest)
         let cap = job.spec.payload.fetch?.maxBytes ?? settings.maxFetchBytes

@@ -154,18 +154,23 @@ final class StagingFile: Sendable {
         }
     }
 
-    /// SHA-256 state over the first `length` bytes already on disk (before resuming).
-    func hashPrefix(_ length: Int64) async throws -> SHA256 {
+    /// SHA-256 state over the first `length` bytes already on disk (before resuming), with
+    /// `read` called after each MiB. The file is opened once, as the owner; the reads need no
+    /// identity, and each is a visit of its own to the pool, so a prefix of gigabytes does not
+    /// hold a pool thread. The caller's `read` keeps its idle watchdog from taking the hashing
+    /// of a long prefix, which runs after the request was sent, for a stalled server.
+    func hashPrefix(_ length: Int64, read: @escaping @Sendable () -> Void = {}) async throws -> SHA256 {
+        let path = self.path
+        let fd = try await files.run(as: owner) {
+            try RegularFile.open(path, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, operation: "read").0
+        }
+        defer { Glibc.close(fd) }
         var hasher = SHA256()
         var position: Int64 = 0
-        let path = self.path
-        let owner = self.owner
         while position < length {
             let start = position
             let count = Int(Swift.min(Int64(1 << 20), length - position))
-            let chunk = try await files.run(as: owner) { () -> [UInt8] in
-                let (fd, _) = try RegularFile.open(path, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, operation: "read")
-                defer { Glibc.close(fd) }
+            let chunk = try await files.pool.runIfActive { () -> [UInt8] in
                 var buffer = [UInt8](repeating: 0, count: count)
                 let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(start)) }
                 guard got == count else {
@@ -175,6 +180,7 @@ final class StagingFile: Sendable {
             }
             hasher.update(data: chunk)
             position += Int64(count)
+            read()
         }
         return hasher
     }
