@@ -142,7 +142,9 @@ public final class LullClient: Sendable {
         let answer: ControlAnswer
         do {
             answer = try await calls.exchange(request, timeout: timeout)
-        } catch LullClientError.unreachable {
+        } catch LullClientError.unreachable(let path, let reason) {
+            // A daemon that did not answer in time is not waited for twice.
+            if case .noAnswer = reason { throw LullClientError.unreachable(socketPath: path, reason: reason) }
             answer = try await calls.exchange(request, timeout: timeout)
         }
         guard (200..<300).contains(answer.status) else { throw Self.apiError(answer) }
