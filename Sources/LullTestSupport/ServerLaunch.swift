@@ -14,7 +14,8 @@ public enum ServerLaunch {
         arguments: [String],
         port: Int,
         timeout: Duration,
-        input: Pipe? = nil
+        input: Pipe? = nil,
+        output: FileHandle? = nil
     ) throws -> Process {
         try start(
             name,
@@ -22,6 +23,7 @@ public enum ServerLaunch {
             arguments: arguments,
             timeout: timeout,
             input: input,
+            output: output,
             readiness: "listen on \(port)"
         ) { Socket.accepts(port) }
     }
@@ -33,6 +35,7 @@ public enum ServerLaunch {
         arguments: [String],
         timeout: Duration,
         input: Pipe? = nil,
+        output: FileHandle? = nil,
         readiness: String,
         isReady: () throws -> Bool
     ) throws -> Process {
@@ -40,8 +43,8 @@ public enum ServerLaunch {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let input { process.standardInput = input }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = output ?? FileHandle.nullDevice
         try process.run()
         do {
             let deadline = ContinuousClock.now + timeout

@@ -21,7 +21,7 @@ public final class HTTPClients: Sendable {
         var all: [HTTPClient] { [direct] + [httpProxied, httpsProxied].compactMap { $0 } }
     }
 
-    let proxy: ProxySettings
+    public let proxy: ProxySettings
     private let defaultConnectSeconds: Int64
     private let defaultConnect: TimeAmount
     private struct RouteKey: Hashable {
@@ -82,10 +82,16 @@ public final class HTTPClients: Sendable {
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4096
             configuration.decompression = .disabled
             if let via {
-                let authorization = via.credentials.map {
-                    HTTPClient.Authorization.basic(username: $0.user, password: $0.password)
+                switch via.kind {
+                case .http:
+                    let authorization = via.credentials.map {
+                        HTTPClient.Authorization.basic(username: $0.user, password: $0.password)
+                    }
+                    configuration.proxy = .server(host: via.host, port: via.port, authorization: authorization)
+                case .socks5:
+                    // Names go to the proxy unresolved (AsyncHTTPClient sends the domain).
+                    configuration.proxy = .socksServer(host: via.host, port: via.port)
                 }
-                configuration.proxy = .server(host: via.host, port: via.port, authorization: authorization)
             }
             return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         }

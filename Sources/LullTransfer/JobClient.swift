@@ -37,6 +37,14 @@ struct JobClient: Sendable {
 extension HTTPClients {
     /// The client for one attempt of `job`; reads the CA files it trusts.
     func client(for job: Job, settings: TransferSettings, files: FileAccess) async throws -> JobClient {
+        if let unusable = proxy.unusable(for: job.transfer?.url ?? "") {
+            throw JobFailure(
+                code: "proxy_unusable",
+                message:
+                    "\(unusable.variable) in lulld's environment cannot be used: \(unusable.reason). Change it in the daemon's environment (e.g. `systemctl edit lulld`) and restart lulld, or add the host to no_proxy",
+                retryable: false
+            )
+        }
         let authorities = try await CertificateAuthorities.load(for: job, settings: settings, files: files)
         var tls: TLSConfiguration?
         if let authorities {

@@ -57,6 +57,11 @@ public enum Daemon {
             idleTimeout: .milliseconds(Int64(transfers.idleTimeout * 1000)),
             markingRefusals: MarkingRefusals(logger: logger)
         )
+        for unusable in clients.proxy.unusable {
+            logger.warning(
+                "\(unusable.variable) cannot be used, so \(unusable.scheme) transfers that would take it fail with proxy_unusable: \(unusable.reason)"
+            )
+        }
         do {
             try await serve(
                 settings,
