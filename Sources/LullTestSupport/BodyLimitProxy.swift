@@ -10,20 +10,33 @@ public final class BodyLimitProxy: @unchecked Sendable {
     public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: nginx) }
 
     public let port: Int
+    /// With `otherOrigin`: a second port nginx also serves, named as `localhost`.
+    public let otherPort: Int?
     private let directory: String
     private var process: Process?
 
     /// `maxBody`: nginx's size syntax, such as "1m". `redirects`: paths nginx answers itself
     /// with `return STATUS URL` (path → (status, URL)), as a site moved behind it would.
+    /// `otherOrigin`: nginx also listens on `otherPort` and rewrites the upstream's `Location`s
+    /// from `port` to `http://localhost:otherPort/`, another origin serving the same upstream.
     public init(
         directory: String,
         forwardingTo upstream: Int,
         maxBody: String,
-        redirects: [String: (status: Int, to: String)] = [:]
+        redirects: [String: (status: Int, to: String)] = [:],
+        otherOrigin: Bool = false
     ) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
         port = try Socket.freeLoopbackPort()
+        otherPort = otherOrigin ? try Socket.freeLoopbackPort() : nil
+        let otherListen =
+            otherPort.map {
+                """
+                        listen 127.0.0.1:\($0);
+                        proxy_redirect http://127.0.0.1:\(port)/ http://localhost:\($0)/;
+                """
+            } ?? ""
         let config = """
             daemon off;
             master_process off;
@@ -34,6 +47,8 @@ public final class BodyLimitProxy: @unchecked Sendable {
             http {
                 log_format statuses '$request_method $status';
                 access_log \(directory)/access.log statuses;
+                log_format credentials '$server_port $request_method authorization=$http_authorization cookie=$http_cookie';
+                access_log \(directory)/credentials.log credentials;
                 client_body_temp_path \(directory)/tmp;
                 proxy_temp_path \(directory)/tmp;
                 fastcgi_temp_path \(directory)/tmp;
@@ -41,6 +56,7 @@ public final class BodyLimitProxy: @unchecked Sendable {
                 scgi_temp_path \(directory)/tmp;
                 server {
                     listen 127.0.0.1:\(port);
+            \(otherListen)
                     client_max_body_size \(maxBody);
             \(redirects.sorted { $0.key < $1.key }.map { "        location = \($0.key) { return \($0.value.status) \($0.value.to); }" }.joined(separator: "\n"))
                     location / {
@@ -67,6 +83,13 @@ public final class BodyLimitProxy: @unchecked Sendable {
     }
 
     public func stop() { ServerLaunch.kill(process) }
+
+    /// "PORT METHOD authorization=VALUE cookie=VALUE" for each request answered so far ("-" for
+    /// a header not sent).
+    public func credentialsSeen() -> [String] {
+        ((try? String(contentsOfFile: directory + "/credentials.log", encoding: .utf8)) ?? "").split(separator: "\n")
+            .map(String.init)
+    }
 
     /// "METHOD STATUS" for each request answered so far.
     public func answered() -> [String] {
