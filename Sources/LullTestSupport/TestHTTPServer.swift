@@ -28,6 +28,9 @@ public final class TestHTTPServer: Sendable {
         /// Send the body chunked (no `Content-Length`) and end it properly after this many bytes:
         /// a short body that no framing error gives away.
         case endChunkedAfter(Int)
+        /// Send a chunked body that goes on until the client leaves (or 1 GiB, to stay bounded):
+        /// an answer whose end never comes.
+        case endlessBody
     }
 
     public struct Route: Sendable {
@@ -349,6 +352,16 @@ public final class TestHTTPServer: Sendable {
                 )
                 return
             }
+            if case .endlessBody = fault {
+                context.write(
+                    wrapOutboundOut(
+                        .head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))
+                    ),
+                    promise: nil
+                )
+                writeEndlessly(context: context, left: 1 << 30)
+                return
+            }
             responseHeaders.add(name: "content-length", value: String(length))
             context.writeAndFlush(
                 wrapOutboundOut(
@@ -380,6 +393,19 @@ public final class TestHTTPServer: Sendable {
             default: break
             }
             writeChunks(context: context, body: body, from: start, to: limit, complete: limit == body.count)
+        }
+
+        private func writeEndlessly(context: ChannelHandlerContext, left: Int) {
+            guard left > 0, context.channel.isActive else { return }
+            let piece = min(left, 64 << 10)
+            let path = self.path
+            state.withLockedValue { $0.bytesSent[path, default: 0] += piece }
+            let boxed = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: 0x2E, count: piece)))))
+                .whenSuccess {
+                    let (handler, context) = boxed.value
+                    handler.writeEndlessly(context: context, left: left - piece)
+                }
         }
 
         private func drip(

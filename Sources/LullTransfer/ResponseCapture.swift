@@ -4,7 +4,8 @@ import LullCore
 import NIOCore
 
 /// Keeps what a client may want from a push or upload response: the status, a few headers and
-/// the start of the body (the rest is read and dropped so the connection can be reused).
+/// the start of the body (the rest is read and dropped so the connection can be reused, up to
+/// `drainedPastKept`; past that the connection is closed).
 /// Every chunk of the body touches the attempt's watchdog: a server that has already answered
 /// but sends its body slowly is still moving bytes, and failing it as idle would send a push or
 /// upload the server has accepted a second time.
@@ -13,6 +14,9 @@ enum ResponseCapture {
         "content-type", "location", "etag", "last-modified", "retry-after", "upload-offset", "tus-resumable",
     ]
 
+    /// How much of an answer's body past what is kept is read, to reuse the connection.
+    static let drainedPastKept = 1 << 20
+
     static func result(
         _ response: HTTPClientResponse,
         maxBody: Int,
@@ -20,9 +24,14 @@ enum ResponseCapture {
         watchdog: TransferWatchdog
     ) async throws -> JobResult {
         var body: [UInt8] = []
+        var read = 0
         for try await chunk in response.body {
             watchdog.touch()
             if body.count < maxBody { body += chunk.readableBytesView.prefix(maxBody - body.count) }
+            read += chunk.readableBytes
+            // The status already says the request was taken: an answer that goes on and on must
+            // not hold the attempt until its total timeout, which would send the request again.
+            if read > maxBody + Self.drainedPastKept { break }
         }
         var headers: [String: String] = [:]
         for name in keptHeaders {

@@ -56,3 +56,30 @@ import Testing
         }
     }
 }
+
+/// An answer whose body never ends: the status already says the push was taken, so the job
+/// succeeds with the start of the body once a little more than it keeps has been read, rather
+/// than holding its slot until the total timeout and sending the push again.
+@Suite struct EndlessResponseBodyTests {
+    @Test func aPushAnsweredWithAnEndlessBodySucceedsOnce() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/hook", TestHTTPServer.Route(faults: [.endlessBody], uploadStatus: 200))
+        try await withDaemon(config: fastRetries) { _, client in
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .push,
+                    url: server.url("/hook"),
+                    body: "x",
+                    timeouts: TimeoutSettings(totalSeconds: 20)
+                )
+            )
+            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(done.attempts == 1)
+            #expect(done.result?.responseBody?.count == 64 << 10)
+            #expect(server.requests.filter { $0.uri == "/hook" }.count == 1, "the push was sent again")
+            #expect(server.bytesSent("/hook") < 64 << 20, "\(server.bytesSent("/hook")) bytes read")
+        }
+    }
+}
