@@ -7,6 +7,7 @@ public final class MockSystemBus: @unchecked Sendable {
     public let directory: String
     public let address: String
     private var processes: [Process] = []
+    private var templates: [(template: String, busName: String, parameters: String?)] = []
 
     /// Whether dbus-daemon and Debian's python3-dbusmock are installed.
     public static var isAvailable: Bool {
@@ -22,8 +23,25 @@ public final class MockSystemBus: @unchecked Sendable {
         address = "unix:path=\(directory)/bus"
         let config = Self.configuration(listeningOn: address)
         try config.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
+        try startBus()
+    }
+
+    private func startBus() throws {
         try spawn("/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"])
         try waitUntil("the bus socket") { FileManager.default.fileExists(atPath: "\(self.directory)/bus") }
+    }
+
+    /// The bus goes away (every client is disconnected) and comes back at the same address, with
+    /// the templates started again, fresh: a dbus-broker restart, as clients see it.
+    public func restart() throws {
+        killAll()
+        try? FileManager.default.removeItem(atPath: "\(directory)/bus")
+        try startBus()
+        let started = templates
+        templates = []
+        for started in started {
+            try startTemplate(started.template, busName: started.busName, parameters: started.parameters)
+        }
     }
 
     /// A dbus-daemon configuration for a private test bus at `address`: anyone may own any name
@@ -50,6 +68,7 @@ public final class MockSystemBus: @unchecked Sendable {
         var arguments = ["-m", "dbusmock", "--system", "--template", template]
         if let parameters { arguments += ["-p", parameters] }
         try spawn(Self.python, arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        templates.append((template, busName, parameters))
         try waitUntil("\(busName) on the bus") {
             (try? self.python("sys.exit(0 if bus.name_has_owner('\(busName)') else 1)").status) == 0
         }
@@ -82,11 +101,16 @@ public final class MockSystemBus: @unchecked Sendable {
 
     /// SIGKILL: dbusmock's GLib main loop does not act on SIGTERM.
     public func stop() {
+        killAll()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func killAll() {
         for process in processes.reversed() where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        processes = []
     }
 
     private func spawn(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {

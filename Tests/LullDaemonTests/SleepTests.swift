@@ -66,6 +66,30 @@ struct SleepTests {
         }
     }
 
+    /// The bus goes away (a dbus-broker restart): lulld lets go of its inhibitor, which logind
+    /// would otherwise hold every suspend for with nobody listening, connects again, takes the
+    /// inhibitor again and checkpoints on the next PrepareForSleep.
+    @Test func aLostBusIsConnectedToAgainAndTheInhibitorTakenAgain() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        try await withStalledFetch(bus) { daemon, client, fetch in
+            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
+                try inhibitors(bus).contains("sleep lulld delay")
+            }
+            try bus.restart()
+            try await awaitLog(daemon, "lost the bus connection to logind")
+            try await waitUntil("the inhibitor taken on the new bus", timeout: .seconds(20)) {
+                try inhibitors(bus).contains("sleep lulld delay")
+            }
+            try await checkpointForSleep(bus, fetch.job, client)
+            try prepareForSleep(bus, false)
+            let done = try await awaitJob(fetch.job.id, in: [.succeeded, .failed], client: client)
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fetch.destination)) == Data(fetch.content))
+        }
+    }
+
     /// A daemon following the mock logind, with a 4 MiB fetch stalled after its first MiB.
     private func withStalledFetch(
         _ bus: MockSystemBus,
