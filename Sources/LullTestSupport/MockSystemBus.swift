@@ -137,5 +137,5 @@ public final class MockSystemBus: @unchecked Sendable {
 
 public struct MockBusError: Error, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -20,10 +20,34 @@ final class SystemdServiceManager: ServiceManager {
     /// of OOM kills when it started.
     private let starts = Mutex<[String: (memoryMax: Int64?, oomKills: Int64?)]>([:])
 
-    init(endpoint: BusEndpoint) {
+    /// Units this manager holds a reference to (`AddRef=`, `Ref`). A reference belongs to the bus
+    /// connection that took it, so a new connection takes them again: without one, a unit that
+    /// ends is collected with its result.
+    private let referenced: Referenced
+    /// How long a unit's state may fail to be read (the manager busy, the bus reconnecting)
+    /// before its attempt is given up as not followed.
+    private let followPatience: Duration
+
+    final class Referenced: Sendable {
+        let units = Mutex<Set<String>>([])
+    }
+
+    init(endpoint: BusEndpoint, followPatience: Duration = .seconds(300)) {
         let changes = changes
+        let referenced = Referenced()
+        self.referenced = referenced
+        self.followPatience = followPatience
         bus = ReconnectingBus(endpoint: endpoint, name: "lull-units") { connection in
             try await connection.perform { context in
+                for unit in referenced.units.withLock({ $0 }) {
+                    // A unit gone meanwhile has nothing to keep.
+                    _ = try? context.call(
+                        destination: Self.destination,
+                        path: UnitChanges.path(of: unit),
+                        interface: "org.freedesktop.systemd1.Unit",
+                        member: "Ref"
+                    )
+                }
                 try context.addMatch(
                     "type='signal',sender='\(Self.destination)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='\(Self.managerPath)/unit'"
                 ) { message in
@@ -62,6 +86,7 @@ final class SystemdServiceManager: ServiceManager {
         } catch {
             throw Self.failure("start \(service.name)", error)
         }
+        referenced.units.withLock { _ = $0.insert(service.name) }
         let memoryMax = service.launch.resources.memoryMax
         starts.withLock { $0[service.name] = (memoryMax, oomKills) }
     }
@@ -113,6 +138,7 @@ final class SystemdServiceManager: ServiceManager {
         } catch {
             throw Self.failure("start \(unit)", error)
         }
+        referenced.units.withLock { _ = $0.insert(unit) }
         starts.withLock { $0[unit] = (nil, nil) }
     }
 
@@ -128,15 +154,29 @@ final class SystemdServiceManager: ServiceManager {
 
     // MARK: following
 
+    /// A failure to read the state (a call timing out while the manager is busy, the bus being
+    /// connected again) is retried for `followPatience`: giving up on a unit that still runs
+    /// would start its command again in the next attempt.
     func end(of unit: String) async -> ServiceEnd {
         let path = UnitChanges.path(of: unit)
+        var failingSince: ContinuousClock.Instant?
+        var delay = Duration.milliseconds(100)
         while true {
             let seen = changes.generation(of: path)
             let state: UnitState?
             do {
                 state = try await self.state(of: unit)
+                failingSince = nil
+                delay = .milliseconds(100)
             } catch {
-                return ServiceEnd(outcome: .failed("cannot follow \(unit): \(error)"))
+                let since = failingSince ?? .now
+                failingSince = since
+                guard !Task.isCancelled, ContinuousClock.now - since < followPatience else {
+                    return ServiceEnd(outcome: .failed("cannot follow \(unit): \(error)"))
+                }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+                continue
             }
             guard let state else { return ServiceEnd(outcome: .failed("\(unit) is gone")) }
             if state.hasEnded { return await finalEnd(of: unit, path: path) }
@@ -218,6 +258,7 @@ final class SystemdServiceManager: ServiceManager {
                 member: "Unref"
             )
         }
+        referenced.units.withLock { _ = $0.remove(unit) }
         changes.forget(path)
     }
 
