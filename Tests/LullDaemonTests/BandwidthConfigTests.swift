@@ -69,6 +69,21 @@ import Testing
         #expect(second.policy.bandwidth.windows.map(\.bytesPerSecond) == [2048])
     }
 
+    /// Each entry of an array of tables is found on its own lines, and a header may carry a
+    /// comment.
+    @Test func errorsNameTheLineOfTheirOwnEntry() {
+        let second = ConfigLoader.refusal(
+            "[[limits.bandwidth]]\nwindow = \"08:00-18:00\"\nmax_bytes_per_second = 4096\n"
+                + "[[limits.bandwidth]]\nwindow = \"20-21\"\nmax_bytes_per_second = 4096\n"
+        )
+        #expect(second?.hasPrefix("t.toml:5: limits.bandwidth.window: entry 2 of") == true, "\(second ?? "")")
+        #expect(
+            ConfigLoader.refusal("[limits]  # caps\nmax_bytes_per_second = 100\n")?.hasPrefix(
+                "t.toml:2: limits.max_bytes_per_second:"
+            ) == true
+        )
+    }
+
     @Test func badValuesAreRefusedNamingTheKeyAndTheRange() {
         let range = "from 1024 (1 KiB/s) to 1099511627776 (1 TiB/s)"
         #expect(

@@ -80,3 +80,23 @@ import Testing
         #expect(idle.contains(#""requiresIdle":true"#))
     }
 }
+
+/// `[sensors] bus`: "system" or an address sd-bus can use; a typo is refused naming the key,
+/// rather than becoming an address that never connects and quietly turns the D-Bus sensors off.
+@Suite struct SensorsBusConfigTests {
+    @Test func aBusThatIsNoAddressIsRefused() throws {
+        #expect(try ConfigLoader.parse("[sensors]\nbus = \"system\"\n", file: "t.toml").sensors.bus == .system)
+        let address = "unix:path=/run/dbus/system_bus_socket;tcp:host=127.0.0.1,port=4000"
+        #expect(
+            try ConfigLoader.parse("[sensors]\nbus = \"\(address)\"\n", file: "t.toml").sensors.bus == .address(address)
+        )
+        for bad in ["session", "user", "/run/dbus/system_bus_socket", ""] {
+            #expect(
+                ConfigLoader.refusal("[sensors]\nbus = \"\(bad)\"\n")?.hasPrefix(
+                    "t.toml:2: sensors.bus: expected \"system\" or a D-Bus address"
+                ) == true,
+                "\(bad)"
+            )
+        }
+    }
+}

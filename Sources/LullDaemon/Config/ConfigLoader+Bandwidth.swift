@@ -38,6 +38,7 @@ extension ConfigLoader.Reader {
                 problem(
                     section: table,
                     key: unknown,
+                    occurrence: index,
                     "unknown key in \(which); known: max_bytes_per_second, window"
                 )
             }
@@ -46,17 +47,25 @@ extension ConfigLoader.Reader {
                 problem(
                     section: table,
                     key: "window",
+                    occurrence: index,
                     "\(which): expected window = \"HH:MM-HH:MM\" in local time (00:00 to 23:59), e.g. \"08:00-18:00\""
                 )
             }
             var rate: Int64?
             if let value = entry["max_bytes_per_second"] {
-                rate = bandwidthRate(value, table, "max_bytes_per_second", context: which + ": ")
+                rate = bandwidthRate(value, table, "max_bytes_per_second", occurrence: index, context: which + ": ")
             } else {
-                problem(section: table, key: "max_bytes_per_second", "\(which) has no max_bytes_per_second")
+                problem(
+                    section: table,
+                    key: "max_bytes_per_second",
+                    occurrence: index,
+                    "\(which) has no max_bytes_per_second"
+                )
             }
             if let window, let rate {
-                windows.append(.init(window: window, bytesPerSecond: rate, origin: origin(table, "window")))
+                windows.append(
+                    .init(window: window, bytesPerSecond: rate, origin: origin(table, "window", occurrence: index))
+                )
             }
         }
         guard windows.count == entries.count else { return false }
@@ -68,6 +77,7 @@ extension ConfigLoader.Reader {
         _ value: any TOMLValueConvertible,
         _ section: String,
         _ key: String,
+        occurrence: Int = 0,
         context: String = ""
     ) -> Int64? {
         let range = BandwidthSchedule.rateRange
@@ -75,6 +85,7 @@ extension ConfigLoader.Reader {
             problem(
                 section: section,
                 key: key,
+                occurrence: occurrence,
                 "\(context)expected an integer number of bytes per second from \(range.lowerBound) (1 KiB/s) to \(range.upperBound) (1 TiB/s)\(value.int.map { ", not \($0)" } ?? "")"
             )
             return nil

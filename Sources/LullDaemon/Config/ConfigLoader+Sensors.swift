@@ -11,11 +11,13 @@ extension ConfigLoader.Reader {
             guard let value = entry(table, key, section: "sensors") else { continue }
             switch key {
             case "bus":
-                guard let text = value.string, !text.isEmpty else {
+                // A typo ("session") would otherwise be an address that never connects, quietly
+                // turning off UPower, NetworkManager, logind's idle time and the sleep inhibitor.
+                guard let text = value.string, text == "system" || Self.isBusAddress(text) else {
                     problem(
                         section: "sensors",
                         key: key,
-                        "expected \"system\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
+                        "expected \"system\" or a D-Bus address starting with a transport (unix:, tcp:, unixexec:, x-machine-unix:), such as \"unix:path=/run/dbus/system_bus_socket\"\(value.string.map { ", not \"\($0)\"" } ?? "")"
                     )
                     continue
                 }
@@ -53,5 +55,13 @@ extension ConfigLoader.Reader {
                 )
             }
         }
+    }
+
+    /// Whether `text` is a D-Bus address sd-bus can use: transports separated by `;`, each
+    /// `TRANSPORT:key=value,...`.
+    static func isBusAddress(_ text: String) -> Bool {
+        let transports = ["unix:", "tcp:", "unixexec:", "x-machine-unix:"]
+        let parts = text.split(separator: ";")
+        return !parts.isEmpty && parts.allSatisfy { part in transports.contains { part.hasPrefix($0) } }
     }
 }

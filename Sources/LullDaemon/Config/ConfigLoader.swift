@@ -123,14 +123,24 @@ public enum ConfigLoader {
         var retry: RetryDefaults
         var problems: [ConfigError.Problem] = []
 
-        func origin(_ section: String, _ key: String) -> ConfigOrigin {
-            ConfigOrigin(file: file, line: lines.line(section: section, key: key), key: "\(section).\(key)")
+        /// `occurrence`: which of an array of tables of that name (0 for a plain table).
+        func origin(_ section: String, _ key: String, occurrence: Int = 0) -> ConfigOrigin {
+            ConfigOrigin(
+                file: file,
+                line: lines.line(section: section, key: key, occurrence: occurrence),
+                key: "\(section).\(key)"
+            )
         }
 
-        mutating func problem(section: String?, key: String, _ message: String) {
+        mutating func problem(section: String?, key: String, occurrence: Int = 0, _ message: String) {
             let name = section.map { "\($0).\(key)" } ?? key
             problems.append(
-                .init(file: file, line: lines.line(section: section, key: key), key: name, message: message)
+                .init(
+                    file: file,
+                    line: lines.line(section: section, key: key, occurrence: occurrence),
+                    key: name,
+                    message: message
+                )
             )
         }
 
