@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 from typing import Generator, List
@@ -10,6 +11,7 @@ import pytest
 
 import lull
 from daemon import Daemon
+from fake import FakeDaemon, json_answer, read_head, sleep_until
 from peer import Peer
 
 
@@ -80,3 +82,83 @@ def test_follow_raises_unreachable_when_the_daemon_stays_away(client: lull.Clien
         assert "lulld is not running" in str(raised.value)
     finally:
         daemon.start()
+
+
+#: The time limit of the tests below, in seconds; the fake sends an event every 0.9 of it.
+LIMIT = 2.0
+
+
+def slow_events(connection: socket.socket, _: int) -> None:
+    """lulld's event stream (it closes the connection when it ends), with an event for job 1
+    every 0.9 LIMIT; status and job 1 for wait()."""
+    head = read_head(connection)
+    if head.startswith(b"GET /v1/status"):
+        connection.sendall(json_answer("200 OK", {"last_event_seq": 0}))
+    elif head.startswith(b"GET /v1/jobs/1"):
+        connection.sendall(json_answer("200 OK", {"id": 1, "state": "running"}))
+    elif head.startswith(b"GET /v1/events"):
+        connection.sendall(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-store\r\n"
+            b"connection: close\r\n\r\n: lull event stream after seq 0\n\n"
+        )
+        start = time.monotonic()
+        for seq in range(1, 10):
+            sleep_until(start + seq * 0.9 * LIMIT)
+            event = b'{"seq":%d,"job_id":1,"state":"running","type":"progress"}' % seq
+            connection.sendall(b"id: %d\nevent: progress\ndata: %s\n\n" % (seq, event))
+
+
+def test_follow_stops_at_its_timeout_between_events(tmp_path: Path) -> None:
+    # Each read is bounded by what is left of the timeout, not the whole of it again, and an
+    # event read after the deadline is not given.
+    fake = FakeDaemon(str(tmp_path / "e.sock"), slow_events)
+    try:
+        started = time.monotonic()
+        yielded: List[float] = []
+        with pytest.raises(TimeoutError):
+            for _ in lull.Client(fake.path).follow(timeout=LIMIT):
+                yielded.append(time.monotonic() - started)
+        elapsed = time.monotonic() - started
+    finally:
+        fake.close()
+    assert LIMIT <= elapsed < 1.2 * LIMIT
+    assert all(moment < LIMIT for moment in yielded), yielded
+
+
+def test_follow_does_not_give_an_event_it_finished_reading_after_its_timeout(tmp_path: Path) -> None:
+    # The event's one line starts before the deadline and ends after it: each of the line's reads
+    # is within its timeout, but the line is read only after the deadline.
+    def straddling(connection: socket.socket, _: int) -> None:
+        read_head(connection)
+        connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+        start = time.monotonic()
+        sleep_until(start + 0.9 * LIMIT)
+        connection.sendall(b'data: {"seq":1,')
+        sleep_until(start + 1.1 * LIMIT)
+        connection.sendall(b'"job_id":1,"state":"running","type":"progress"}\n\n')
+        time.sleep(LIMIT)
+
+    fake = FakeDaemon(str(tmp_path / "s.sock"), straddling)
+    try:
+        started = time.monotonic()
+        yielded: List[lull.Event] = []
+        with pytest.raises(TimeoutError):
+            for event in lull.Client(fake.path).follow(timeout=LIMIT):
+                yielded.append(event)
+        elapsed = time.monotonic() - started
+    finally:
+        fake.close()
+    assert yielded == []
+    assert LIMIT <= elapsed < 1.2 * LIMIT
+
+
+def test_wait_stops_at_its_timeout_between_events(tmp_path: Path) -> None:
+    fake = FakeDaemon(str(tmp_path / "w.sock"), slow_events)
+    try:
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            lull.Client(fake.path).wait(1, timeout=LIMIT)
+        elapsed = time.monotonic() - started
+    finally:
+        fake.close()
+    assert LIMIT <= elapsed < 1.2 * LIMIT

@@ -20,7 +20,7 @@ that cannot be reached raises :class:`Unreachable`, saying what to do.
 """
 
 from ._version import __version__
-from .client import Client, Job
+from .client import Client, Job, OutputPage
 from .discovery import SYSTEM_SOCKET, default_socket_path, user_socket_path
 from .errors import LullError, Unreachable
 from .events import TERMINAL_STATES, Event, Message, parse_event_stream
@@ -32,6 +32,7 @@ __all__ = [
     "Job",
     "LullError",
     "Message",
+    "OutputPage",
     "SYSTEM_SOCKET",
     "TERMINAL_STATES",
     "Unreachable",

@@ -9,7 +9,7 @@ import os
 import socket
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, Generator, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Generator, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from .discovery import default_socket_path
 from .errors import LullError, Unreachable
@@ -21,6 +21,17 @@ from .transport import UnixHTTPConnection, unreachable_message
 Job = Dict[str, Any]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class OutputPage(NamedTuple):
+    """A run job's log from an offset on (:meth:`Client.output_page`)."""
+
+    #: The log's bytes from the offset on, as stored (a command's output need not be UTF-8).
+    data: bytes
+    #: The whole log's size (``Lull-Log-Size``); None from a daemon that does not send it. A
+    #: size below the offset asked for means the log was cut to its newest bytes, or a new
+    #: attempt began it again: a follower starts over from 0.
+    log_size: Optional[int]
 
 
 class Client:
@@ -97,19 +108,41 @@ class Client:
 
     def output(self, job_id: int, offset: int = 0) -> bytes:
         """A run job's output as lulld keeps it (``GET /v1/jobs/{id}/output``), from ``offset``."""
+        return self.output_page(job_id, offset).data
+
+    def output_page(self, job_id: int, offset: int = 0) -> OutputPage:
+        """A run job's output from ``offset``, with the whole log's size: what a follower needs
+        to ask for the rest, and to notice that the log was cut (``log_size`` below ``offset``).
+
+        A log that a new attempt empties while it is being sent arrives short of its
+        ``Content-Length`` (docs/api.md: "ask again"); it is asked for once more.
+        """
         path = f"/v1/jobs/{int(job_id)}/output" + (f"?offset={int(offset)}" if offset else "")
+        try:
+            return self._output_page(path)
+        except http.client.IncompleteRead:
+            pass  # the log was emptied mid-send: ask once more
+        try:
+            return self._output_page(path)
+        except http.client.IncompleteRead as error:
+            raise Unreachable(unreachable_message(self.socket_path, error), self.socket_path) from error
+
+    def _output_page(self, path: str) -> OutputPage:
+        """One ask; a body cut short raises ``IncompleteRead``, for :meth:`output_page` to ask again."""
         connection = UnixHTTPConnection(self.socket_path, timeout=self.timeout)
         try:
-            connection.request("GET", path)
-            response = connection.getresponse()
+            response = connection.exchange("GET", path)
             data = response.read()
+        except http.client.IncompleteRead:
+            raise
         except (OSError, http.client.HTTPException) as error:
             raise Unreachable(unreachable_message(self.socket_path, error), self.socket_path) from error
         finally:
             connection.close()
         if not 200 <= response.status < 300:
             raise LullError.from_answer(response.status, data)
-        return data
+        size = response.getheader("Lull-Log-Size")
+        return OutputPage(data, int(size) if size is not None and size.isdigit() else None)
 
     def list(
         self,
@@ -206,11 +239,14 @@ class Client:
             unreachable_since = None
             try:
                 for message in parse_event_stream(_lines(response, connection, deadline)):
+                    # The read may return just after the deadline: an event that late is not given.
+                    _check_deadline(deadline, cursor)
                     try:
                         event: Event = json.loads(message.data)
-                        cursor = int(event["seq"])
+                        seq = int(event["seq"])
                     except (ValueError, KeyError, TypeError) as error:
                         raise LullError(200, "unexpected_answer", f"an event lulld sent is not one: {message.data!r}") from error
+                    cursor = seq
                     yield event
                     _check_deadline(deadline, cursor)
             except (OSError, http.client.HTTPException):
@@ -240,10 +276,9 @@ class Client:
     def _open_stream(self, after: int, deadline: Optional[float]) -> Tuple[http.client.HTTPResponse, UnixHTTPConnection]:
         connection = UnixHTTPConnection(self.socket_path, timeout=_remaining(deadline))
         try:
-            connection.request(
+            response = connection.exchange(
                 "GET", "/v1/events?" + urllib.parse.urlencode({"after": after}), headers={"Accept": "text/event-stream"}
             )
-            response = connection.getresponse()
         except BaseException:
             connection.close()
             raise
@@ -271,8 +306,7 @@ class Client:
             sent["Content-Type"] = "application/json"
         connection = UnixHTTPConnection(self.socket_path, timeout=self.timeout)
         try:
-            connection.request(method, path, body=payload, headers=sent)
-            response = connection.getresponse()
+            response = connection.exchange(method, path, body=payload, headers=sent)
             data = response.read()
         except (OSError, http.client.HTTPException) as error:
             raise Unreachable(unreachable_message(self.socket_path, error), self.socket_path) from error
@@ -309,10 +343,12 @@ def _check_deadline(deadline: Optional[float], cursor: int) -> None:
 def _lines(
     response: http.client.HTTPResponse, connection: UnixHTTPConnection, deadline: Optional[float]
 ) -> Iterator[bytes]:
-    """The stream's lines; each read waits at most until the deadline."""
+    """The stream's lines; each read waits at most until the deadline. The stream's answer closes
+    the connection, so http.client has handed its socket over to the response (``sock`` is None
+    by now): the timeout goes on the socket the response reads from."""
     while True:
-        if deadline is not None and connection.sock is not None:
-            connection.sock.settimeout(_remaining(deadline))
+        if deadline is not None and connection.unix_socket is not None:
+            connection.unix_socket.settimeout(_remaining(deadline))
         line = response.readline()
         if not line:
             return

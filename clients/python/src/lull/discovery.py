@@ -11,7 +11,8 @@ SYSTEM_SOCKET = "/run/lull/lull.sock"
 
 def user_socket_path(environ: Optional[Mapping[str, str]] = None) -> str:
     """The user instance's socket: ``$XDG_RUNTIME_DIR/lull/lull.sock``, else ``lull.sock`` in the
-    state directory (``$XDG_STATE_HOME/lull``, else ``~/.local/state/lull``)."""
+    state directory (``$XDG_STATE_HOME/lull``, else ``$HOME/.local/state/lull``, with ``/root``
+    for an unset HOME), as lullctl and lulld make it."""
     env = os.environ if environ is None else environ
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime.startswith("/"):
@@ -19,7 +20,9 @@ def user_socket_path(environ: Optional[Mapping[str, str]] = None) -> str:
     state = env.get("XDG_STATE_HOME", "")
     if state.startswith("/"):
         return state + "/lull/lull.sock"
-    return os.path.join(env.get("HOME", "/"), ".local/state/lull/lull.sock")
+    # As lullctl (LullDefaults.stateDirectory) has it, character for character: with HOME unset,
+    # root's home; with HOME set, even to "" or with a trailing slash, HOME as it is.
+    return env.get("HOME", "/root") + "/.local/state/lull/lull.sock"
 
 
 def candidate_sockets(environ: Optional[Mapping[str, str]] = None) -> List[str]:

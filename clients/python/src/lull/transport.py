@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import http.client
 import socket
-from typing import Optional
+import time
+from typing import Mapping, Optional
+
+#: How long to wait before knocking again on a daemon whose listen backlog is full.
+BACKLOG_RETRY_SECONDS = 0.01
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):
@@ -14,16 +18,53 @@ class UnixHTTPConnection(http.client.HTTPConnection):
     def __init__(self, path: str, timeout: Optional[float] = 30.0) -> None:
         super().__init__("lull", timeout=timeout)
         self.socket_path = path
+        #: The socket :meth:`connect` made. http.client drops ``sock`` when it hands the socket
+        #: to an answer that closes the connection (lulld's event stream does), but that answer
+        #: still reads from this socket, so a deadline is set here.
+        self.unix_socket: Optional[socket.socket] = None
 
     def connect(self) -> None:
+        # With a timeout the socket is non-blocking underneath, and connecting to a daemon whose
+        # listen backlog is full fails at once with EAGAIN rather than waiting for room, so the
+        # connect is tried again until the timeout has passed (lullctl waits the same way).
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
         try:
-            sock.connect(self.socket_path)
+            while True:
+                sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))
+                try:
+                    sock.connect(self.socket_path)
+                    break
+                except BlockingIOError:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise socket.timeout(f"lulld did not take the connection within {self.timeout} s") from None
+                    time.sleep(BACKLOG_RETRY_SECONDS)
         except OSError:
             sock.close()
             raise
+        sock.settimeout(self.timeout)
         self.sock = sock
+        self.unix_socket = sock
+
+    def exchange(
+        self, method: str, path: str, body: Optional[bytes] = None, headers: Optional[Mapping[str, str]] = None
+    ) -> http.client.HTTPResponse:
+        """Sends a request and reads its answer's head.
+
+        lulld may answer before it has read the whole request, and close: ``413 too_large`` as
+        soon as it sees a ``Content-Length`` over its limit, ``429 too_many_connections`` before
+        reading anything. The rest of the request then meets a broken pipe or a reset, but the
+        answer is there to read, and it says what is wrong; the send's error is raised only when
+        there is no answer.
+        """
+        try:
+            self.request(method, path, body=body, headers=dict(headers or {}))
+        except (BrokenPipeError, ConnectionResetError) as unsent:
+            try:
+                return self.getresponse()
+            except (OSError, http.client.HTTPException):
+                raise unsent from None
+        return self.getresponse()
 
 
 def unreachable_message(path: str, error: BaseException) -> str:
