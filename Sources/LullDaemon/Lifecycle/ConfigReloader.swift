@@ -54,7 +54,14 @@ actor ConfigReloader {
         self.logger = logger
     }
 
-    func reload() async -> Outcome {
+    private let turns = OneAtATime<Outcome>()
+
+    /// A reload asked for while one runs starts after it, and reads the file then.
+    nonisolated func reload() async -> Outcome {
+        await turns.run { await self.reloadNow() }
+    }
+
+    private func reloadNow() async -> Outcome {
         notifier.reloading()
         let outcome = await swap()
         // The queue summary, as at start-up: a fixed "reloaded" text would stay in

@@ -19,6 +19,10 @@ import Glibc
 /// interrupted jobs, listen.
 public enum Daemon {
     public static func run(_ settings: DaemonSettings, logger: Logger) async throws {
+        // A reload asked for while lulld starts (opening and migrating the store can take a
+        // while) waits for it, instead of ending the daemon with SIGHUP's default action. A stop
+        // still ends it at once until the restore: nothing is running yet.
+        let signals = SignalStream([SIGHUP])
         try StateDirectory.prepare(settings.stateDirectory)
         let descriptorLimit = DescriptorLimit.raiseToHard()
         let lock = try InstanceLock(stateDirectory: settings.stateDirectory)
@@ -65,6 +69,7 @@ public enum Daemon {
         do {
             try await serve(
                 settings,
+                signals: signals,
                 listener: claimed,
                 activated: activated != nil,
                 store: store,
@@ -113,6 +118,7 @@ public enum Daemon {
 
     private static func serve(
         _ settings: DaemonSettings,
+        signals: SignalStream,
         listener: Listener,
         activated: Bool,
         store: SQLiteJobStore,
@@ -121,9 +127,9 @@ public enum Daemon {
         connections: ConfigReloader.Connections,
         logger: Logger
     ) async throws {
-        // Taken over before the restore, which can take seconds with a large queue: a stop or
-        // reload meanwhile then waits for it instead of killing the daemon with the default action.
-        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
+        // Taken over before the restore, which can take seconds with a large queue: a stop
+        // meanwhile then waits for it instead of killing the daemon with the default action.
+        signals.take([SIGTERM, SIGINT])
         let config = settings.config
         let core = await DaemonCore.assemble(
             config: config,
