@@ -10,6 +10,8 @@ import Synchronization
 /// `touch()` on every chunk; a single sleeping task wakes at the nearer of the two limits.
 final class TransferWatchdog: Sendable {
     private let last = Mutex(ContinuousClock.now)
+    /// How many `withoutIdleLimit` bodies run now: local work, not the network, so not idleness.
+    private let holds = Mutex(0)
     let idleLimit: Duration
     let totalLimit: Duration
     private let sleeper: any Sleeper
@@ -26,6 +28,18 @@ final class TransferWatchdog: Sendable {
 
     func touch() { last.withLock { $0 = .now } }
 
+    /// Runs `body` with the idle limit held: a download's final fsync and rename, which a slow
+    /// disk can make last longer than `idle_timeout`, must not fail an attempt whose file is
+    /// already whole. The total limit still applies.
+    func withoutIdleLimit<T>(_ body: () async throws -> T) async rethrows -> T {
+        holds.withLock { $0 += 1 }
+        defer {
+            holds.withLock { $0 -= 1 }
+            touch()
+        }
+        return try await body()
+    }
+
     private enum Expiry: Error { case idle, total }
 
     /// Runs `work`; if it stalls past the idle limit or runs past the total one, cancels it and
@@ -37,9 +51,10 @@ final class TransferWatchdog: Sendable {
             group.addTask { .success(try await work()) }
             group.addTask {
                 while true {
-                    let idleDeadline = self.last.withLock { $0 } + self.idleLimit
-                    let totalDeadline = started + self.totalLimit
                     let now = ContinuousClock.now
+                    let held = self.holds.withLock { $0 > 0 }
+                    let idleDeadline = (held ? now : self.last.withLock { $0 }) + self.idleLimit
+                    let totalDeadline = started + self.totalLimit
                     if now >= totalDeadline { return .failure(.total) }
                     if now >= idleDeadline { return .failure(.idle) }
                     try await self.sleeper.sleep(until: min(idleDeadline, totalDeadline))

@@ -229,7 +229,7 @@ public struct FetchTransfer: TransferEngine {
             )
         }
         keepStaging = false
-        try await staging.commit(mode: job.spec.payload.fetch?.fileMode)
+        try await watchdog.withoutIdleLimit { try await staging.commit(mode: job.spec.payload.fetch?.fileMode) }
         return JobResult(
             httpStatus: Int(response.status.code),
             bytes: received,
