@@ -51,6 +51,10 @@ final class LazyHTTPClient: Sendable {
     }
 
     private let state = Mutex(State.unused)
+    /// How long a request may go without a byte from the daemon (nil: no limit).
+    private let readTimeout: Duration?
+
+    init(readTimeout: Duration? = nil) { self.readTimeout = readTimeout }
 
     /// The client, made on first use. After `shutdown` a late call (a task cancelled on its way
     /// out) gets an error rather than a new client that nobody would shut down.
@@ -61,7 +65,11 @@ final class LazyHTTPClient: Sendable {
                 case .running(let client):
                     return client
                 case .unused:
-                    let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configuration)
+                    var configuration = Self.configuration
+                    if let readTimeout {
+                        configuration.timeout.read = .nanoseconds(Int64(readTimeout / .nanoseconds(1)))
+                    }
+                    let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
                     state = .running(made)
                     return made
                 case .shutDown:

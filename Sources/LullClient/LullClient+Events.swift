@@ -87,7 +87,12 @@ extension LullClient {
         )
         let response: HTTPClientResponse
         do {
-            response = try await http.client.execute(request, timeout: .hours(24 * 365))
+            response = try await streamHTTP.client.execute(request, timeout: .hours(24 * 365))
+        } catch let error as HTTPClientError where error == .readTimeout {
+            throw LullClientError.unreachable(
+                socketPath: socketPath,
+                reason: .noAnswer(within: eventStreamSilence, accepted: true)
+            )
         } catch {
             throw LullClientError.unreachable(socketPath: socketPath, reason: .diagnose(socketPath, "\(error)"))
         }

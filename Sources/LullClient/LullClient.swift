@@ -12,14 +12,27 @@ public final class LullClient: Sendable {
     private let timeout: Duration
     private let calls: any ControlExchange
     let http = LazyHTTPClient()
+    /// The event stream's: lulld sends a comment at least every 15 s, so a longer silence is a
+    /// daemon that stopped (SIGSTOP, a hung machine), and the stream is connected again.
+    let streamHTTP: LazyHTTPClient
+    let eventStreamSilence: Duration
 
     /// - Parameters:
     ///   - timeout: how long a call waits for the daemon to accept its connection, and then for
     ///     its answer; the event stream has no such limit.
     ///   - style: how calls reach the daemon; the event stream always uses the event loops.
-    public init(socketPath: String, timeout: Duration = .seconds(30), style: CallStyle = .eventLoop) {
+    ///   - eventStreamSilence: how long the event stream may go without a byte before it is
+    ///     taken for broken and connected again.
+    public init(
+        socketPath: String,
+        timeout: Duration = .seconds(30),
+        style: CallStyle = .eventLoop,
+        eventStreamSilence: Duration = .seconds(45)
+    ) {
         self.socketPath = socketPath
         self.timeout = timeout
+        self.eventStreamSilence = eventStreamSilence
+        streamHTTP = LazyHTTPClient(readTimeout: eventStreamSilence)
         switch style {
         case .eventLoop: calls = EventLoopExchange(socketPath: socketPath, http: http)
         case .blockingSocket: calls = BlockingSocketExchange(socketPath: socketPath)
@@ -31,12 +44,15 @@ public final class LullClient: Sendable {
     package init(socketPath: String, timeout: Duration = .seconds(30), exchange: any ControlExchange) {
         self.socketPath = socketPath
         self.timeout = timeout
+        eventStreamSilence = .seconds(45)
+        streamHTTP = LazyHTTPClient(readTimeout: eventStreamSilence)
         calls = exchange
     }
 
     /// Releases the connection pool, if one was made; call once when done.
     public func shutdown() async {
         await http.shutdown()
+        await streamHTTP.shutdown()
     }
 
     public func status() async throws -> StatusView {

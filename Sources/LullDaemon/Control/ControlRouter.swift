@@ -25,6 +25,9 @@ struct ControlRouter: Sendable {
     let files: FileAccess
     /// `POST /v1/reload` (Routes/ReloadRoute).
     let reloader: ConfigReloader
+    /// How long an event stream may go without a byte: past it, a comment line. A follower can
+    /// then tell a quiet daemon from a stopped one (SIGSTOP, a hung machine) by its silence.
+    var eventStreamHeartbeat: Duration = .seconds(15)
     let streams = EventStreamLimit()
 
     func handle(_ request: ControlRequest) async -> ControlResponse {

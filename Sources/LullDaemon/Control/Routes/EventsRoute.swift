@@ -23,6 +23,7 @@ extension ControlRouter {
             return granted
         }
         let hub = self.hub
+        let heartbeat = eventStreamHeartbeat
         // The slot is held by the closure: given back when the stream ends, or if it never starts.
         return .stream(contentType: "text/event-stream") { [slot] writer in
             withExtendedLifetime(slot) {}
@@ -38,9 +39,29 @@ extension ControlRouter {
                     cursor = last.seq
                 }
                 if page.items.count < pageSize, !page.cutShort {
-                    known = await hub.wait(after: known, for: owner)
+                    let seen = await Self.wait(hub, after: known, for: owner, atMost: heartbeat)
+                    if seen == known { try await writer.write(": keep-alive\n\n") }
+                    known = seen
                 }
             }
+        }
+    }
+
+    /// The hub's next sequence number past `known`, or `known` itself after `atMost`.
+    private static func wait(
+        _ hub: EventHub,
+        after known: Int64,
+        for owner: OwnerID?,
+        atMost limit: Duration
+    ) async -> Int64 {
+        await withTaskGroup(of: Int64.self) { group in
+            group.addTask { await hub.wait(after: known, for: owner) }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return known
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? known
         }
     }
 
