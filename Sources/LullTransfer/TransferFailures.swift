@@ -28,11 +28,7 @@ enum TransferFailures {
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
             return min(Double(trimmed) ?? RetryPolicy.longestRetryAfter, RetryPolicy.longestRetryAfter)
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
+        guard let date = HTTPDate.parse(trimmed) else { return nil }
         return min(max(0, date.timeIntervalSince(now)), RetryPolicy.longestRetryAfter)
     }
 

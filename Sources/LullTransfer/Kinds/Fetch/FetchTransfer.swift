@@ -322,9 +322,16 @@ public struct FetchTransfer: TransferEngine {
     }
 
     /// What a resumed request names in `If-Range`: a strong `ETag` (a weak one may not be used
-    /// for ranges), else `Last-Modified`.
-    static func resumeValidator(_ headers: HTTPHeaders) -> String? {
-        headers.first(name: "etag").flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? headers.first(name: "last-modified")
+    /// for ranges), else a strong `Last-Modified`: one at least a second before the answer's
+    /// `Date` (RFC 9110, 8.8.2.2; our clock when the server sends none). A file changed within
+    /// the second it was served keeps its date, so resuming on it could splice two versions;
+    /// without a strong validator the download is not resumed but started over.
+    static func resumeValidator(_ headers: HTTPHeaders, now: Date = Date()) -> String? {
+        if let etag = headers.first(name: "etag"), !etag.hasPrefix("W/") { return etag }
+        guard let lastModified = headers.first(name: "last-modified"), let modified = HTTPDate.parse(lastModified)
+        else { return nil }
+        let served = headers.first(name: "date").flatMap(HTTPDate.parse) ?? now
+        return served.timeIntervalSince(modified) >= 1 ? lastModified : nil
     }
 
     /// Whether a `206` is of the version the partial file was downloaded under. Byte-for-byte
