@@ -19,12 +19,15 @@ public final class BodyLimitProxy: @unchecked Sendable {
     /// with `return STATUS URL` (path → (status, URL)), as a site moved behind it would.
     /// `otherOrigin`: nginx also listens on `otherPort` and rewrites the upstream's `Location`s
     /// from `port` to `http://localhost:otherPort/`, another origin serving the same upstream.
+    /// `hidesPatchOffset`: the answers to `PATCH` lose their `Upload-Offset` (a proxy that
+    /// passes on only the headers it knows).
     public init(
         directory: String,
         forwardingTo upstream: Int,
         maxBody: String,
         redirects: [String: (status: Int, to: String)] = [:],
-        otherOrigin: Bool = false
+        otherOrigin: Bool = false,
+        hidesPatchOffset: Bool = false
     ) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
@@ -60,11 +63,22 @@ public final class BodyLimitProxy: @unchecked Sendable {
                     client_max_body_size \(maxBody);
             \(redirects.sorted { $0.key < $1.key }.map { "        location = \($0.key) { return \($0.value.status) \($0.value.to); }" }.joined(separator: "\n"))
                     location / {
+            \(hidesPatchOffset ? "            if ($request_method = PATCH) { rewrite ^(.*)$ /lull-patch$1 last; }" : "")
                         proxy_pass http://127.0.0.1:\(upstream);
                         proxy_http_version 1.1;
                         proxy_request_buffering off;
                         proxy_buffering off;
                         proxy_set_header Host $http_host;
+                    }
+                    location /lull-patch/ {
+                        internal;
+                        rewrite ^/lull-patch(.*)$ $1 break;
+                        proxy_pass http://127.0.0.1:\(upstream);
+                        proxy_http_version 1.1;
+                        proxy_request_buffering off;
+                        proxy_buffering off;
+                        proxy_set_header Host $http_host;
+                        proxy_hide_header Upload-Offset;
                     }
                 }
             }

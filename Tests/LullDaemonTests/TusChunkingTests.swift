@@ -112,6 +112,35 @@ struct TusChunkingTests {
         }
     }
 
+    /// A proxy drops `Upload-Offset` from the answers to `PATCH`: how much the server stored is
+    /// then asked with a `HEAD` after each one (it used to be assumed: all of it), and the
+    /// upload completes byte for byte.
+    @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
+    func aPatchAnsweredWithoutItsOffsetIsCheckedWithHead() async throws {
+        let content = TestHTTPServer.bytes(count: 1 << 20, seed: 54)
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let tus = try TusServerProcess(
+                script: Self.script,
+                filesDirectory: daemon.directory.appendingPathComponent("tus").path
+            )
+            defer { tus.kill() }
+            try tus.start()
+            let proxy = try BodyLimitProxy(
+                directory: daemon.directory.appendingPathComponent("nginx").path,
+                forwardingTo: tus.port,
+                maxBody: "8m",
+                hidesPatchOffset: true
+            )
+            defer { proxy.stop() }
+            try proxy.start()
+            _ = try await Self.upload(content, chunkBytes: 256 << 10, through: proxy, to: tus, daemon, client)
+            let answered = proxy.answered()
+            #expect(answered.filter { $0.hasPrefix("PATCH 2") }.count == 4, "\(answered)")
+            // One HEAD after each PATCH (the first attempt creates the upload and asks no HEAD).
+            #expect(answered.filter { $0.hasPrefix("HEAD 2") }.count == 4, "\(answered)")
+        }
+    }
+
     /// A file larger than the server's Tus-Max-Size fails at once, for good, naming the limit;
     /// nothing is created on the server.
     @Test func aFileOverTusMaxSizeFailsAtOnceNamingTheLimit() async throws {

@@ -91,7 +91,17 @@ struct TusUpload {
             }
             try await ResponseCapture.requireSuccess(response, watchdog: watchdog)
             try? await ResponseCapture.drain(response, upTo: 64 << 10, watchdog: watchdog)
-            let confirmed = response.headers.first(name: "upload-offset").flatMap(Int64.init) ?? offset + length
+            // An answer without Upload-Offset (a proxy that passes on only the headers it
+            // knows) does not say how much was stored: the server is asked.
+            var confirmed = response.headers.first(name: "upload-offset").flatMap(Int64.init)
+            if confirmed == nil { confirmed = try await currentOffset(uploadURL) }
+            guard let confirmed else {
+                throw JobFailure(
+                    code: "tus_upload_gone",
+                    message: "the server no longer has the upload; starting over",
+                    retryable: true
+                )
+            }
             guard confirmed > offset else {
                 throw JobFailure(
                     code: "tus_incomplete",
