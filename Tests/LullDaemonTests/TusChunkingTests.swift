@@ -16,9 +16,12 @@ import Testing
 struct TusChunkingTests {
     static let script = TusInteropTests.script
 
-    /// A daemon, and tuspyserver behind nginx taking request bodies up to `maxBody`, for `body`.
-    private func behindNginx(
+    /// A daemon, and tuspyserver behind nginx taking request bodies up to `maxBody` (and with
+    /// `BodyLimitProxy`'s other options), for `body`.
+    static func behindNginx(
         maxBody: String,
+        otherOrigin: Bool = false,
+        hidesPatchOffset: Bool = false,
         _ body: (DaemonProcess, LullClient, TusServerProcess, BodyLimitProxy) async throws -> Void
     ) async throws {
         try await withDaemon(config: fastRetries) { daemon, client in
@@ -31,7 +34,9 @@ struct TusChunkingTests {
             let proxy = try BodyLimitProxy(
                 directory: daemon.directory.appendingPathComponent("nginx").path,
                 forwardingTo: tus.port,
-                maxBody: maxBody
+                maxBody: maxBody,
+                otherOrigin: otherOrigin,
+                hidesPatchOffset: hidesPatchOffset
             )
             defer { proxy.stop() }
             try proxy.start()
@@ -77,7 +82,7 @@ struct TusChunkingTests {
     @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
     func a5MiBUploadPassesA1MiBRequestLimit() async throws {
         let content = TestHTTPServer.bytes(count: 5 << 20, seed: 51)
-        try await behindNginx(maxBody: "1m") { daemon, client, tus, proxy in
+        try await Self.behindNginx(maxBody: "1m") { daemon, client, tus, proxy in
             let done = try await Self.upload(content, through: proxy, to: tus, daemon, client)
             #expect(done.attempts == 1)
 
@@ -105,7 +110,7 @@ struct TusChunkingTests {
     func aJobsChunkBytesSplitsTheUpload() async throws {
         let content = TestHTTPServer.bytes(count: 1 << 20, seed: 52)
         // Through nginx, whose log counts the PATCHes (its limit is no constraint here).
-        try await behindNginx(maxBody: "8m") { daemon, client, tus, proxy in
+        try await Self.behindNginx(maxBody: "8m") { daemon, client, tus, proxy in
             let done = try await Self.upload(content, chunkBytes: 256 << 10, through: proxy, to: tus, daemon, client)
             #expect(done.chunkBytes == 256 << 10)
             #expect(proxy.answered().filter { $0.hasPrefix("PATCH 2") }.count == 4, "\(proxy.answered())")
@@ -118,21 +123,7 @@ struct TusChunkingTests {
     @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
     func aPatchAnsweredWithoutItsOffsetIsCheckedWithHead() async throws {
         let content = TestHTTPServer.bytes(count: 1 << 20, seed: 54)
-        try await withDaemon(config: fastRetries) { daemon, client in
-            let tus = try TusServerProcess(
-                script: Self.script,
-                filesDirectory: daemon.directory.appendingPathComponent("tus").path
-            )
-            defer { tus.kill() }
-            try tus.start()
-            let proxy = try BodyLimitProxy(
-                directory: daemon.directory.appendingPathComponent("nginx").path,
-                forwardingTo: tus.port,
-                maxBody: "8m",
-                hidesPatchOffset: true
-            )
-            defer { proxy.stop() }
-            try proxy.start()
+        try await Self.behindNginx(maxBody: "8m", hidesPatchOffset: true) { daemon, client, tus, proxy in
             _ = try await Self.upload(content, chunkBytes: 256 << 10, through: proxy, to: tus, daemon, client)
             let answered = proxy.answered()
             #expect(answered.filter { $0.hasPrefix("PATCH 2") }.count == 4, "\(answered)")

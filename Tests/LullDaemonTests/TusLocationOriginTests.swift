@@ -17,25 +17,11 @@ import Testing
 struct TusLocationOriginTests {
     /// tuspyserver behind nginx, which rewrites its `Location` to another origin (`localhost` on
     /// a second port it also serves): the creation carries `Authorization` and `Cookie`; the
-    /// `HEAD`s and `PATCH`es to the other origin carry neither, but the job's other headers, and
-    /// the upload completes byte for byte.
+    /// `HEAD`s and `PATCH`es to the other origin carry neither, and the upload completes byte for
+    /// byte.
     @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx (make test installs it)"))
     func credentialsDoNotFollowALocationToAnotherOrigin() async throws {
-        try await withDaemon(config: fastRetries) { daemon, client in
-            let tus = try TusServerProcess(
-                script: TusInteropTests.script,
-                filesDirectory: daemon.directory.appendingPathComponent("tus").path
-            )
-            defer { tus.kill() }
-            try tus.start()
-            let proxy = try BodyLimitProxy(
-                directory: daemon.directory.appendingPathComponent("nginx").path,
-                forwardingTo: tus.port,
-                maxBody: "8m",
-                otherOrigin: true
-            )
-            defer { proxy.stop() }
-            try proxy.start()
+        try await TusChunkingTests.behindNginx(maxBody: "8m", otherOrigin: true) { daemon, client, tus, proxy in
             let other = try #require(proxy.otherPort)
 
             let content = TestHTTPServer.bytes(count: 600_000, seed: 71)
