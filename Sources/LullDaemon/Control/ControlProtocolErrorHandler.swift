@@ -26,6 +26,12 @@ final class ControlProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelH
     private var closing = false
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is ByteToMessageDecoderError.PayloadTooLargeError {
+            // Bytes past a request the parser stopped at (CONNECT, Upgrade): the connection's
+            // task may be busy with a stream and not reading, so nobody else would close it.
+            context.close(promise: nil)
+            return
+        }
         guard let parserError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return

@@ -56,9 +56,11 @@ struct ControlServer: Sendable {
                 try refuse(channel, peer: peer, refusal, logger: admission.logger)
                 return nil
             }
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                withPipeliningAssistance: false,
-                withErrorHandling: false
+            // Built by hand for the decoder's buffer limit: after a CONNECT or an Upgrade
+            // request the parser stops, and every later byte would otherwise be kept.
+            try channel.pipeline.syncOperations.addHandler(HTTPResponseEncoder())
+            try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(HTTPRequestDecoder(), maximumBufferSize: Self.decoderBufferLimit)
             )
             try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
             try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: admission.readTimeout))
@@ -68,6 +70,10 @@ struct ControlServer: Sendable {
             channel.close().map { nil }
         }
     }
+
+    /// The most bytes the request decoder holds undecoded. A request's head is limited well below
+    /// it (80 KiB); bodies pass through as they are decoded.
+    static let decoderBufferLimit = 1 << 20
 
     /// Answers `429 too_many_connections` as soon as the connection is active, and closes it.
     private static func refuse(
@@ -135,6 +141,23 @@ struct ControlServer: Sendable {
         peer: PeerCredentials,
         channel: any Channel
     ) async throws -> Bool {
+        // After a CONNECT or an Upgrade request the parser reads no further (the decoder's buffer
+        // limit bounds what it keeps meanwhile). CONNECT means nothing here; an Upgrade is
+        // ignored, as HTTP/1.1 allows (`curl --http2` asks for h2c), and the request answered,
+        // but the connection can carry nothing after it.
+        if head.method == .CONNECT {
+            try await write(
+                .error(
+                    APIError(.notImplemented, code: "not_supported", "lulld's control socket has no use for CONNECT")
+                ),
+                head: head,
+                keepAlive: false,
+                outbound: outbound
+            )
+            return false
+        }
+        var head = head
+        if head.headers.contains(name: "upgrade") { head.headers.replaceOrAdd(name: "connection", value: "close") }
         // Read per request: a reload may change it.
         let maxRequestBytes = router.validators.maxRequestBytes
         let declared = head.headers.first(name: "content-length").flatMap(Int.init)
