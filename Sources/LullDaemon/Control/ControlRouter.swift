@@ -25,6 +25,8 @@ struct ControlRouter: Sendable {
     let files: FileAccess
     /// `POST /v1/reload` (Routes/ReloadRoute).
     let reloader: ConfigReloader
+    /// The event streams' heartbeat timer: the event loops', not `Task.sleep` (see `Sleeper`).
+    let sleeper: any Sleeper
     /// How long an event stream may go without a byte: past it, a comment line. A follower can
     /// then tell a quiet daemon from a stopped one (SIGSTOP, a hung machine) by its silence.
     var eventStreamHeartbeat: Duration = .seconds(15)

@@ -154,6 +154,7 @@ public enum Daemon {
         let sleep = await SleepInhibitor.start(
             on: config.sensors.bus,
             logger: logger,
+            sleeper: clients.sleeper,
             sleeping: { await dispatcher.checkpointForSleep() },
             woke: { await dispatcher.resumeAfterSleep() }
         )
@@ -211,7 +212,8 @@ public enum Daemon {
             samples: samples,
             metrics: metrics,
             files: files,
-            reloader: reloader
+            reloader: reloader,
+            sleeper: clients.sleeper
         )
         let server = ControlServer(router: router, logger: logger)
 

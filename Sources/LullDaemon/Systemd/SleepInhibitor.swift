@@ -1,4 +1,5 @@
 import Logging
+import LullCore
 import LullSensors
 import Synchronization
 
@@ -23,11 +24,14 @@ final class SleepInhibitor: Sendable {
     private let follower = Mutex<Task<Void, Never>?>(nil)
     /// The first wait before connecting again after the bus went away; doubled up to a minute.
     private let reconnectDelay: Duration
+    /// The event loops' timers, not `Task.sleep` (see `Sleeper`).
+    private let sleeper: any Sleeper
 
-    private init(endpoint: BusEndpoint, logger: Logger, reconnectDelay: Duration) {
+    private init(endpoint: BusEndpoint, logger: Logger, reconnectDelay: Duration, sleeper: any Sleeper) {
         self.endpoint = endpoint
         self.logger = logger
         self.reconnectDelay = reconnectDelay
+        self.sleeper = sleeper
     }
 
     /// Connects to logind on `endpoint`, subscribes to `PrepareForSleep` and takes the
@@ -37,11 +41,17 @@ final class SleepInhibitor: Sendable {
     static func start(
         on endpoint: BusEndpoint,
         logger: Logger,
+        sleeper: any Sleeper,
         reconnectDelay: Duration = .seconds(1),
         sleeping: @escaping @Sendable () async -> Void,
         woke: @escaping @Sendable () async -> Void
     ) async -> SleepInhibitor? {
-        let inhibitor = SleepInhibitor(endpoint: endpoint, logger: logger, reconnectDelay: reconnectDelay)
+        let inhibitor = SleepInhibitor(
+            endpoint: endpoint,
+            logger: logger,
+            reconnectDelay: reconnectDelay,
+            sleeper: sleeper
+        )
         let first: AsyncStream<Bool>
         do {
             first = try await inhibitor.connect()
@@ -136,7 +146,7 @@ final class SleepInhibitor: Sendable {
         )
         var delay = reconnectDelay
         while !Task.isCancelled {
-            do { try await Task.sleep(for: delay) } catch { return nil }
+            do { try await sleeper.sleep(for: delay) } catch { return nil }
             do {
                 let signals = try await connect()
                 do { try await take() } catch {

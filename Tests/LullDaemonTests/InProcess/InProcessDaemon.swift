@@ -141,7 +141,8 @@ final class InProcessDaemon: Sendable {
             samples: core.samples,
             metrics: core.metrics,
             files: core.files,
-            reloader: reloader
+            reloader: reloader,
+            sleeper: TaskSleeper()
         )
         return InProcessDaemon(
             directory: URL(fileURLWithPath: directory),

@@ -24,6 +24,7 @@ extension ControlRouter {
         }
         let hub = self.hub
         let heartbeat = eventStreamHeartbeat
+        let sleeper = self.sleeper
         // The slot is held by the closure: given back when the stream ends, or if it never starts.
         return .stream(contentType: "text/event-stream") { [slot] writer in
             withExtendedLifetime(slot) {}
@@ -39,7 +40,7 @@ extension ControlRouter {
                     cursor = last.seq
                 }
                 if page.items.count < pageSize, !page.cutShort {
-                    let seen = await Self.wait(hub, after: known, for: owner, atMost: heartbeat)
+                    let seen = await Self.wait(hub, after: known, for: owner, atMost: heartbeat, sleeper: sleeper)
                     if seen == known { try await writer.write(": keep-alive\n\n") }
                     known = seen
                 }
@@ -52,12 +53,13 @@ extension ControlRouter {
         _ hub: EventHub,
         after known: Int64,
         for owner: OwnerID?,
-        atMost limit: Duration
+        atMost limit: Duration,
+        sleeper: any Sleeper
     ) async -> Int64 {
         await withTaskGroup(of: Int64.self) { group in
             group.addTask { await hub.wait(after: known, for: owner) }
             group.addTask {
-                try? await Task.sleep(for: limit)
+                try? await sleeper.sleep(for: limit)
                 return known
             }
             defer { group.cancelAll() }
