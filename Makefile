@@ -221,7 +221,8 @@ uninstall:
 		$(DESTDIR)$(USERUNITDIR)/lulld.service $(DESTDIR)$(USERUNITDIR)/lulld.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/lull.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(ZSHCOMPDIR)/_lullctl \
-		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish \
+		$(DESTDIR)$(MANDIR)/man1/lullctl.1 $(DESTDIR)$(MANDIR)/man8/lulld.8 $(DESTDIR)$(MANDIR)/man5/lull.toml.5
 	rm -rf $(DESTDIR)$(DOCDIR)
 	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
 		systemctl daemon-reload; systemctl reset-failed lulld.service lulld.socket 2>/dev/null || true; \
