@@ -64,6 +64,7 @@ struct ControlServer: Sendable {
             )
             try channel.pipeline.syncOperations.addHandler(ControlProtocolErrorHandler())
             try channel.pipeline.syncOperations.addHandler(RequestReadDeadline(timeout: admission.readTimeout))
+            try channel.pipeline.syncOperations.addHandler(WriteStallDeadline(timeout: admission.readTimeout))
             return (try Connection(wrappingChannelSynchronously: channel), peer)
         }.flatMapError { _ in
             // No credentials, no service: drop the connection rather than guess who it is.
