@@ -42,4 +42,26 @@ import Testing
             #expect(try await client.job(held.id).state == .queued)
         }
     }
+
+    /// The daemon's code waits on its event loops (`Sleeper`), never with `Task.sleep`: one use
+    /// arms libdispatch's 1 Hz monitor for the rest of the process's life. The test above catches
+    /// it on the paths it runs; this catches it on the others (the systemd host, reconnects).
+    @Test func noDaemonCodeSleepsWithTaskSleep() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        var offenders: [String] = []
+        for module in ["LullDaemon", "LullTransfer", "LullStore", "LullSensors", "LullCore"] {
+            let root = sources.appendingPathComponent(module)
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+            while let file = files?.nextObject() as? URL {
+                guard file.pathExtension == "swift", file.lastPathComponent != "Sleeper.swift" else { continue }
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                for (number, line) in lines.enumerated()
+                where line.contains("Task.sleep(") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    offenders.append("\(module)/\(file.lastPathComponent):\(number + 1)")
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "Task.sleep in daemon code: \(offenders)")
+    }
 }

@@ -25,7 +25,7 @@ struct SystemdUnitFollowingTests {
         let bus = try startManager()
         defer { bus.stop() }
         try mock(bus, "AddUnit('\(Self.unit)', '\(UnitChanges.path(of: Self.unit))')")
-        let manager = SystemdServiceManager(endpoint: .address(bus.address))
+        let manager = SystemdServiceManager(endpoint: .address(bus.address), sleeper: TaskSleeper())
         defer { Task { await manager.close() } }
         try mock(bus, "FailGetUnit(3)")
         let end = Task { await manager.end(of: Self.unit) }
@@ -46,7 +46,7 @@ struct SystemdUnitFollowingTests {
         defer { bus.stop() }
         let path = UnitChanges.path(of: Self.unit)
         try mock(bus, "AddUnit('\(Self.unit)', '\(path)')")
-        let manager = SystemdServiceManager(endpoint: .address(bus.address))
+        let manager = SystemdServiceManager(endpoint: .address(bus.address), sleeper: TaskSleeper())
         defer { Task { await manager.close() } }
         try await manager.start(existing: Self.unit, jobID: JobID(7))
         #expect(try mock(bus, "RefCount('\(Self.unit)')") == "1")

@@ -39,12 +39,13 @@ struct DaemonCore {
         let run = RunTransfer(
             logs: RunLogs(stateDirectory: stateDirectory),
             settings: config.runSettings,
-            manager: runHost.makeManager(),
+            manager: runHost.makeManager(sleeper: clients.sleeper),
             managerIsSystem: runHost.isSystemManager,
             outputLines: runHost.host == .systemd
                 ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
             cgroups: config.run.cgroups,
             commandsOnlyOf: runHost.commandsOnlyOf,
+            sleeper: clients.sleeper,
             logger: logger
         )
         for group in run.endLeftovers() {

@@ -41,8 +41,8 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
     }
 
     /// The manager to run commands through, on the systemd host.
-    func makeManager() -> SystemdServiceManager? {
-        host == .systemd ? SystemdServiceManager(endpoint: endpoint) : nil
+    func makeManager(sleeper: any Sleeper) -> SystemdServiceManager? {
+        host == .systemd ? SystemdServiceManager(endpoint: endpoint, sleeper: sleeper) : nil
     }
 
     var description: String {

@@ -12,7 +12,9 @@ final class SystemdServiceManager: ServiceManager {
     static let managerPath = "/org/freedesktop/systemd1"
     static let managerInterface = "org.freedesktop.systemd1.Manager"
 
-    private let changes = UnitChanges()
+    private let changes: UnitChanges
+    /// The event loops' timers, not `Task.sleep` (see `Sleeper`).
+    private let sleeper: any Sleeper
     private let bus: ReconnectingBus
     /// Units frozen by SIGSTOP, where the manager cannot freeze (cgroup v1).
     private let stoppedBySignal = Mutex<Set<String>>([])
@@ -32,8 +34,10 @@ final class SystemdServiceManager: ServiceManager {
         let units = Mutex<Set<String>>([])
     }
 
-    init(endpoint: BusEndpoint, followPatience: Duration = .seconds(300)) {
-        let changes = changes
+    init(endpoint: BusEndpoint, sleeper: any Sleeper, followPatience: Duration = .seconds(300)) {
+        let changes = UnitChanges(sleeper: sleeper)
+        self.changes = changes
+        self.sleeper = sleeper
         let referenced = Referenced()
         self.referenced = referenced
         self.followPatience = followPatience
@@ -174,7 +178,7 @@ final class SystemdServiceManager: ServiceManager {
                 guard !Task.isCancelled, ContinuousClock.now - since < followPatience else {
                     return ServiceEnd(outcome: .failed("cannot follow \(unit): \(error)"))
                 }
-                try? await Task.sleep(for: delay)
+                try? await sleeper.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
                 continue
             }

@@ -1,3 +1,4 @@
+import LullCore
 import Synchronization
 
 /// Which unit objects changed, as `PropertiesChanged` signals tell the bus thread, for tasks
@@ -16,6 +17,10 @@ final class UnitChanges: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The event loops' timers, not `Task.sleep` (see `Sleeper`).
+    private let sleeper: any Sleeper
+
+    init(sleeper: any Sleeper) { self.sleeper = sleeper }
 
     func generation(of path: String) -> Int { state.withLock { $0.generations[path] ?? 0 } }
 
@@ -33,8 +38,9 @@ final class UnitChanges: Sendable {
             state.nextID += 1
             return state.nextID
         }
+        let sleeper = sleeper
         let timer = Task {
-            try? await Task.sleep(for: atMost)
+            try? await sleeper.sleep(for: atMost)
             self.wake(path, id)
         }
         await withCheckedContinuation { continuation in

@@ -85,10 +85,11 @@ extension RunTransfer {
     private func follow(_ unit: String, of id: JobID, manager: any ServiceManager) async -> ServiceEnd {
         units.add(id, unit: unit)
         defer { units.remove(id) }
+        let sleeper = self.sleeper
         let sampling = Task {
             while !Task.isCancelled {
                 if let usage = await manager.usage(of: unit) { units.record(usage, of: id) }
-                try? await Task.sleep(for: .seconds(1))
+                try? await sleeper.sleep(for: .seconds(1))
             }
         }
         defer { sampling.cancel() }

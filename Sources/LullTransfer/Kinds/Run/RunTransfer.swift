@@ -36,6 +36,8 @@ public struct RunTransfer: TransferEngine {
     /// On the process host of a lulld without the rights to run others' commands: its own uid,
     /// the one owner it runs commands for (`ProcessHostRights`). Nil: anyone's.
     let commandsOnlyOf: OwnerID?
+    /// Paces the usage sampling of units: the daemon's event loops, not `Task.sleep` (`Sleeper`).
+    let sleeper: any Sleeper
 
     public init(
         launcher: any ProcessLauncher = SpawnLauncher(),
@@ -47,8 +49,10 @@ public struct RunTransfer: TransferEngine {
         outputLines: (@Sendable (JobID, Substring) -> Void)? = nil,
         cgroups: DelegatedCgroups? = nil,
         commandsOnlyOf: OwnerID? = nil,
+        sleeper: any Sleeper = TaskSleeper(),
         logger: Logger? = nil
     ) {
+        self.sleeper = sleeper
         self.commandsOnlyOf = commandsOnlyOf
         self.logger = logger
         self.outputLines = outputLines
