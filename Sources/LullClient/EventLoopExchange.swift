@@ -7,6 +7,8 @@ import Synchronization
 
 /// Calls through AsyncHTTPClient over the Unix socket, sharing one connection pool.
 struct EventLoopExchange: ControlExchange {
+    /// A local socket connects at once or not at all (see `LazyHTTPClient.configuration`).
+    static let connectTimeout = Duration.seconds(1)
     let socketPath: String
     let http: LazyHTTPClient
 
@@ -84,7 +86,7 @@ final class LazyHTTPClient: Sendable {
     /// and, for a view following a daemon that went away, every reconnect attempt.
     static var configuration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(1)
+        configuration.timeout.connect = .nanoseconds(Int64(EventLoopExchange.connectTimeout / .nanoseconds(1)))
         return configuration
     }
 

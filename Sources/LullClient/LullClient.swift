@@ -314,6 +314,11 @@ public enum UnreachableReason: Sendable, Equatable {
     /// What the socket file says about a failed call: missing, not ours to use, or there but
     /// not answering (`detail` says how).
     static func diagnose(_ socketPath: String, _ detail: String) -> UnreachableReason {
+        // A full listen backlog: a Unix socket's connect says EAGAIN at once, where a TCP one
+        // would wait. The daemon is there, but busy (or stopped).
+        if detail.contains("(errno: \(EAGAIN))") {
+            return .noAnswer(within: EventLoopExchange.connectTimeout, accepted: false)
+        }
         var info = stat()
         if stat(socketPath, &info) != 0 { return errno == EACCES ? .permissionDenied : .noSocket }
         if access(socketPath, R_OK | W_OK) != 0 { return .permissionDenied }

@@ -54,4 +54,51 @@ import Glibc
             }
         }
     }
+
+    /// A socket whose listen queue is full: a Unix socket refuses the connect at once (EAGAIN),
+    /// which used to read "cannot talk to lulld … Is it running?". It is a busy daemon.
+    @Test func aFullListenQueueIsABusyDaemonNotAMissingOne() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-backlog-\(UUID().uuidString.prefix(8))"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("s").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        try withUnsafePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try #require(bind(listener, raw, length) == 0)
+                try #require(listen(listener, 0) == 0)
+            }
+        }
+        // Fill the queue: never accepted.
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<4 {
+            let filler = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue), 0)
+            fillers.append(filler)
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = connect(filler, $0, length) }
+            }
+        }
+        let client = LullClient(socketPath: path, timeout: .seconds(2), style: .eventLoop)
+        defer { Task { await client.shutdown() } }
+        do {
+            _ = try await client.status()
+            Issue.record("a call through a full queue was answered")
+        } catch let error as LullClientError {
+            guard case .unreachable(_, .noAnswer(_, accepted: false)) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect("\(error)".contains("did not accept the connection"), "\(error)")
+        }
+    }
 }
