@@ -162,3 +162,83 @@ def test_wait_stops_at_its_timeout_between_events(tmp_path: Path) -> None:
     finally:
         fake.close()
     assert LIMIT <= elapsed < 1.2 * LIMIT
+
+
+#: The head of lulld's event stream and its first comment, as lulld sends them after seq 0.
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-store\r\n"
+    b"connection: close\r\n\r\n: lull event stream after seq 0\n\n"
+)
+
+
+def progress(seq: int) -> bytes:
+    """Event ``seq`` of job 1 as the stream sends it."""
+    event = b'{"seq":%d,"job_id":1,"state":"running","type":"progress"}' % seq
+    return b"id: %d\nevent: progress\ndata: %s\n\n" % (seq, event)
+
+
+def test_a_silent_stream_is_taken_for_a_broken_one(tmp_path: Path) -> None:
+    # A daemon that stops answering without closing its socket (SIGSTOP, a hung machine): the
+    # first stream gives one event and then not a byte, and later connections are taken (the
+    # kernel does that for a stopped daemon) but their requests never answered.
+    connected: List[float] = []
+
+    def stopped_after_one_event(connection: socket.socket, index: int) -> None:
+        connected.append(time.monotonic())
+        read_head(connection)
+        if index == 0:
+            connection.sendall(STREAM_HEAD + progress(1))
+        connection.recv(1)  # holds the connection open, silent, until the client hangs up
+
+    fake = FakeDaemon(str(tmp_path / "q.sock"), stopped_after_one_event)
+    disconnects: List[int] = []
+    yielded: List[lull.Event] = []
+    try:
+        started = time.monotonic()
+        with pytest.raises(lull.Unreachable) as raised:
+            stream = lull.Client(fake.path).follow(
+                after=0, timeout=10, reconnect_within=1.0, on_disconnect=disconnects.append, silence=1.0
+            )
+            for event in stream:
+                yielded.append(event)
+        elapsed = time.monotonic() - started
+    finally:
+        fake.close()
+    assert [event["seq"] for event in yielded] == [1]
+    assert disconnects == [1], "the silent stream counts as a disconnect, resumed from the event seen"
+    assert len(connected) >= 2 and connected[1] - connected[0] < 3, connected
+    assert "did not answer in time" in str(raised.value)
+    # One silence on the stream, then unanswered requests, each given up after a silence, for
+    # reconnect_within: about 3.2 s; well short of the 10 s timeout.
+    assert elapsed < 6, elapsed
+
+
+def test_keep_alive_comments_keep_a_quiet_stream(tmp_path: Path) -> None:
+    # No event for twice the silence limit, but a comment every 0.3 s: a quiet daemon, not a
+    # stopped one. The comments are not events, and the event after them is given.
+    connected: List[float] = []
+
+    def quiet(connection: socket.socket, _: int) -> None:
+        connected.append(time.monotonic())
+        read_head(connection)
+        connection.sendall(STREAM_HEAD)
+        start = time.monotonic()
+        while time.monotonic() - start < 2.0:
+            time.sleep(0.3)
+            connection.sendall(b": keep-alive\n\n")
+        connection.sendall(progress(1))
+        connection.recv(1)
+
+    fake = FakeDaemon(str(tmp_path / "k.sock"), quiet)
+    disconnects: List[int] = []
+    try:
+        started = time.monotonic()
+        stream = lull.Client(fake.path).follow(after=0, timeout=10, on_disconnect=disconnects.append, silence=1.0)
+        first = next(stream)
+        elapsed = time.monotonic() - started
+        stream.close()
+    finally:
+        fake.close()
+    assert first["seq"] == 1
+    assert elapsed >= 2.0
+    assert disconnects == [] and len(connected) == 1, "one connection, never given up for silence"

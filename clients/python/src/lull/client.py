@@ -212,6 +212,7 @@ class Client:
         timeout: Optional[float] = None,
         reconnect_within: float = 60.0,
         on_disconnect: Optional[Callable[[int], None]] = None,
+        silence: float = 45.0,
     ) -> Generator[Event, None, None]:
         """Yields every event after the cursor ``after``, then new ones as they happen.
 
@@ -221,13 +222,22 @@ class Client:
         answered for ``reconnect_within`` seconds, and ``TimeoutError`` when ``timeout`` seconds
         have passed (None: follow for ever). Keep the last ``seq`` to resume in another process;
         ``close()`` the generator to let go of its connection early.
+
+        lulld sends a ``: keep-alive`` comment when 15 s pass without an event, so a stream on
+        which not a byte arrives for ``silence`` seconds is taken for a broken one (a daemon
+        stopped with SIGSTOP, a hung machine): it is closed and reconnected from the cursor as
+        above, and a daemon that does not answer the new connection within ``silence`` counts
+        as not answering. Keep it above the 15 s between keep-alives, or a quiet stream is
+        reconnected again and again.
         """
+        if not silence > 0:
+            raise ValueError(f"silence must be more than 0 seconds, not {silence!r}")
         deadline = None if timeout is None else time.monotonic() + timeout
         cursor = after
         unreachable_since: Optional[float] = None
         while True:
             try:
-                response, connection = self._open_stream(cursor, deadline)
+                response, connection = self._open_stream(cursor, deadline, silence)
             except (OSError, http.client.HTTPException) as error:
                 _check_deadline(deadline, cursor)
                 now = time.monotonic()
@@ -238,7 +248,7 @@ class Client:
                 continue
             unreachable_since = None
             try:
-                for message in parse_event_stream(_lines(response, connection, deadline)):
+                for message in parse_event_stream(_lines(response, connection, deadline, silence)):
                     # The read may return just after the deadline: an event that late is not given.
                     _check_deadline(deadline, cursor)
                     try:
@@ -250,7 +260,9 @@ class Client:
                     yield event
                     _check_deadline(deadline, cursor)
             except (OSError, http.client.HTTPException):
-                _check_deadline(deadline, cursor)  # else the stream broke: pick up from the cursor
+                # Else the stream broke, or was silent for `silence` s (a read timed out): pick up
+                # from the cursor.
+                _check_deadline(deadline, cursor)
             finally:
                 connection.close()
             if on_disconnect is not None:
@@ -258,23 +270,27 @@ class Client:
             # A daemon on its way down may still accept a connection and close it at once.
             time.sleep(0.1)
 
-    def wait(self, job_id: int, timeout: Optional[float] = None) -> Job:
+    def wait(self, job_id: int, timeout: Optional[float] = None, silence: float = 45.0) -> Job:
         """Blocks until the job is succeeded, failed, cancelled or expired, across daemon
-        restarts; returns it. Raises ``TimeoutError`` after ``timeout`` seconds."""
+        restarts; returns it. Raises ``TimeoutError`` after ``timeout`` seconds. It follows the
+        event stream: ``silence`` is :meth:`follow`'s."""
         # The cursor is read before the job, so an ending in between is not missed.
         cursor = int(self.status().get("last_event_seq", 0))
         job = self.get(job_id)
         if job["state"] in TERMINAL_STATES:
             return job
-        for event in self.follow(after=cursor, timeout=timeout):
+        for event in self.follow(after=cursor, timeout=timeout, silence=silence):
             if event["job_id"] == job["id"] and event["state"] in TERMINAL_STATES:
                 return self.get(job_id)
         raise AssertionError("follow() ended")  # it never does: it raises instead
 
     # Plumbing ---------------------------------------------------------------------------------
 
-    def _open_stream(self, after: int, deadline: Optional[float]) -> Tuple[http.client.HTTPResponse, UnixHTTPConnection]:
-        connection = UnixHTTPConnection(self.socket_path, timeout=_remaining(deadline))
+    def _open_stream(
+        self, after: int, deadline: Optional[float], silence: float
+    ) -> Tuple[http.client.HTTPResponse, UnixHTTPConnection]:
+        # A daemon that takes the connection but does not answer within `silence` is not answering.
+        connection = UnixHTTPConnection(self.socket_path, timeout=_stream_timeout(deadline, silence))
         try:
             response = connection.exchange(
                 "GET", "/v1/events?" + urllib.parse.urlencode({"after": after}), headers={"Accept": "text/event-stream"}
@@ -335,20 +351,29 @@ def _remaining(deadline: Optional[float]) -> Optional[float]:
     return None if deadline is None else max(0.001, deadline - time.monotonic())
 
 
+def _stream_timeout(deadline: Optional[float], silence: float) -> float:
+    """How long one read of the event stream may wait: until the deadline, and no longer than
+    the silence that counts as a broken stream."""
+    remaining = _remaining(deadline)
+    return silence if remaining is None else min(remaining, silence)
+
+
 def _check_deadline(deadline: Optional[float], cursor: int) -> None:
     if deadline is not None and time.monotonic() >= deadline:
         raise TimeoutError(f"stopped following events at seq {cursor}: the timeout passed")
 
 
 def _lines(
-    response: http.client.HTTPResponse, connection: UnixHTTPConnection, deadline: Optional[float]
+    response: http.client.HTTPResponse, connection: UnixHTTPConnection, deadline: Optional[float], silence: float
 ) -> Iterator[bytes]:
-    """The stream's lines; each read waits at most until the deadline. The stream's answer closes
-    the connection, so http.client has handed its socket over to the response (``sock`` is None
-    by now): the timeout goes on the socket the response reads from."""
+    """The stream's lines; each read waits at most until the deadline, and at most ``silence``
+    seconds for a byte (a comment such as ``: keep-alive`` counts), else raises
+    ``socket.timeout``. The stream's answer closes the connection, so http.client has handed its
+    socket over to the response (``sock`` is None by now): the timeout goes on the socket the
+    response reads from."""
     while True:
-        if deadline is not None and connection.unix_socket is not None:
-            connection.unix_socket.settimeout(_remaining(deadline))
+        if connection.unix_socket is not None:
+            connection.unix_socket.settimeout(_stream_timeout(deadline, silence))
         line = response.readline()
         if not line:
             return
