@@ -8,6 +8,17 @@ public enum WireDecoding {
     static let nestingLimit = 512
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ValidationError) -> T {
+        // JSONDecoder also reads UTF-16 and UTF-32 (told by a byte-order mark or by NULs among the
+        // first bytes), which the duplicate-key scanner, reading UTF-8, would misread: a
+        // duplicate would pass it, to be read one way here and another by a proxy before us.
+        // JSON on the wire is UTF-8 (RFC 8259), without a byte-order mark.
+        if !isPlainUTF8JSON(data) {
+            throw ValidationError(
+                .malformedJSON,
+                field: nil,
+                "request body is not UTF-8 JSON (it has a byte-order mark, or is UTF-16 or UTF-32); send it as UTF-8"
+            )
+        }
         let value: T
         do {
             value = try JSONDecoder().decode(type, from: data)
@@ -25,6 +36,16 @@ public enum WireDecoding {
             )
         }
         return value
+    }
+
+    /// No byte-order mark, and no NUL among the first four bytes (a NUL is never valid in
+    /// UTF-8 JSON, where control characters must be escaped).
+    static func isPlainUTF8JSON(_ data: Data) -> Bool {
+        let start = data.prefix(4)
+        if start.contains(0) { return false }
+        return
+            !(start.starts(with: [0xEF, 0xBB, 0xBF]) || start.starts(with: [0xFE, 0xFF])
+            || start.starts(with: [0xFF, 0xFE]))
     }
 
     static func validationError(for error: DecodingError, in data: Data) -> ValidationError {

@@ -199,6 +199,29 @@ import Testing
 
     enum BatchOrNot { case single, batch }
 
+    /// JSONDecoder would read UTF-16 and UTF-32 too, where the duplicate-key scanner, reading
+    /// UTF-8, missed a duplicate `url`: refused, as is a UTF-8 byte-order mark.
+    @Test func aBodyThatIsNotPlainUTF8IsRefusedBeforeADuplicateCanHide() throws {
+        let json = #"{"kind":"fetch","destination":"/tmp/a","url":"http://good/","\u0075rl":"http://evil/"}"#
+        #expect(failure(json)?.code == .duplicateField)
+        let encodings: [(String, Data)] = [
+            ("UTF-16LE", json.data(using: .utf16LittleEndian)!),
+            ("UTF-16BE", json.data(using: .utf16BigEndian)!),
+            ("UTF-16 with BOM", json.data(using: .utf16)!),
+            ("UTF-32BE", json.data(using: .utf32BigEndian)!),
+            ("UTF-8 with BOM", Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8)),
+        ]
+        for (name, body) in encodings {
+            do {
+                _ = try WireDecoding.decode(JobSubmission.self, from: body)
+                Issue.record("\(name) was decoded")
+            } catch {
+                #expect(error.code == .malformedJSON, "\(name): \(error)")
+                #expect(error.message.contains("not UTF-8 JSON"), "\(name): \(error.message)")
+            }
+        }
+    }
+
     @Test func equalKeysInDifferentObjectsOrInsideStringsAreNotDuplicates() throws {
         let batch = try WireDecoding.decode(
             BatchSubmission.self,
