@@ -20,7 +20,8 @@ int lull_become_fs_user(uid_t uid) {
     struct passwd entry, *found = NULL;
     char buffer[16384];
     gid_t gid = (gid_t)uid;
-    gid_t groups[LULL_MAX_GROUPS];
+    gid_t small[LULL_MAX_GROUPS];
+    gid_t *groups = small;
     int count = 0;
     int failed = getpwuid_r(uid, &entry, buffer, sizeof buffer, &found);
     /* A database that answers an error (sssd or LDAP down) must not be taken for an uid without
@@ -29,7 +30,17 @@ int lull_become_fs_user(uid_t uid) {
     if (found != NULL) {
         gid = found->pw_gid;
         count = LULL_MAX_GROUPS;
-        if (getgrouplist(found->pw_name, gid, groups, &count) < 0) count = 0;
+        if (getgrouplist(found->pw_name, gid, groups, &count) < 0) {
+            /* More groups than the array holds (common under AD): count says how many. Dropping
+               them would refuse the owner what those groups allow. */
+            gid_t *larger = count > LULL_MAX_GROUPS ? malloc(sizeof(gid_t) * (size_t)count) : NULL;
+            if (larger == NULL || getgrouplist(found->pw_name, gid, larger, &count) < 0) {
+                free(larger);
+                errno = ENOMEM;
+                return -1;
+            }
+            groups = larger;
+        }
     }
     if (count == 0) { groups[0] = gid; count = 1; }
     if (saved_count < 0) {
@@ -37,8 +48,11 @@ int lull_become_fs_user(uid_t uid) {
         if (saved_count < 0) saved_count = 0;
     }
     /* Raw system calls: glibc's wrappers would apply these to every thread of the process. */
-    if (syscall(SYS_setgroups, (size_t)count, groups) != 0) return -1;
+    long set = syscall(SYS_setgroups, (size_t)count, groups);
+    if (groups != small) free(groups);
+    if (set != 0) return -1;
     syscall(SYS_setfsgid, gid);
+    if ((gid_t)syscall(SYS_setfsgid, (gid_t)-1) != gid) { errno = EPERM; return -1; }
     syscall(SYS_setfsuid, uid);
     if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != uid) { errno = EPERM; return -1; }
     return 0;
