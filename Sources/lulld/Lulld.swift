@@ -8,6 +8,7 @@ import LullDaemon
 @main
 enum LulldMain {
     static func main() async {
+        StandardDescriptors.ensureOpen()
         // Run Swift Concurrency on NIO's event loops: the control socket, the store's callbacks
         // and the transfers then share a few threads instead of hopping between two pools.
         EventLoopGlobalExecutor.install()
