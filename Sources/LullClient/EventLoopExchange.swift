@@ -21,14 +21,18 @@ struct EventLoopExchange: ControlExchange {
             var headers: [String: String] = [:]
             for (name, value) in response.headers { headers[name.lowercased()] = value }
             return ControlAnswer(status: Int(response.status.code), headers: headers, body: Array(buffer: body))
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw LullClientError.unreachable(
-                socketPath: socketPath,
-                reason: .noAnswer(within: timeout, accepted: true)
-            )
         } catch {
-            throw LullClientError.unreachable(socketPath: socketPath, reason: .diagnose(socketPath, "\(error)"))
+            throw Self.unreachable(error, socketPath: socketPath, waited: timeout)
         }
+    }
+
+    /// A failed exchange in words: no answer within `waited` (the call's deadline, or the
+    /// stream's silence limit), or what the socket file says.
+    static func unreachable(_ error: any Error, socketPath: String, waited: Duration) -> LullClientError {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout {
+            return .unreachable(socketPath: socketPath, reason: .noAnswer(within: waited, accepted: true))
+        }
+        return .unreachable(socketPath: socketPath, reason: .diagnose(socketPath, "\(error)"))
     }
 
     static func request(_ request: ControlRequest, socketPath: String) throws -> HTTPClientRequest {

@@ -88,13 +88,8 @@ extension LullClient {
         let response: HTTPClientResponse
         do {
             response = try await streamHTTP.client.execute(request, timeout: .hours(24 * 365))
-        } catch let error as HTTPClientError where error == .readTimeout {
-            throw LullClientError.unreachable(
-                socketPath: socketPath,
-                reason: .noAnswer(within: eventStreamSilence, accepted: true)
-            )
         } catch {
-            throw LullClientError.unreachable(socketPath: socketPath, reason: .diagnose(socketPath, "\(error)"))
+            throw EventLoopExchange.unreachable(error, socketPath: socketPath, waited: eventStreamSilence)
         }
         guard response.status == .ok else {
             let body = try await response.body.collect(upTo: 1 << 20)

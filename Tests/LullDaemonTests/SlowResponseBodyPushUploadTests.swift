@@ -13,23 +13,32 @@ import Testing
     static let drip = TestHTTPServer.Route(faults: [.drip(bytes: 1, every: .milliseconds(300))], uploadStatus: 200)
 
     @Test func aPushWhoseAnswerDripsIsSentOnce() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { Task { await server.stop() } }
-        server.route("/hook", Self.drip)
-        try await withDaemon(config: fastRetries) { _, client in
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .push,
-                    url: server.url("/hook"),
-                    body: "x",
-                    timeouts: TimeoutSettings(idleSeconds: 1)
-                )
-            )
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+        try await Self.push(answeredBy: Self.drip, timeouts: TimeoutSettings(idleSeconds: 1)) { done, server in
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 1)
             #expect(done.result?.responseBody == "stored 1 bytes\n")
             #expect(server.requests.filter { $0.uri == "/hook" }.count == 1, "the push was sent again")
+        }
+    }
+
+    /// Pushes "x" to `/hook` of a test server that answers as `route` says, then hands `check`
+    /// the finished job and the server.
+    static func push(
+        answeredBy route: TestHTTPServer.Route,
+        timeouts: TimeoutSettings,
+        _ check: (JobView, TestHTTPServer) throws -> Void
+    ) async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/hook", route)
+        try await withDaemon(config: fastRetries) { _, client in
+            let job = try await client.submit(
+                JobSubmission(kind: .push, url: server.url("/hook"), body: "x", timeouts: timeouts)
+            )
+            try check(
+                try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60)),
+                server
+            )
         }
     }
 
@@ -62,19 +71,10 @@ import Testing
 /// than holding its slot until the total timeout and sending the push again.
 @Suite struct EndlessResponseBodyTests {
     @Test func aPushAnsweredWithAnEndlessBodySucceedsOnce() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { Task { await server.stop() } }
-        server.route("/hook", TestHTTPServer.Route(faults: [.endlessBody], uploadStatus: 200))
-        try await withDaemon(config: fastRetries) { _, client in
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .push,
-                    url: server.url("/hook"),
-                    body: "x",
-                    timeouts: TimeoutSettings(totalSeconds: 20)
-                )
-            )
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client, timeout: .seconds(60))
+        try await SlowResponseBodyPushUploadTests.push(
+            answeredBy: TestHTTPServer.Route(faults: [.endlessBody], uploadStatus: 200),
+            timeouts: TimeoutSettings(totalSeconds: 20)
+        ) { done, server in
             #expect(done.state == .succeeded, "\(String(describing: done.error))")
             #expect(done.attempts == 1)
             #expect(done.result?.responseBody?.count == 64 << 10)
