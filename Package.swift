@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "LullSensors",
             dependencies: [
-                "LullCore", "CSystemd", "LullKernelFiles",
+                "LullCore", "CSystemd", "CLullSys", "LullKernelFiles",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

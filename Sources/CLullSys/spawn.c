@@ -2,6 +2,7 @@
 #include "lullsys.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <linux/capability.h>
@@ -41,7 +42,8 @@ struct child_failure {
 };
 
 static const char *const steps[] = {
-    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec", "nice", "cgroup"};
+    "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec", "nice", "cgroup",
+    "rlimit"};
 
 static pid_t spawn_with_posix_spawn(const struct lull_spawn_request *r, const char **failed_step) {
     posix_spawn_file_actions_t actions;
@@ -72,8 +74,17 @@ static pid_t spawn_with_posix_spawn(const struct lull_spawn_request *r, const ch
     return pid;
 }
 
+/* Closes descriptors low to high: close_range (Linux 5.9), else one by one below `limit`, the
+   number of descriptors the daemon could have open when it forked. */
+static void close_between(unsigned low, unsigned high, unsigned limit) {
+    unsigned fd;
+    if (syscall(SYS_close_range, low, high, 0) == 0) return;
+    for (fd = low; fd <= high && fd < limit; fd++) close((int)fd);
+}
+
 /* Between fork and execve only async-signal-safe calls: raw system calls, dup2, open, execve. */
-static void become_and_exec(const struct lull_spawn_request *r, int status_fd) {
+static void become_and_exec(const struct lull_spawn_request *r, const struct rlimit *nofile, unsigned open_limit,
+                            int status_fd) {
     struct child_failure failure = {0, 0};
     int null_fd, signal_number;
     struct sigaction default_action;
@@ -113,9 +124,10 @@ static void become_and_exec(const struct lull_spawn_request *r, int status_fd) {
 identity_done:
     /* After the switch, so the directory is entered with the owner's rights. */
     if (chdir(r->directory) != 0) { failure.step = 7; goto fail; }
+    if (nofile != NULL && syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nofile, NULL) != 0) { failure.step = 11; goto fail; }
     /* Everything but 0-2 and the status pipe (close-on-exec, it closes when execve succeeds). */
-    if (status_fd > 3) syscall(SYS_close_range, 3, status_fd - 1, 0);
-    syscall(SYS_close_range, status_fd + 1, ~0U, 0);
+    if (status_fd > 3) close_between(3, (unsigned)status_fd - 1, open_limit);
+    close_between((unsigned)status_fd + 1, ~0U, open_limit);
     execve(r->path, r->argv, r->envp);
     failure.step = 8;
 fail:
@@ -129,6 +141,15 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
     struct child_failure failure;
     ssize_t got;
     pid_t pid;
+    struct rlimit nofile;
+    unsigned open_limit;
+    /* Read before fork: the child keeps the hard limit and takes the soft one it is given. */
+    if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) {
+        *failed_step = "rlimit";
+        return -1;
+    }
+    open_limit = nofile.rlim_cur > INT_MAX ? INT_MAX : (unsigned)nofile.rlim_cur;
+    if (r->restore_nofile && r->nofile_soft < nofile.rlim_max) nofile.rlim_cur = (rlim_t)r->nofile_soft;
     if (pipe2(status, O_CLOEXEC) != 0) {
         *failed_step = "pipe";
         return -1;
@@ -144,7 +165,7 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
     }
     if (pid == 0) {
         close(status[0]);
-        become_and_exec(r, status[1]);
+        become_and_exec(r, r->restore_nofile ? &nofile : NULL, open_limit, status[1]);
     }
     close(status[1]);
     do {
@@ -163,8 +184,8 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
 
 pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step) {
     *failed_step = "";
-    /* posix_spawn can change neither identity nor niceness, nor start in a cgroup. */
-    return request->switch_identity || request->set_nice || request->cgroup_procs_fd >= 0
+    /* posix_spawn can change neither identity, niceness nor limits, nor start in a cgroup. */
+    return request->switch_identity || request->set_nice || request->cgroup_procs_fd >= 0 || request->restore_nofile
                ? spawn_with_fork(request, failed_step)
                : spawn_with_posix_spawn(request, failed_step);
 }

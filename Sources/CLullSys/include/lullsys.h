@@ -77,6 +77,10 @@ struct lull_spawn_request {
     /// Not -1: `cgroup.procs` of the cgroup the process starts in, open for writing; the child
     /// moves itself there first, so everything it ever starts is in it.
     int cgroup_procs_fd;
+    /// Non-zero: the process's soft RLIMIT_NOFILE becomes `nofile_soft` before it executes (the
+    /// limit lulld was started with; lulld raises its own, and a command should not inherit that).
+    int restore_nofile;
+    unsigned long long nofile_soft;
 };
 
 /// Starts the process: with posix_spawn, or, when the identity changes (which posix_spawn

@@ -24,7 +24,8 @@ public enum Daemon {
         // still ends it at once until the restore: nothing is running yet.
         let signals = SignalStream([SIGHUP])
         try StateDirectory.prepare(settings.stateDirectory)
-        let descriptorLimit = DescriptorLimit.raiseToHard()
+        let descriptors = DescriptorLimit.raiseToHard()
+        let descriptorLimit = descriptors.inForce
         let lock = try InstanceLock(stateDirectory: settings.stateDirectory)
         var settings = settings
         if settings.config.run.host == .process {
@@ -76,6 +77,7 @@ public enum Daemon {
                 hub: hub,
                 clients: clients,
                 connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit),
+                commandDescriptorLimit: descriptors.raisedFrom,
                 logger: logger
             )
         } catch {
@@ -125,6 +127,7 @@ public enum Daemon {
         hub: EventHub,
         clients: HTTPClients,
         connections: ConfigReloader.Connections,
+        commandDescriptorLimit: UInt64?,
         logger: Logger
     ) async throws {
         // Taken over before the restore, which can take seconds with a large queue: a stop
@@ -136,6 +139,7 @@ public enum Daemon {
             stateDirectory: settings.stateDirectory,
             store: store,
             clients: clients,
+            commandDescriptorLimit: commandDescriptorLimit,
             logger: logger
         )
         let (clock, files, notifier, samples, metrics) = (

@@ -28,6 +28,7 @@ struct DaemonCore {
         stateDirectory: String,
         store: SQLiteJobStore,
         clients: HTTPClients,
+        commandDescriptorLimit: UInt64? = nil,
         logger: Logger
     ) async
         -> DaemonCore
@@ -37,6 +38,7 @@ struct DaemonCore {
         let runHost = RunHostChoice(resolved: config.run.host)
         logger.info("run jobs: commands \(runHost)")
         let run = RunTransfer(
+            launcher: SpawnLauncher(descriptorSoftLimit: commandDescriptorLimit),
             logs: RunLogs(stateDirectory: stateDirectory),
             settings: config.runSettings,
             manager: runHost.makeManager(sleeper: clients.sleeper),

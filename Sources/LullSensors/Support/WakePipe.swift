@@ -1,3 +1,5 @@
+import CLullSys
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,11 +12,8 @@ struct WakePipe: Sendable {
 
     init() throws(SensorError) {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw SensorError.system("pipe", errno) }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
+        // Close-on-exec from the start (pipe2): a command forked meanwhile must not inherit it.
+        guard lull_pipe(&fds, 1) == 0 else { throw SensorError.system("pipe2", errno) }
         readFD = fds[0]
         writeFD = fds[1]
     }

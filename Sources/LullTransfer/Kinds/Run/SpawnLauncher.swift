@@ -8,8 +8,14 @@ import Glibc
 /// Starts the process itself, without systemd: `posix_spawn` in a new session and process
 /// group; when the owner is not the daemon's user, fork and execve through the C shim, which
 /// takes on the owner's uid, gid and groups in between (posix_spawn cannot change identity).
+/// Fork too where the command's open-file limit must be set back below lulld's.
 public struct SpawnLauncher: ProcessLauncher {
-    public init() {}
+    /// The soft `RLIMIT_NOFILE` a command starts with; nil: lulld's own.
+    let descriptorSoftLimit: UInt64?
+
+    public init(descriptorSoftLimit: UInt64? = nil) {
+        self.descriptorSoftLimit = descriptorSoftLimit
+    }
 
     public func launch(_ request: LaunchRequest) throws(JobFailure) -> LaunchedProcess {
         let argv = CStringArray(request.argv)
@@ -36,7 +42,9 @@ public struct SpawnLauncher: ProcessLauncher {
                         group_count: Int32(groupList.count),
                         set_nice: request.nice == nil ? 0 : 1,
                         nice: request.nice ?? 0,
-                        cgroup_procs_fd: request.cgroupDescriptor
+                        cgroup_procs_fd: request.cgroupDescriptor,
+                        restore_nofile: descriptorSoftLimit == nil ? 0 : 1,
+                        nofile_soft: descriptorSoftLimit ?? 0
                     )
                     return lull_spawn(&spawn, &step)
                 }
