@@ -26,7 +26,10 @@ import Glibc
         try daemon.start()
         let limits = try String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)
         let own = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
-        #expect(own?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first == "\(hard)", "\(own ?? "")")
+        #expect(
+            own?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first == "\(hard)",
+            "\(own ?? "")"
+        )
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
         for nice in [nil, 5] {
@@ -50,7 +53,10 @@ import Glibc
         let daemon = try DaemonProcess(launcher: ["/usr/bin/python3", launcher])
         defer { daemon.remove() }
         try daemon.start()
-        #expect(FileManager.default.fileExists(atPath: "/proc/\(daemon.pid)/fd/900"), "lulld was not given descriptor 900")
+        #expect(
+            FileManager.default.fileExists(atPath: "/proc/\(daemon.pid)/fd/900"),
+            "lulld was not given descriptor 900"
+        )
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
         for nice in [nil, 5] {
@@ -64,4 +70,3 @@ import Glibc
         }
     }
 }
-

@@ -260,9 +260,17 @@ public struct JobScheduler: Sendable {
         let wasRunning = running
         let wasHeld = held
         let oldHosts = hostNames
-        let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn)
+        // Expirations not yet reported are in no structure but this list: dropped, the job
+        // would stay queued in the store with nothing in memory to run or expire it.
+        let keep = (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn, pendingExpired)
+        // Fair shares carry on where they were, class by class, rather than start over.
+        var passes: [String: Int] = [:]
+        for (index, state) in classes.enumerated() { passes[policy.classes[index].name] = state.pass }
+        let wasVirtualTime = virtualTime
         self = JobScheduler(policy: newPolicy, localTime: localTime)
-        (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn) = keep
+        (isPausedAll, statistics, usage, lastLinkActivity, turns, ownerSlot, ownerTurn, pendingExpired) = keep
+        virtualTime = wasVirtualTime
+        for index in classes.indices { classes[index].pass = passes[policy.classes[index].name] ?? 0 }
         for (id, job) in wasRunning {
             let classIndex = classIndexByName[job.className] ?? defaultClassIndex
             var moved = job
