@@ -77,14 +77,22 @@ extension JobScheduler {
         )
     }
 
-    /// Held jobs whose conditions have held for their hold-down join the queue; the clock of
-    /// those whose conditions fail starts again. Pressure does not count (it is sampled only
+    /// Held jobs whose conditions have held for their hold-down join the queue, and those past
+    /// an `expire` deadline expire; the clock of those whose conditions fail starts again. Pressure does not count (it is sampled only
     /// while jobs wait on it, and still holds a job at its start).
     mutating func releaseHeld(failing: [ConditionSet], now: Double) {
         guard !held.isEmpty else { return }
         for (id, job) in held {
             guard let slot = slotOf[id].map(Int.init) else {
                 held[id] = nil
+                continue
+            }
+            // Held or not, a job still queued at an `expire` deadline expires (attach reports it).
+            let entry = slots[slot]
+            if entry.hasDeadline, entry.deadline <= now, entry.onDeadline == .expire {
+                held[id] = nil
+                slots[slot].pool = .detached
+                attach(slot, now: now)
                 continue
             }
             let lapsed = heldConditions(slot: slot, failing: failing, now: now)

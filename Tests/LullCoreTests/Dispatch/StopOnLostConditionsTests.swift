@@ -205,4 +205,25 @@ import Testing
         count(machine.timerFired(at: clock.instant, readings: readings))
         #expect(starts == 2)
     }
+
+    /// A job stopped on lost conditions waits out its hold-down in the queue; an `expire`
+    /// deadline still ends it there. It stayed queued, waiting for power, for as long as the
+    /// machine stayed on battery.
+    @Test func aStoppedJobPastAnExpireDeadlineExpiresWhileHeld() {
+        var scheduler = JobScheduler(policy: .defaults)
+        var stopped = job(1, "utility", constraints: needsAC, deadline: at(100), onDeadline: .expire)
+        scheduler.enqueue(stopped, now: at(0))
+        #expect(scheduler.decide(world: Worlds.pluggedIn, now: at(0)).start.map(\.id) == [JobID(1)])
+        let stops = scheduler.lapsedRunningJobs(world: Worlds.battery(80), now: at(10)) { _ in nil }
+        #expect(stops.map(\.id) == [JobID(1)])
+        stopped.holdDown = JobScheduler.holdDown(afterStops: 1)
+        scheduler.enqueue(stopped, now: at(10))
+
+        let before = scheduler.decide(world: Worlds.battery(80), now: at(50))
+        #expect(before.expired.isEmpty)
+        #expect(before.nextWakeup == at(100))
+        #expect(scheduler.decide(world: Worlds.battery(80), now: at(100)).expired == [JobID(1)])
+        #expect(!scheduler.isQueued(JobID(1)))
+    }
 }
+
