@@ -209,14 +209,15 @@ public struct DispatchStateMachine: Sendable {
 
     /// A running job reported progress: how long it has left counts for `finish_within`, and
     /// the metered bytes it charged (`meteredBytesMoved`) may have spent a daily budget, which
-    /// stops it now rather than after the file.
+    /// stops it now rather than after the file. A job left to finish after its conditions
+    /// lapsed is stopped once it no longer looks like finishing within `finish_within`.
     public mutating func runningProgressed(
         _ id: JobID,
         secondsLeft left: Double?,
         at instant: DispatchInstant
     ) -> [DispatchAction] {
         secondsLeft[id] = left
-        guard mode == .accepting, world.network.metered else { return [] }
+        guard mode == .accepting, world.network.metered || scheduler.isSpared(id) else { return [] }
         return stopLapsedRunningJobs(now: instant.now)
     }
 

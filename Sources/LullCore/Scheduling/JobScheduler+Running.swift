@@ -48,14 +48,22 @@ extension JobScheduler {
                 lapsed.formIntersection(Self.overridingDeadline)
             }
             guard let reason = Self.explanationOrder.first(where: { lapsed.contains($0.condition) })?.code else {
+                running[id]!.spared = false
                 continue
             }
-            if let left = secondsLeft(id), left <= cls.finishWithin { continue }
+            if let left = secondsLeft(id), left <= cls.finishWithin {
+                running[id]!.spared = true
+                continue
+            }
             running[id]!.stopping = true
             stops.append((id, reason))
         }
         return stops.sorted { $0.id < $1.id }
     }
+
+    /// Whether a running job was left to finish within `finish_within` after its conditions
+    /// lapsed: its progress decides again, as a transfer that slows down may no longer finish.
+    public func isSpared(_ id: JobID) -> Bool { running[id]?.spared == true }
 
     /// A stop decided for a running job that was not carried out (its attempt was frozen) is
     /// forgotten, so the next check decides again.

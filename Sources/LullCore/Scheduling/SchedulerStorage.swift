@@ -208,6 +208,9 @@ struct RunningJob: Sendable {
     var onDeadline: DeadlineAction
     /// A stop was decided; the attempt is winding down.
     var stopping = false
+    /// Its conditions lapsed, but it was expected to finish within the class's `finish_within`
+    /// and left to run: each progress report checks again whether it still is.
+    var spared = false
 }
 
 /// The conditions a group fails under a world, as a set.

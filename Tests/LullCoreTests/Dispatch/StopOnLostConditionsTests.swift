@@ -64,6 +64,20 @@ import Testing
         #expect(!actions.contains(.stop(JobID(1), reason: .onBattery)), "1 s left, finish_within 10")
     }
 
+    /// A job left to finish is not let off for good: a transfer that slows down is stopped at
+    /// the progress report that shows it will not finish within `finish_within`. Nothing
+    /// checked again before, unless the world changed once more.
+    @Test func aJobLeftToFinishIsStoppedOnceItNoLongerLooksLikeFinishing() {
+        var machine = machine()
+        let clock = VirtualClock()
+        _ = machine.submitted([job(1, "utility", constraints: needsAC)], at: clock.instant, readings: readings)
+        _ = machine.runningProgressed(JobID(1), secondsLeft: 5, at: clock.instant)
+        let lapsed = machine.worldChanged(Worlds.battery(80), at: clock.instant, readings: readings)
+        #expect(!lapsed.contains { if case .stop = $0 { true } else { false } })
+        #expect(machine.runningProgressed(JobID(1), secondsLeft: 4, at: clock.instant).isEmpty)
+        #expect(machine.runningProgressed(JobID(1), secondsLeft: 600, at: clock.instant) == [.stop(JobID(1), reason: .onBattery)])
+    }
+
     @Test func pressureStopsRunningJobsOnlyWhereTheClassSaysSo() {
         var machine = machine {
             $0.classes[$0.classes.firstIndex { $0.name == "background" }!].stopOnPressure = true
