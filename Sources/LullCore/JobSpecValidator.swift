@@ -220,18 +220,19 @@ public struct JobSpecValidator: Sendable {
     /// label, then the URL. A submission whose kind fields are wrong is checked this far first,
     /// so its answer names the same field as before.
     public func validateLeadingFields(url: String, label: String?) throws(ValidationError) {
-        try refuseControlCharacters(in: [("url", url), ("label", label)])
+        try Self.refuseControlCharacters(in: [("url", url), ("label", label)])
         try validateURL(url)
     }
 
     /// Control characters in any text a client chose: they could forge log records or drive
     /// another user's terminal (`lullctl list` as root shows every owner's labels).
     private func refuseControlCharacters(label: String?, _ contents: any KindPayload) throws(ValidationError) {
-        try refuseControlCharacters(in: [("label", label)] + contents.texts)
+        try Self.refuseControlCharacters(in: [("label", label)] + contents.texts)
         try refuseControlCharacters(inHeaders: contents.headers)
     }
 
-    private func refuseControlCharacters(in texts: [(field: String, text: String?)]) throws(ValidationError) {
+    /// Also for fields a kind accepts and drops: the rule holds for every text a client sends.
+    public static func refuseControlCharacters(in texts: [(field: String, text: String?)]) throws(ValidationError) {
         for (field, text) in texts {
             guard let text, let found = UntrustedText.firstControl(in: text) else { continue }
             throw ValidationError(

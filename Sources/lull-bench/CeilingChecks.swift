@@ -51,8 +51,7 @@ struct CeilingChecks: Sendable {
         }
         do throws(ValidationError) {
             let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: body))
-            let spec = try submission.spec(checkingFirst: validator).prepared()
-            try validator.validate(spec)
+            let spec = try submission.validatedSpec(validator)
             guard let stored = try? spec.storedJSON() else {
                 throw ValidationError(.invalidValue, field: nil, "the spec cannot be stored")
             }

@@ -18,6 +18,16 @@ extension JobSubmission {
         }
     }
 
+    /// The spec checked whole (as `owner`'s where given), then with what the daemon decides at
+    /// submission filled in. Checked before that, so an error names what the client sent: a
+    /// push's `Idempotency-Key` header is a header value (a tab allowed), not the plain-text
+    /// `idempotency_key` it becomes.
+    public func validatedSpec(_ validator: JobSpecValidator, owner: OwnerID? = nil) throws(ValidationError) -> JobSpec {
+        let spec = try spec(checkingFirst: validator)
+        if let owner { try validator.validate(spec, owner: owner) } else { try validator.validate(spec) }
+        return spec.prepared()
+    }
+
     /// The typed payload this submission describes, made by the kind's `WireKind` conformance.
     func payload() throws(ValidationError) -> JobPayload {
         guard let type = WireKinds.type(of: kind) else {
@@ -40,15 +50,20 @@ extension JobSubmission {
             ("nice", nice != nil),
             ("output_tail_bytes", outputTailBytes != nil),
             ("cpu_weight", cpuWeight != nil), ("memory_max", memoryMax != nil), ("io_weight", ioWeight != nil),
-            ("tasks_max", tasksMax != nil),
+            ("tasks_max", tasksMax != nil), ("unit", unit != nil),
         ]
     }
 
-    /// Refuses the kind-specific fields `kind` neither takes nor tolerates.
+    /// Refuses the kind-specific fields `kind` neither takes nor tolerates, and control
+    /// characters in those it tolerates (they are dropped, but the rule is the same for all).
     func refuseFields(except taken: Set<String>, tolerating ignored: Set<String> = []) throws(ValidationError) {
         for (name, present) in kindFields where present && !taken.contains(name) && !ignored.contains(name) {
             throw ValidationError(.invalidValue, field: name, "\"\(name)\" does not apply to \(kind.rawValue) jobs")
         }
+        let toleratedTexts = [
+            ("content_type", contentType), ("form_field", formField), ("idempotency_key", idempotencyKey),
+        ]
+        try JobSpecValidator.refuseControlCharacters(in: toleratedTexts.filter { ignored.contains($0.0) })
     }
 
     /// A field the kind cannot do without.

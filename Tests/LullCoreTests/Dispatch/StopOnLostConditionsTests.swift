@@ -75,7 +75,11 @@ import Testing
         let lapsed = machine.worldChanged(Worlds.battery(80), at: clock.instant, readings: readings)
         #expect(!lapsed.contains { if case .stop = $0 { true } else { false } })
         #expect(machine.runningProgressed(JobID(1), secondsLeft: 4, at: clock.instant).isEmpty)
-        #expect(machine.runningProgressed(JobID(1), secondsLeft: 600, at: clock.instant) == [.stop(JobID(1), reason: .onBattery)])
+        #expect(
+            machine.runningProgressed(JobID(1), secondsLeft: 600, at: clock.instant) == [
+                .stop(JobID(1), reason: .onBattery)
+            ]
+        )
     }
 
     @Test func pressureStopsRunningJobsOnlyWhereTheClassSaysSo() {
@@ -240,4 +244,3 @@ import Testing
         #expect(!scheduler.isQueued(JobID(1)))
     }
 }
-

@@ -9,8 +9,7 @@ extension ControlRouter {
     func submit(_ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
         let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: request.body))
-        let spec = try submission.spec(checkingFirst: validator).prepared()
-        try validator.validate(spec, owner: request.peer.owner)
+        let spec = try submission.validatedSpec(validator, owner: request.peer.owner)
         try await files.checkPaths(of: spec, owner: request.peer.owner)
         let jobs = try await storeWithinQuota(
             [NewJob(owner: request.peer.owner, spec: spec, createdAt: clock.now())],
@@ -43,9 +42,7 @@ extension ControlRouter {
         // pool, and the batch is refused for its first problem in the order of the jobs.
         let specs = batch.jobs.map { submission in
             Result { () throws(ValidationError) -> JobSpec in
-                let spec = try submission.spec(checkingFirst: validator).prepared()
-                try validator.validate(spec, owner: owner)
-                return spec
+                try submission.validatedSpec(validator, owner: owner)
             }
         }
         let valid = specs.compactMap { try? $0.get() }
