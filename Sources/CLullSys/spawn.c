@@ -4,7 +4,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
+#include <poll.h>
+#include <time.h>
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -44,35 +45,6 @@ struct child_failure {
 static const char *const steps[] = {
     "stdin", "output", "signals", "setgroups", "setgid", "setuid", "capabilities", "chdir", "exec", "nice", "cgroup",
     "rlimit"};
-
-static pid_t spawn_with_posix_spawn(const struct lull_spawn_request *r, const char **failed_step) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    sigset_t none, all;
-    pid_t pid = -1;
-    int error;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, r->output_fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, r->output_fd, 2);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    posix_spawn_file_actions_addchdir_np(&actions, r->directory);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-    error = posix_spawn(&pid, r->path, &actions, &attributes, r->argv, r->envp);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    if (error != 0) {
-        *failed_step = "exec";
-        errno = error;
-        return -1;
-    }
-    return pid;
-}
 
 /* Closes descriptors low to high: close_range (Linux 5.9), else one by one below `limit`, the
    number of descriptors the daemon could have open when it forked. */
@@ -136,13 +108,38 @@ fail:
     _exit(127);
 }
 
-static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **failed_step) {
+static long long monotonic_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Waits until the status pipe has news (the child executed, or failed and said why). Returns
+   NULL then, or "cancelled" / "timeout" when the attempt is to stop first. */
+static const char *wait_for_exec(int status_fd, int cancel_fd, int timeout_ms) {
+    long long deadline = timeout_ms < 0 ? -1 : monotonic_ms() + timeout_ms;
+    for (;;) {
+        struct pollfd fds[2] = {{status_fd, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+        long long left = deadline < 0 ? -1 : deadline - monotonic_ms();
+        int ready;
+        if (deadline >= 0 && left <= 0) return "timeout";
+        ready = poll(fds, cancel_fd >= 0 ? 2 : 1, left < 0 ? -1 : (left > INT_MAX ? INT_MAX : (int)left));
+        if (ready < 0 && errno != EINTR) return NULL;
+        if (ready <= 0) continue;
+        if (fds[0].revents != 0) return NULL;
+        if (cancel_fd >= 0 && fds[1].revents != 0) return "cancelled";
+    }
+}
+
+pid_t lull_spawn(const struct lull_spawn_request *r, const char **failed_step) {
     int status[2];
     struct child_failure failure;
     ssize_t got;
     pid_t pid;
     struct rlimit nofile;
     unsigned open_limit;
+    const char *stop;
+    *failed_step = "";
     /* Read before fork: the child keeps the hard limit and takes the soft one it is given. */
     if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) {
         *failed_step = "rlimit";
@@ -168,10 +165,22 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
         become_and_exec(r, r->restore_nofile ? &nofile : NULL, open_limit, status[1]);
     }
     close(status[1]);
+    stop = wait_for_exec(status[0], r->cancel_fd, r->timeout_ms);
+    if (stop != NULL) {
+        /* The child is killed before or just after it executes: either way the attempt ends. */
+        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);
+    }
     do {
         got = read(status[0], &failure, sizeof failure);
     } while (got < 0 && errno == EINTR);
     close(status[0]);
+    if (stop != NULL) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+        *failed_step = stop;
+        errno = ECANCELED;
+        return -1;
+    }
     if (got == (ssize_t)sizeof failure) {
         /* The child did not exec: collect it, and say which step failed. */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -180,12 +189,4 @@ static pid_t spawn_with_fork(const struct lull_spawn_request *r, const char **fa
         return -1;
     }
     return pid;
-}
-
-pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step) {
-    *failed_step = "";
-    /* posix_spawn can change neither identity, niceness nor limits, nor start in a cgroup. */
-    return request->switch_identity || request->set_nice || request->cgroup_procs_fd >= 0 || request->restore_nofile
-               ? spawn_with_fork(request, failed_step)
-               : spawn_with_posix_spawn(request, failed_step);
 }

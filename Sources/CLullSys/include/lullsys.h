@@ -81,12 +81,17 @@ struct lull_spawn_request {
     /// limit lulld was started with; lulld raises its own, and a command should not inherit that).
     int restore_nofile;
     unsigned long long nofile_soft;
+    /// Not -1: a descriptor that becomes readable when the attempt is to stop. Until the
+    /// program is executing (a working directory on a hung NFS or FUSE mount can hold the child
+    /// in chdir for ever), that, or `timeout_ms` passing (-1: none), kills the child.
+    int cancel_fd;
+    int timeout_ms;
 };
 
-/// Starts the process: with posix_spawn, or, when the identity changes (which posix_spawn
-/// cannot do), with fork and execve, doing only async-signal-safe work between the two. Returns
-/// the pid, or -1 with `*failed_step` naming what failed ("exec", "chdir", "setuid", ...) and
-/// errno set to why.
+/// Starts the process with fork and execve, doing only async-signal-safe work between the two,
+/// and waits until the program is executing or the child has failed. Returns the pid, or -1
+/// with `*failed_step` naming what failed ("exec", "chdir", "setuid", ...) and errno set to
+/// why; "cancelled" or "timeout" when `cancel_fd` or `timeout_ms` ended the wait.
 pid_t lull_spawn(const struct lull_spawn_request *request, const char **failed_step);
 
 /// A descriptor that becomes readable when process `pid` exits (pidfd_open), or -1 with errno

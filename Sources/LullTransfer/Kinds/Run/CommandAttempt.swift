@@ -33,6 +33,8 @@ struct CommandAttempt: Sendable {
     func run(_ supervisor: ProcessSupervisor) -> Result<JobResult, JobFailure>? {
         do throws(JobFailure) {
             let request = try prepare()
+            // Given up while it prepared (stuck on a hung mount): nothing more is created.
+            guard !supervisor.stopWasRequested else { return nil }
             try cgroup?.prepare()
             // Until the command is in it, the cgroup is this function's to remove.
             var launched = false
@@ -58,7 +60,7 @@ struct CommandAttempt: Sendable {
                 )
             }
             defer { close(pipe[0]) }
-            guard !supervisor.stopWasRequested else {
+            guard supervisor.beginLaunch() else {
                 close(pipe[1])
                 log.close()
                 return nil
@@ -68,6 +70,8 @@ struct CommandAttempt: Sendable {
                 var launching = request
                 launching.outputDescriptor = pipe[1]
                 launching.cgroupDescriptor = procs
+                launching.cancelDescriptor = supervisor.wakeDescriptor
+                launching.startTimeout = deadline - ProcessSupervisor.now()
                 process = try launcher.launch(launching)
                 launched = true
                 close(pipe[1])
@@ -75,9 +79,19 @@ struct CommandAttempt: Sendable {
                     close(procs)
                     procs = -1
                 }
+                guard supervisor.launched() else {
+                    // Given up while it launched: its outcome has no taker, so it gets no grace.
+                    StopTarget(leader: process.pid, cgroup: cgroup).killAll()
+                    var status: Int32 = 0
+                    while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+                    if let cgroup, cgroup.awaitEmpty(seconds: 2) { cgroup.remove() }
+                    log.close()
+                    return nil
+                }
             } catch {
                 close(pipe[1])
                 log.close()
+                if supervisor.stopWasRequested { return nil }
                 throw error
             }
             running.add(id, group: process.pid, cgroup: cgroup)
@@ -203,7 +217,7 @@ struct CommandAttempt: Sendable {
         return .success(found)
     }
 
-    /// Whether the command may simply inherit the daemon's identity (posix_spawn): the owner is
+    /// Whether the command may simply inherit the daemon's identity: the owner is
     /// the daemon's user, and that user is root or holds no capabilities to pass on. Otherwise
     /// the launcher switches identity and drops capabilities.
     private static func runsAsDaemon(_ owner: UInt32) -> Bool {

@@ -29,6 +29,10 @@ public struct LaunchRequest: Sendable {
     /// for a unit all of them, for a process those its cgroup enforces (written there before
     /// the launch; `SpawnLauncher` itself applies none).
     public var resources = RunResources()
+    /// Readable once the attempt is to stop, or -1; with `startTimeout` (seconds), it ends a
+    /// start that hangs before the program runs (a working directory on a hung mount).
+    public var cancelDescriptor: Int32 = -1
+    public var startTimeout: Double? = nil
 }
 
 /// A started process: the leader of its own session and process group (pgid = pid).

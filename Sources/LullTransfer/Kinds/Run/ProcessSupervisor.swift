@@ -13,6 +13,13 @@ import Glibc
 final class ProcessSupervisor: Sendable {
     private let stopRequested = Mutex(false)
     private let wake: (read: Int32, write: Int32)
+    /// How far the attempt got before its process ran, or that it was given up on the way
+    /// (`abandonUnlessRunning`).
+    private let start = Mutex(StartState.preparing)
+
+    private enum StartState {
+        case preparing, launching, running, abandoned
+    }
 
     init() {
         var fds: [Int32] = [-1, -1]
@@ -31,6 +38,39 @@ final class ProcessSupervisor: Sendable {
         stopRequested.withLock { $0 = true }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
+    }
+
+    /// The attempt is about to launch its process; false when it was given up meanwhile, and
+    /// must not.
+    func beginLaunch() -> Bool { advance(from: .preparing, to: .launching) }
+
+    /// The process runs; false when the attempt was given up during the launch, and the
+    /// process must be ended at once (no one awaits its outcome).
+    func launched() -> Bool { advance(from: .launching, to: .running) }
+
+    /// Gives the attempt up before its process runs, and then stops it: true when it had not
+    /// got that far. Its thread can be stuck in the file system (a hung mount) looking at the
+    /// working directory, or waiting for a child stuck entering it; it is left to end by
+    /// itself. A process that runs is `supervise`'s to stop.
+    func abandonUnlessRunning() -> Bool {
+        let abandoned = start.withLock { state in
+            guard state == .preparing || state == .launching else { return false }
+            state = .abandoned
+            return true
+        }
+        if abandoned { requestStop() }
+        return abandoned
+    }
+
+    private func advance(from: StartState, to: StartState) -> Bool {
+        start.withLock { state in
+            guard state == from, !stopWasRequested else {
+                state = .abandoned
+                return false
+            }
+            state = to
+            return true
+        }
     }
 
     /// What `supervise` saw.
@@ -159,7 +199,11 @@ final class ProcessSupervisor: Sendable {
         while bytes.withUnsafeMutableBytes({ read(wake.read, $0.baseAddress, $0.count) }) > 0 {}
     }
 
-    private static func now() -> Double {
+    /// Readable once a stop is asked for (until `supervise` drains it).
+    var wakeDescriptor: Int32 { wake.read }
+
+    /// The monotonic clock attempts' deadlines are on.
+    static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

@@ -103,14 +103,21 @@ public struct RunTransfer: TransferEngine {
         }
         let attempt = attempt(of: job, command: command)
         let supervisor = ProcessSupervisor()
+        let end = AttemptEnd<Result<JobResult, JobFailure>?>()
+        threads.run { end.finish(attempt.run(supervisor)) }
+        // A start stuck before the launch (a working directory on a hung mount) is given up
+        // at the total timeout, or a cancellation; its thread is left to end by itself.
+        let timeout = Task { [sleeper] in
+            try await sleeper.sleep(for: .seconds(max(0, attempt.deadline - Self.now())))
+            if supervisor.abandonUnlessRunning() { end.finish(.failure(Self.startTimedOut(attempt))) }
+        }
         let ended = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<JobResult, JobFailure>?, Never>) in
-                threads.run { continuation.resume(returning: attempt.run(supervisor)) }
-            }
+            await end.outcome()
         } onCancel: {
             supervisor.requestStop()
+            if supervisor.abandonUnlessRunning() { end.finish(nil) }
         }
+        timeout.cancel()
         guard let ended else { throw CancellationError() }
         return try ended.get()
     }
@@ -157,11 +164,17 @@ public struct RunTransfer: TransferEngine {
         )
     }
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    static func startTimedOut(_ attempt: CommandAttempt) -> JobFailure {
+        JobFailure(
+            code: "total_timeout",
+            message:
+                "the command had not started when its total timeout ran out: looking up \(attempt.command.argv.first ?? "the program") or its working directory hung (a hung network or FUSE mount?)",
+            retryable: true
+        )
     }
+
+    /// The monotonic clock attempts' deadlines are on.
+    static func now() -> Double { ProcessSupervisor.now() }
 }
 
 extension RunTransfer: UsageReportingEngine {

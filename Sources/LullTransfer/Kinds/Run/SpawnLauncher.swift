@@ -5,10 +5,10 @@ import LullCore
 import Glibc
 #endif
 
-/// Starts the process itself, without systemd: `posix_spawn` in a new session and process
-/// group; when the owner is not the daemon's user, fork and execve through the C shim, which
-/// takes on the owner's uid, gid and groups in between (posix_spawn cannot change identity).
-/// Fork too where the command's open-file limit must be set back below lulld's.
+/// Starts the process itself, without systemd: fork and execve through the C shim, in a new
+/// session and process group, taking on the owner's uid, gid and groups, niceness, cgroup and
+/// open-file limit in between. Not posix_spawn: it can do none of those, and a start it hangs
+/// in (chdir on a hung mount) could be neither cancelled nor timed out.
 public struct SpawnLauncher: ProcessLauncher {
     /// The soft `RLIMIT_NOFILE` a command starts with; nil: lulld's own.
     let descriptorSoftLimit: UInt64?
@@ -44,7 +44,10 @@ public struct SpawnLauncher: ProcessLauncher {
                         nice: request.nice ?? 0,
                         cgroup_procs_fd: request.cgroupDescriptor,
                         restore_nofile: descriptorSoftLimit == nil ? 0 : 1,
-                        nofile_soft: descriptorSoftLimit ?? 0
+                        nofile_soft: descriptorSoftLimit ?? 0,
+                        cancel_fd: request.cancelDescriptor,
+                        timeout_ms: request.startTimeout.map { Int32(clamping: Int(max(0, $0 * 1000).rounded(.up))) }
+                            ?? -1
                     )
                     return lull_spawn(&spawn, &step)
                 }
@@ -61,6 +64,15 @@ public struct SpawnLauncher: ProcessLauncher {
     static func failure(step: String, errno code: Int32, _ request: LaunchRequest) -> JobFailure {
         let reason = String(cString: strerror(code))
         switch (step, code) {
+        case ("cancelled", _):
+            return JobFailure(code: "cancelled", message: "the command was stopped before it started", retryable: true)
+        case ("timeout", _):
+            return JobFailure(
+                code: "total_timeout",
+                message:
+                    "the command had not started when its total timeout ran out (entering \(request.directory) or loading \(request.path) hung: a hung network or FUSE mount?)",
+                retryable: true
+            )
         case ("exec", ENOENT):
             return JobFailure(
                 code: "command_not_found",

@@ -1,0 +1,101 @@
+import Foundation
+import LullAPI
+import LullClient
+import LullCore
+import LullTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A run job whose working directory is on a mount that stopped answering (a dead NFS server,
+/// a hung FUSE daemon) can still be cancelled, and ends at its total timeout: lulld gives up
+/// the start, wherever it hangs — its own look at the directory before the launch, or the
+/// child's chdir between fork and exec. Before, the attempt's thread waited in the kernel, and
+/// the job stayed `running`, its slot taken, until the mount came back.
+/// `Tests/Fixtures/hung_fuse.py` is the mount: it answers a given number of lookups, then none.
+@Suite(
+    .serialized,
+    .enabled(
+        if: getuid() == 0 && FileManager.default.fileExists(atPath: "/dev/fuse"),
+        "needs root and /dev/fuse"
+    )
+)
+struct RunHungMountTests {
+    /// Where lulld hangs: 0 lookups answered, in its own stat of the directory; 1, in the
+    /// child's chdir.
+    @Test(arguments: [0, 1])
+    func aJobStuckEnteringItsDirectoryCanBeCancelled(answered: Int) async throws {
+        try await withHungMount(answering: answered) { directory, daemon, client in
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["true"], workingDirectory: directory)
+            )
+            _ = try await awaitJob(job.id, in: [.running], client: client, timeout: .seconds(20))
+            let cancelling = ContinuousClock.now
+            _ = try await client.cancel(job.id)
+            // Without the give-up it never ends (the mount never answers); the bound is loose for
+            // a loaded machine.
+            let done = try await awaitJob(job.id, in: [.cancelled], client: client, timeout: .seconds(30))
+            #expect(done.state == .cancelled)
+            #expect(ContinuousClock.now - cancelling < .seconds(20))
+        }
+    }
+
+    @Test(arguments: [0, 1])
+    func aJobStuckEnteringItsDirectoryEndsAtItsTotalTimeout(answered: Int) async throws {
+        try await withHungMount(answering: answered) { directory, daemon, client in
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    retry: RetrySettings(maxAttempts: 1),
+                    timeouts: TimeoutSettings(totalSeconds: 2),
+                    argv: ["true"],
+                    workingDirectory: directory
+                )
+            )
+            let done = try await awaitJob(job.id, in: [.failed, .succeeded], client: client, timeout: .seconds(30))
+            #expect(done.state == .failed)
+            #expect(done.error?.code == "total_timeout", "\(String(describing: done.error))")
+            // The daemon is not worse for it: another job runs.
+            let next = try await client.submit(JobSubmission(kind: .run, url: "", argv: ["true"]))
+            let ran = try await awaitJob(next.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
+            #expect(ran.state == .succeeded)
+        }
+    }
+
+    private func withHungMount(
+        answering answered: Int,
+        _ body: (String, DaemonProcess, LullClient) async throws -> Void
+    ) async throws {
+        let mountpoint = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lull-hung-\(UUID().uuidString.prefix(8))"
+        ).path
+        try FileManager.default.createDirectory(atPath: mountpoint, withIntermediateDirectories: true)
+        let daemon = try DaemonProcess()
+        defer { daemon.remove() }
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        let fixture = PythonExample.repository.appendingPathComponent("Tests/Fixtures/hung_fuse.py").path
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [fixture, mountpoint, String(answered)]
+        let ready = Pipe()
+        server.standardOutput = ready
+        try server.run()
+        // Before lulld is stopped: a lookup the server has read but not answered holds a thread
+        // even against SIGKILL ("wait it out"), and lulld would never exit. Closing /dev/fuse
+        // ends every such request.
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+            umount2(mountpoint, Int32(MNT_DETACH))
+            try? FileManager.default.removeItem(atPath: mountpoint)
+        }
+        let line = ready.fileHandleForReading.availableData
+        try #require(String(decoding: line, as: UTF8.self).hasPrefix("ready"), "the FUSE server did not mount")
+        try await body(mountpoint + "/sub", daemon, client)
+    }
+}
