@@ -395,7 +395,7 @@ complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_option
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl reload" version' -l 'version' -d 'Show the version.'
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl reload" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl logs" f follow' -s 'f' -l 'follow' -d 'Keep printing new output until the job ends.'
-complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl logs" interval' -l 'interval' -d 'How often --follow asks for more, in seconds.' -rfka ''
+complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl logs" interval' -l 'interval' -d 'How often --follow asks for more, in seconds (0.05 to 60).' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl logs" socket' -l 'socket' -d 'The daemon\'s control socket.' -rfka ''
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl logs" system' -l 'system' -d 'Talk to the system instance (/run/lull/lull.sock) even when you have a user instance.'
 complete -c 'lullctl' -n '__lullctl_should_offer_completions_for_flags_or_options "lullctl logs" user-instance' -l 'user-instance' -d 'Talk to your user instance only; do not fall back to the system instance.'

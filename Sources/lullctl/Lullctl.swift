@@ -13,7 +13,9 @@ struct Lullctl: AsyncParsableCommand {
         discussion: """
             The daemon's socket is --socket, else $LULL_SOCKET, else the user instance's \
             ($XDG_RUNTIME_DIR/lull/lull.sock) if it exists, else the system instance's \
-            (/run/lull/lull.sock); --system or --user-instance choose one. Every read command takes --json. A call waits \
+            (/run/lull/lull.sock); --system or --user-instance choose one. Every read command takes --json (events and \
+            watch print one JSON object per line; top, a live screen, has none: status --json and \
+            list --json give what it shows). A call waits \
             --call-timeout seconds (else $LULL_CALL_TIMEOUT, else 30) for the daemon to answer.
 
             Exit codes: 0 success; 1 the daemon refused or failed the request; 64 bad usage (a flag or value the command does not take); \

@@ -255,4 +255,13 @@ import Testing
         // Every rule was broken somewhere above, or the comparison proves less than it seems.
         #expect(refused == Set(flags.keys), "\(refused)")
     }
+
+    /// A deadline typed as a time already past is a typo, as `-2h` is: refused, not sent to
+    /// become a job that runs at once or expires (the API itself takes past deadlines).
+    @Test func aPastDeadlineTypedAsATimeIsRefused() throws {
+        let past = SchedulingArguments(deadline: try TimeArgument(parsing: "2026-11-21T00:00:00Z"), onDeadline: .expire)
+        #expect(refusal(past)?.contains("is in the past") == true, "\(refusal(past) ?? "accepted")")
+        let coming = SchedulingArguments(deadline: try TimeArgument(parsing: "2026-11-23T00:00:00Z"))
+        #expect(refusal(coming) == nil)
+    }
 }

@@ -80,4 +80,67 @@ import Glibc
             #expect(!show.stdout.contains("\n99  running"))
         }
     }
+
+    /// Text that reaches the daemon's messages (a command's name, quoted in its
+    /// `command_not_found`) may hold a newline; `watch` and `explain` printed it raw, so another
+    /// user's job forged a line on root's terminal. A right-to-left override in a label turned
+    /// the rest of its row around.
+    @Test func watchAndExplainEscapeWhatAJobsMessagesQuote() async throws {
+        try await withDaemon { daemon, client in
+            let forged = "nosuch\n12:00:00  job 99  succeeded  all good"
+            let job = try await client.submit(JobSubmission(kind: .run, url: "", argv: [forged]))
+            let done = try await awaitJob(job.id, in: [.failed], client: client)
+            #expect(done.error?.code == "command_not_found")
+            for command in [["watch", String(job.id)], ["explain", String(job.id)]] {
+                let run = try CommandRunner.run(Self.lullctl, command + ["--socket", daemon.socketPath])
+                #expect(!run.stdout.contains("\n12:00:00  job 99"), "\(command[0]):\n\(run.stdout)")
+                #expect(run.stdout.contains(#"nosuch\n12:00:00"#), "\(command[0]):\n\(run.stdout)")
+            }
+            _ = try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    label: "left\u{202E}thgir",
+                    notBefore: Date().addingTimeInterval(3_600),
+                    argv: ["true"]
+                )
+            )
+            let list = try CommandRunner.run(Self.lullctl, ["list", "--socket", daemon.socketPath])
+            #expect(!list.stdout.unicodeScalars.contains { $0.value == 0x202E }, "\(list.stdout)")
+            #expect(list.stdout.contains(#"left\u{202E}thgir"#), "\(list.stdout)")
+        }
+    }
+
+    /// Refused before anything is sent, each with what to do: a negative niceness typed as
+    /// `--nice -5` is a value, not an unknown option; an interval Swift cannot sleep for does not
+    /// crash lullctl; a header given twice would lose one value; a directory is no payload.
+    @Test func lullctlSaysWhatIsWrongWithItsArguments() throws {
+        let socket = "/nonexistent/lull.sock"
+        let nice = try CommandRunner.run(
+            Self.lullctl,
+            ["submit", "run", "--socket", socket, "--nice", "-5", "--", "true"]
+        )
+        #expect(!nice.stderr.contains("Missing value"), "\(nice.stderr)")
+        #expect(nice.status == 3, "parsed, then the daemon was not there: \(nice.stderr)")
+        let interval = try CommandRunner.run(
+            Self.lullctl,
+            ["logs", "1", "--follow", "--interval", "inf", "--socket", socket]
+        )
+        #expect(interval.status == 64, "\(interval.stderr)")
+        #expect(interval.stderr.contains("--interval must be from 0.05 to 60 seconds"), "\(interval.stderr)")
+        let twice = try CommandRunner.run(
+            Self.lullctl,
+            [
+                "submit", "fetch", "http://127.0.0.1:9/f", "-o", "/tmp/f", "-H", "X-A: 1", "-H", "x-a: 2", "--socket",
+                socket,
+            ]
+        )
+        #expect(twice.status == 64, "\(twice.stderr)")
+        #expect(twice.stderr.contains("is given twice"), "\(twice.stderr)")
+        let directory = try CommandRunner.run(
+            Self.lullctl,
+            ["submit", "push", "http://127.0.0.1:9/p", "-d", "@/", "--socket", socket]
+        )
+        #expect(directory.stderr.contains("Is a directory"), "\(directory.stderr)")
+    }
 }

@@ -74,6 +74,13 @@ public struct SchedulingArguments: Sendable, Equatable {
     ) throws(ArgumentValueError) -> (notBefore: Date?, deadline: Date?, periodic: PeriodicSchedule?) {
         let notBefore = notBefore?.resolved(now: now)
         let deadline = deadline?.resolved(now: now)
+        // The API takes a deadline already past (a batch after downtime); a person typing one
+        // has mistyped it, as "-2h" would say: the job would run at once, or expire.
+        if case .at(let typed) = self.deadline, typed < now {
+            throw ArgumentValueError(
+                "--deadline \(Self.format(typed)) is in the past; give a time to come, or a duration from now such as 2h"
+            )
+        }
         let periodic = try periodic()
         if let broken = TimingRule.firstBroken(
             notBefore: notBefore,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LullAPI
 import LullClient
+import LullCore
 
 /// How to reach the daemon; shared by every subcommand.
 struct ConnectionOptions: ParsableArguments {
@@ -107,7 +108,7 @@ struct ConnectionOptions: ParsableArguments {
             !$0.hasPrefix("-")
         }
         guard let first = words.first else { return "<command>" }
-        if first == "submit", words.count > 1, ["fetch", "push", "upload"].contains(words[words.startIndex + 1]) {
+        if first == "submit", words.count > 1, JobKind.allCases.map(\.rawValue).contains(words[words.startIndex + 1]) {
             return "submit \(words[words.startIndex + 1])"
         }
         return first

@@ -9,7 +9,8 @@ struct Events: AsyncParsableCommand {
         abstract: "Print job events after a cursor; --follow keeps printing new ones.",
         discussion: """
             With --follow, a daemon that restarts is followed from the last event printed; one \
-            that stays away longer than --reconnect-for ends the command with exit 3.
+            that stays away longer than --reconnect-for ends the command with exit 3. With \
+            --json, each event is one JSON object on a line of its own (JSON Lines).
             """
     )
 

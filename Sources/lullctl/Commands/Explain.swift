@@ -42,7 +42,8 @@ struct Explain: AsyncParsableCommand {
             )
         }
         lines.append("  world: \(describe(explanation.world))")
-        print(lines.joined(separator: "\n"))
+        // The summary quotes the job's error, whose message can quote the job's own text.
+        print(lines.map(TextLayout.printable).joined(separator: "\n"))
     }
 }
 
@@ -124,7 +125,9 @@ struct Simulate: AsyncParsableCommand {
         } else {
             print("would wait (\(simulation.waitingCount)):")
             for entry in simulation.waiting {
-                print("  job \(entry.jobId): " + entry.reasons.map(\.text).joined(separator: "; "))
+                print(
+                    "  job \(entry.jobId): " + TextLayout.printable(entry.reasons.map(\.text).joined(separator: "; "))
+                )
             }
             if simulation.waitingCount > simulation.waiting.count {
                 print("  … and \(simulation.waitingCount - simulation.waiting.count) more")

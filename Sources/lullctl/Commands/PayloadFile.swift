@@ -7,12 +7,22 @@ import Foundation
 enum PayloadFile {
     static func read(_ path: String) throws -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw ValidationError(
-                "cannot read the payload file \(path): \(String(cString: strerror(errno))); check the path and that you may read it"
-            )
+        // Opened here rather than by FileManager, which leaves errno unset: the reason is the
+        // system's ("Is a directory", "Permission denied").
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        if descriptor >= 0, fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            errno = EISDIR
+        } else if descriptor >= 0 {
+            let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            do {
+                return try file.readToEnd() ?? Data()
+            } catch {}
         }
-        return contents
+        throw ValidationError(
+            "cannot read the payload file \(path): \(String(cString: strerror(errno))); check the path and that you may read it"
+        )
     }
 
     /// By extension; nil (the server's default) when the name says nothing.

@@ -21,7 +21,7 @@ struct Reload: AsyncParsableCommand {
         if format.json {
             try printJSON(outcome)
         } else {
-            print(outcome.message)
+            print(TextLayout.printable(outcome.message))
         }
     }
 }

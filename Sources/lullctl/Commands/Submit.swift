@@ -67,8 +67,14 @@ struct JobOptions: ParsableArguments {
             guard let colon = line.firstIndex(of: ":") else {
                 throw ValidationError("header \"\(line)\" must look like 'Name: value'")
             }
-            result[String(line[..<colon]).trimmingCharacters(in: .whitespaces)] =
-                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            // A job carries one value per header name; curl would send both, lulld one.
+            if let given = result.keys.first(where: { $0.lowercased() == name.lowercased() }) {
+                throw ValidationError(
+                    "header \"\(given)\" is given twice; a job carries one value per header name: join the values with a comma if the header allows it"
+                )
+            }
+            result[name] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         }
         if let user {
             guard !result.keys.contains(where: { $0.lowercased() == "authorization" }) else {

@@ -101,7 +101,7 @@ struct Watch: AsyncParsableCommand {
                 + (unsuccessful.count > 5 ? ", …" : "")
             line += ", \(unsuccessful.count) did not (\(ids))"
         }
-        line += "; lullctl list --label \(label) shows them"
+        line += "; lullctl list --label \(List.shellQuoted(label)) shows them"
         if json { printError(line) } else { print(line) }
         return !unsuccessful.isEmpty
     }

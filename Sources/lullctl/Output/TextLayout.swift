@@ -7,7 +7,9 @@ import CLullSys
 enum TextLayout {
     /// `text` with every control character written out (`\n`, `\u{1B}`). Labels, paths, URLs
     /// and error messages come from other users and remote servers; printed raw to root's
-    /// terminal, a newline forges a row and an escape sequence drives the terminal.
+    /// terminal, a newline forges a row, an escape sequence drives the terminal, and a
+    /// bidirectional override or isolate (U+202A–U+202E, U+2066–U+2069) shows the rest of the
+    /// row reversed.
     static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
@@ -24,7 +26,8 @@ enum TextLayout {
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
     }
 
     /// The columns `text` takes on a terminal.

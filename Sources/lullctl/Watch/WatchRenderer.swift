@@ -72,7 +72,8 @@ struct WatchRenderer {
         if job.state == .running, job.runsCommand, let cpu = job.usage?.cpuPercent {
             line += String(format: "  CPU %.0f%%", cpu)
         }
-        line += "  " + job.detail(now: now)
+        // The detail quotes the job's error, whose message can quote the job's own text.
+        line += "  " + TextLayout.printable(job.detail(now: now))
         return (line, step)
     }
 }

@@ -23,11 +23,17 @@ struct Logs: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("How often --follow asks for more, in seconds.", valueName: "seconds")
+        help: ArgumentHelp("How often --follow asks for more, in seconds (0.05 to 60).", valueName: "seconds")
     )
     var interval: Double = 0.5
 
     @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard (0.05...60).contains(interval) else {
+            throw ValidationError("--interval must be from 0.05 to 60 seconds; \(interval) is out of range")
+        }
+    }
 
     func run() async throws {
         try await connection.withClient(about: id) { client in
@@ -53,7 +59,7 @@ struct Logs: AsyncParsableCommand {
                 write(page.bytes)
                 offset += Int64(page.bytes.count)
                 if [.succeeded, .failed, .cancelled, .expired].contains(job.state) { return }
-                try await Task.sleep(for: .seconds(max(0.05, interval)))
+                try await Task.sleep(for: .seconds(interval))
             }
         }
     }

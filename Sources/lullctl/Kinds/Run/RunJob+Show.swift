@@ -6,7 +6,7 @@ import LullAPI
 func runLines(_ job: JobView) -> [(String, String)] {
     if let unit = job.unit { return [("unit", unit)] }
     guard let argv = job.argv else { return [] }
-    var lines = [("command", argv.map(shellQuoted).joined(separator: " "))]
+    var lines = [("command", argv.map(List.shellQuoted).joined(separator: " "))]
     lines.append(("directory", job.workingDirectory ?? "(your home)"))
     for (name, value) in (job.environment ?? [:]).sorted(by: { $0.key < $1.key }) {
         lines.append(("environment", "\(name)=\(value)"))
@@ -39,13 +39,4 @@ func runResultLines(_ result: ResultView, id: Int64) -> [(String, String)] {
         lines.append(("all output", "lullctl logs \(id)"))
     }
     return lines
-}
-
-private func shellQuoted(_ word: String) -> String {
-    let plain =
-        !word.isEmpty
-        && word.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_./=:,+@%".unicodeScalars.contains($0))
-        }
-    return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
 }

@@ -51,7 +51,9 @@ struct SubmitRun: AsyncParsableCommand {
     )
     var stopGrace: Double?
 
+    // Unconditional: `--nice -5` is a value, not an unknown option.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The niceness the command starts at, -20 to 19 (below lulld's own needs root or CAP_SYS_NICE).",
             valueName: "n"
