@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <linux/capability.h>
 #include <string.h>
@@ -139,6 +140,8 @@ pid_t lull_spawn(const struct lull_spawn_request *r, const char **failed_step) {
     struct rlimit nofile;
     unsigned open_limit;
     const char *stop;
+    sigset_t all, mask;
+    int error;
     *failed_step = "";
     /* Read before fork: the child keeps the hard limit and takes the soft one it is given. */
     if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) {
@@ -151,18 +154,26 @@ pid_t lull_spawn(const struct lull_spawn_request *r, const char **failed_step) {
         *failed_step = "pipe";
         return -1;
     }
-    pid = fork();
+    /* The child starts with every signal blocked and sets every handler to its default before it
+       unblocks them: a vfork child shares the daemon's memory, where a handler must never run. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask);
+    /* vfork when the identity stays: fork copies the page tables of a daemon with many threads
+       and makes its next writes fault (copy on write), several milliseconds per command. An
+       identity switch in a vfork child would mark the shared memory undumpable, so it forks. */
+    pid = r->switch_identity ? fork() : vfork();
+    if (pid == 0) {
+        close(status[0]);
+        become_and_exec(r, r->restore_nofile ? &nofile : NULL, open_limit, status[1]);
+    }
+    error = errno;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (pid < 0) {
-        int error = errno;
         close(status[0]);
         close(status[1]);
         *failed_step = "fork";
         errno = error;
         return -1;
-    }
-    if (pid == 0) {
-        close(status[0]);
-        become_and_exec(r, r->restore_nofile ? &nofile : NULL, open_limit, status[1]);
     }
     close(status[1]);
     stop = wait_for_exec(status[0], r->cancel_fd, r->timeout_ms);
