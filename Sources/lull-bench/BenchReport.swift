@@ -19,10 +19,12 @@ enum BenchReport {
         return values.sorted()[values.count / 2]
     }
 
+    /// Nearest rank: the smallest value with at least `p` of the values at or below it.
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+        let rank = Int((Double(sorted.count) * p).rounded(.up))
+        return sorted[min(sorted.count - 1, max(0, rank - 1))]
     }
 
     /// "median (p10–p90)" with the given format, e.g. "%.2f ms".
@@ -84,6 +86,12 @@ func spawnAndWait(_ argv: [String], environment: [String: String]) throws -> Int
     let result = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
     guard result == 0 else { throw BenchError("cannot start \(argv[0]): \(String(cString: strerror(result)))") }
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (status >> 8) & 0xff
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else {
+            throw BenchError("cannot wait for \(argv[0]): \(String(cString: strerror(errno)))")
+        }
+    }
+    // A command killed by a signal is no success to time: 128 + the signal, as a shell says.
+    let signal = status & 0x7f
+    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
 }

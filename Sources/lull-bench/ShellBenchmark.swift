@@ -120,6 +120,9 @@ final class PeerQueues {
         var environment = ProcessInfo.processInfo.environment
         environment["TS_SOCKET"] = tsSocket
         environment["NQDIR"] = nqDirectory
+        // tsp writes each job's output to TMPDIR/ts-out.*, and `tsp -C` leaves the files: in
+        // this directory they go with it.
+        environment["TMPDIR"] = directory
         return environment
     }
 
