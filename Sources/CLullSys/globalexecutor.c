@@ -45,7 +45,13 @@ __attribute__((swiftcall)) static void lull_enqueue_global_with_deadline(
     (void)original;
     long long now_sec = 0, now_nsec = 0;
     swift_get_time(&now_sec, &now_nsec, clock);
-    long long delay = (sec - now_sec) * 1000000000LL + (nsec - now_nsec);
+    long long seconds = sec - now_sec;
+    /* Past ~292 years the product overflows (a deadline of .distantFuture): such a wait is for ever. */
+    if (seconds >= 9223372036LL) {
+        delayed_sink(~0ULL, job);
+        return;
+    }
+    long long delay = seconds * 1000000000LL + (nsec - now_nsec);
     delayed_sink(delay > 0 ? (unsigned long long)delay : 0, job);
 }
 
