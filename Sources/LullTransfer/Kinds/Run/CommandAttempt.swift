@@ -81,10 +81,11 @@ struct CommandAttempt: Sendable {
                 }
                 guard supervisor.launched() else {
                     // Given up while it launched: its outcome has no taker, so it gets no grace.
-                    StopTarget(leader: process.pid, cgroup: cgroup).killAll()
+                    // Its process group only: the job's cgroup may hold a later attempt by now.
+                    kill(-process.pid, SIGKILL)
+                    kill(process.pid, SIGKILL)
                     var status: Int32 = 0
                     while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
-                    if let cgroup, cgroup.awaitEmpty(seconds: 2) { cgroup.remove() }
                     log.close()
                     return nil
                 }
