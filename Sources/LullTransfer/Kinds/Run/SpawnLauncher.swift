@@ -64,8 +64,6 @@ public struct SpawnLauncher: ProcessLauncher {
     static func failure(step: String, errno code: Int32, _ request: LaunchRequest) -> JobFailure {
         let reason = String(cString: strerror(code))
         switch (step, code) {
-        case ("cancelled", _):
-            return JobFailure(code: "cancelled", message: "the command was stopped before it started", retryable: true)
         case ("timeout", _):
             return JobFailure(
                 code: "total_timeout",
