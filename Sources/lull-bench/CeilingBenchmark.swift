@@ -42,6 +42,51 @@ enum CeilingBenchmark {
         )
     }
 
+    /// lulld's rate over the ceiling's (writer thread), each round measured in turn against one
+    /// ceiling server and lulld kept running, whichever went first in the last round going second:
+    /// the ratios the targets are judged by, free of drift between blocks measured minutes apart.
+    struct Paired {
+        var sequential: [Double] = []
+        var concurrent: [Double] = []
+    }
+
+    static func paired(
+        in directory: String,
+        lulld: (socket: String, pid: Int32),
+        rounds: Int,
+        sequential: Int,
+        concurrent: Int,
+        firstID: Int,
+        progress: (String) -> Void
+    ) throws -> Paired {
+        try withServer(in: directory, mode: .bare) { socket, pid in
+            _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 4, requests: 500, firstID: 0)
+            var paired = Paired()
+            var nextID = firstID
+            func rate(_ target: (String, Int32), clients: Int, requests: Int) throws -> Double {
+                defer { nextID += requests }
+                return try SubmitBenchmark.throughput(
+                    socket: target.0,
+                    daemon: target.1,
+                    clients: clients,
+                    requests: requests,
+                    firstID: nextID
+                ).perSecond
+            }
+            for round in 1...rounds {
+                progress("paired round \(round) of \(rounds): lulld and the ceiling in turn, 1 client, then 16")
+                for (clients, requests) in [(1, sequential), (16, concurrent)] {
+                    let lulldFirst = round % 2 == 1
+                    let first = try rate(lulldFirst ? lulld : (socket, pid), clients: clients, requests: requests)
+                    let second = try rate(lulldFirst ? (socket, pid) : lulld, clients: clients, requests: requests)
+                    let ratio = lulldFirst ? first / second : second / first
+                    if clients == 1 { paired.sequential.append(ratio) } else { paired.concurrent.append(ratio) }
+                }
+            }
+            return paired
+        }
+    }
+
     /// One client sequentially, then 16 at once, after a warm-up.
     private static func both(
         in directory: String,
