@@ -99,6 +99,12 @@ struct WordingTests {
                 ["-s", "--unix-socket", daemon.socketPath, "http://lull/v1/jobs/abc"]
             )
             #expect(word.stdout.contains("is not a positive integer"), "\(word.stdout)")
+            // A sign is no part of an id: "+1" named job 1 before.
+            let signed = try CommandRunner.run(
+                "/usr/bin/curl",
+                ["-s", "--unix-socket", daemon.socketPath, "http://lull/v1/jobs/+1"]
+            )
+            #expect(signed.stdout.contains("is not a positive integer"), "\(signed.stdout)")
         }
     }
 }

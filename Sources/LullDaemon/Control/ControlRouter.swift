@@ -156,7 +156,9 @@ struct ControlRouter: Sendable {
     }
 
     func ownedJob(_ rawID: String, _ request: ControlRequest) async throws -> Job {
-        guard let value = Int64(rawID), value > 0 else {
+        // Digits only: Int64("+7") is 7, and one job must not have two paths.
+        let digits = rawID.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard digits, let value = Int64(rawID), value > 0 else {
             // All digits but past Int64: no such job could exist, and "not a positive integer" would be wrong.
             if !rawID.isEmpty, rawID.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                 rawID.contains(where: { $0 != "0" })
