@@ -11,7 +11,10 @@ import Testing
 /// opened in another order, a job's output pipe or the store could have been there.
 @Suite struct ClosedStandardDescriptorsTests {
     @Test func aDaemonStartedWithoutThemHasDevNullThereAndKeepsAJobsOutput() async throws {
-        let daemon = try DaemonProcess(launcher: ["/bin/sh", "-c", "exec \"$@\" <&- >&- 2>&-", "sh"])
+        let daemon = try DaemonProcess(
+            config: SpawnPaths.config,
+            launcher: ["/bin/sh", "-c", "exec \"$@\" <&- >&- 2>&-", "sh"]
+        )
         defer { daemon.remove() }
         try daemon.start()
         for fd in 0...2 {
@@ -20,14 +23,9 @@ import Testing
         }
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
-        for nice in [nil, 5] {
-            // With a nice value the command is started through fork, else through posix_spawn.
-            let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo out; echo err >&2"], nice: nice)
-            )
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
-            #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            #expect(done.result?.outputTail == "out\nerr\n", "nice \(String(describing: nice))")
+        let argv = ["sh", "-c", "echo out; echo err >&2"]
+        for (path, output) in try await SpawnPaths.outputs(of: argv, daemon: daemon, client: client) {
+            #expect(output == "out\nerr\n", "\(path)")
         }
         let integrity = try CommandRunner.run(
             "/usr/bin/python3",

@@ -21,7 +21,10 @@ import Glibc
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         let hard = min(UInt64(limit.rlim_max), 65_536)
         try #require(hard > 512, "the hard limit here is \(hard)")
-        let daemon = try DaemonProcess(launcher: ["/usr/bin/prlimit", "--nofile=512:\(hard)", "--"])
+        let daemon = try DaemonProcess(
+            config: SpawnPaths.config,
+            launcher: ["/usr/bin/prlimit", "--nofile=512:\(hard)", "--"]
+        )
         defer { daemon.remove() }
         try daemon.start()
         let limits = try String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)
@@ -32,13 +35,9 @@ import Glibc
         )
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
-        for nice in [nil, 5] {
-            let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "ulimit -Sn; ulimit -Hn"], nice: nice)
-            )
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
-            #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            #expect(done.result?.outputTail == "512\n\(hard)\n", "nice \(String(describing: nice))")
+        let argv = ["sh", "-c", "ulimit -Sn; ulimit -Hn"]
+        for (path, output) in try await SpawnPaths.outputs(of: argv, daemon: daemon, client: client) {
+            #expect(output == "512\n\(hard)\n", "\(path)")
         }
     }
 
@@ -50,7 +49,7 @@ import Glibc
         return  // The seccomp filter uses x86_64's system call numbers.
         #endif
         let launcher = PythonExample.repository.appendingPathComponent("Tests/Fixtures/without_close_range.py").path
-        let daemon = try DaemonProcess(launcher: ["/usr/bin/python3", launcher])
+        let daemon = try DaemonProcess(config: SpawnPaths.config, launcher: ["/usr/bin/python3", launcher])
         defer { daemon.remove() }
         try daemon.start()
         #expect(
@@ -59,14 +58,9 @@ import Glibc
         )
         let client = LullClient(socketPath: daemon.socketPath)
         defer { Task { await client.shutdown() } }
-        for nice in [nil, 5] {
-            // With a nice value the command is started through fork, else possibly posix_spawn.
-            let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "ls /proc/$$/fd"], nice: nice)
-            )
-            let done = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
-            #expect(done.state == .succeeded, "\(String(describing: done.error))")
-            #expect(done.result?.outputTail == "0\n1\n2\n", "nice \(String(describing: nice))")
+        let argv = ["sh", "-c", "ls /proc/$$/fd"]
+        for (path, output) in try await SpawnPaths.outputs(of: argv, daemon: daemon, client: client) {
+            #expect(output == "0\n1\n2\n", "\(path)")
         }
     }
 }

@@ -24,38 +24,45 @@ import Glibc
 )
 struct RunHungMountTests {
     /// Where lulld hangs: 0 lookups answered, in its own stat of the directory; 1, in the
-    /// child's chdir.
-    @Test(arguments: [0, 1])
-    func aJobStuckEnteringItsDirectoryCanBeCancelled(answered: Int) async throws {
+    /// child's chdir. The command runs as lulld's own user (vfork), or, where the tests run as
+    /// root, as nobody (fork, whose wait for the exec watches the stop and the timeout itself).
+    static let cases: [(answered: Int, asNobody: Bool)] =
+        [(0, false), (1, false)]
+        + (getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv")
+            ? [(1, true)] : [])
+
+    @Test(arguments: Self.cases)
+    func aJobStuckEnteringItsDirectoryCanBeCancelled(answered: Int, asNobody: Bool) async throws {
         try await withHungMount(answering: answered) { directory, daemon, client in
-            let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", argv: ["true"], workingDirectory: directory)
+            let id = try await submit(
+                directory: directory,
+                asNobody: asNobody,
+                timeoutSeconds: nil,
+                daemon: daemon,
+                client: client
             )
-            _ = try await awaitJob(job.id, in: [.running], client: client, timeout: .seconds(20))
+            _ = try await awaitJob(id, in: [.running], client: client, timeout: .seconds(20))
             let cancelling = ContinuousClock.now
-            _ = try await client.cancel(job.id)
+            _ = try await client.cancel(id)
             // Without the give-up it never ends (the mount never answers); the bound is loose for
             // a loaded machine.
-            let done = try await awaitJob(job.id, in: [.cancelled], client: client, timeout: .seconds(30))
+            let done = try await awaitJob(id, in: [.cancelled], client: client, timeout: .seconds(30))
             #expect(done.state == .cancelled)
             #expect(ContinuousClock.now - cancelling < .seconds(20))
         }
     }
 
-    @Test(arguments: [0, 1])
-    func aJobStuckEnteringItsDirectoryEndsAtItsTotalTimeout(answered: Int) async throws {
+    @Test(arguments: Self.cases)
+    func aJobStuckEnteringItsDirectoryEndsAtItsTotalTimeout(answered: Int, asNobody: Bool) async throws {
         try await withHungMount(answering: answered) { directory, daemon, client in
-            let job = try await client.submit(
-                JobSubmission(
-                    kind: .run,
-                    url: "",
-                    retry: RetrySettings(maxAttempts: 1),
-                    timeouts: TimeoutSettings(totalSeconds: 2),
-                    argv: ["true"],
-                    workingDirectory: directory
-                )
+            let id = try await submit(
+                directory: directory,
+                asNobody: asNobody,
+                timeoutSeconds: 2,
+                daemon: daemon,
+                client: client
             )
-            let done = try await awaitJob(job.id, in: [.failed, .succeeded], client: client, timeout: .seconds(30))
+            let done = try await awaitJob(id, in: [.failed, .succeeded], client: client, timeout: .seconds(30))
             #expect(done.state == .failed)
             #expect(done.error?.code == "total_timeout", "\(String(describing: done.error))")
             // The daemon is not worse for it: another job runs.
@@ -63,6 +70,35 @@ struct RunHungMountTests {
             let ran = try await awaitJob(next.id, in: [.succeeded, .failed], client: client, timeout: .seconds(20))
             #expect(ran.state == .succeeded)
         }
+    }
+
+    /// `true` in `directory`, once, with a total timeout where given; as nobody through lullctl.
+    private func submit(
+        directory: String,
+        asNobody: Bool,
+        timeoutSeconds: Int?,
+        daemon: DaemonProcess,
+        client: LullClient
+    ) async throws -> Int64 {
+        guard asNobody else {
+            return try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    retry: RetrySettings(maxAttempts: 1),
+                    timeouts: timeoutSeconds.map { TimeoutSettings(totalSeconds: Double($0)) },
+                    argv: ["true"],
+                    workingDirectory: directory
+                )
+            ).id
+        }
+        let timeout = timeoutSeconds.map { ["--timeout", "\($0)s"] } ?? []
+        let submitted = try FileSafetyTests().asNobody(
+            ["submit", "run", "--cwd", directory, "--max-attempts", "1"] + timeout
+                + ["--json", "--socket", daemon.socketPath, "--", "true"]
+        )
+        try #require(submitted.status == 0, "submit as nobody: \(submitted.stderr)")
+        return try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
     }
 
     private func withHungMount(
@@ -73,7 +109,7 @@ struct RunHungMountTests {
             "lull-hung-\(UUID().uuidString.prefix(8))"
         ).path
         try FileManager.default.createDirectory(atPath: mountpoint, withIntermediateDirectories: true)
-        let daemon = try DaemonProcess()
+        let daemon = try DaemonProcess(config: SpawnPaths.config)
         defer { daemon.remove() }
         try daemon.start()
         let client = LullClient(socketPath: daemon.socketPath)
