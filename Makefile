@@ -53,7 +53,7 @@ VERSION := $(shell cat VERSION)
 # front of a tus server; microsocks is a SOCKS5 proxy to fetch through. The services either package would start are stopped and disabled.
 # debhelper builds the packages the systemd test installs (`make deb` itself adds lintian).
 APT_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config curl util-linux dbus python3-dbusmock iproute2 \
-	debootstrap systemd-container man-db groff-base tmux openssl prometheus nginx debhelper microsocks
+	debootstrap systemd-container man-db groff-base tmux openssl prometheus nginx debhelper microsocks strace
 
 # qemu boots the power-cut test's guest (PowerCutTests); headless, so without its recommends
 # (a GTK front end, firmware, media libraries).

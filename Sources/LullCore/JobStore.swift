@@ -82,6 +82,14 @@ public struct JobUpdate: Sendable, Equatable {
     /// the event.
     public var stop: WaitingReason.Code?
 
+    /// A running job's progress report (bytes moved, a command's usage), which changes nothing a
+    /// restart depends on: the store may commit it without waiting for the disk. A resume point
+    /// is not one: it says where a restart continues.
+    public var isReport: Bool {
+        event == .progress && from == [.running] && state == .running && resume == nil && result == nil
+            && failure == nil && stop == nil && !countsAsAttempt && !interruptsAttempt
+    }
+
     public init(
         id: JobID,
         from: Set<JobState>,

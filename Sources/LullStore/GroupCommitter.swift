@@ -16,6 +16,8 @@ final class GroupCommitter: Sendable {
 
     private struct Pending {
         let work: Work
+        /// Acknowledged only once on disk; false for a report a power cut may lose.
+        let synced: Bool
         let continuation: CheckedContinuation<any Sendable, any Error>
     }
 
@@ -26,6 +28,7 @@ final class GroupCommitter: Sendable {
         /// Cleared by the thread as it ends, so the database closes with the store, not later.
         var writer: (any DatabaseWriter)?
         let commits = Atomic<Int>(0)
+        let unsyncedCommits = Atomic<Int>(0)
 
         init(writer: any DatabaseWriter) { self.writer = writer }
     }
@@ -46,10 +49,16 @@ final class GroupCommitter: Sendable {
             // Attached and detached here: the hook must be gone before the connection closes,
             // and the store may be released on this very thread.
             if let checkpointer { Self.onWriter(of: inbox) { checkpointer.attach(to: $0) } }
+            // Events committed since the last synced commit: each unsynced write makes one at most.
+            var unsynced = 0
             while let (batch, writer) = Self.nextBatch(from: inbox, thread) {
-                if Self.commit(batch, writer: writer, didCommit: didCommit) {
-                    inbox.commits.add(1, ordering: .relaxed)
+                let synced = batch.contains(where: \.synced) || unsynced + batch.count > Self.unsyncedEventLimit
+                guard let events = Self.commit(batch, synced: synced, writer: writer, didCommit: didCommit) else {
+                    continue
                 }
+                unsynced = synced ? 0 : unsynced + events
+                inbox.commits.add(1, ordering: .relaxed)
+                if !synced { inbox.unsyncedCommits.add(1, ordering: .relaxed) }
             }
             if let checkpointer { Self.onWriter(of: inbox) { checkpointer.detach(from: $0) } }
             inbox.condition.lock()
@@ -64,13 +73,28 @@ final class GroupCommitter: Sendable {
         thread.stop()
     }
 
+    /// The most events unsynced writes may have committed since the last synced commit: what a
+    /// power cut can take from the log at most.
+    static let unsyncedEventLimit = 1_000
+
     /// How many transactions have been committed.
     var commits: Int { inbox.commits.load(ordering: .relaxed) }
 
-    func perform<T: Sendable>(_ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T) async throws -> T {
+    /// How many of them were committed without waiting for the disk.
+    var unsyncedCommits: Int { inbox.unsyncedCommits.load(ordering: .relaxed) }
+
+    /// Runs `work` in the next commit. With `synced` false the write is a report that a power cut
+    /// may lose (it makes one event at most); it is answered once committed, before it is on disk,
+    /// unless a synced write shares its commit.
+    func perform<T: Sendable>(
+        synced: Bool = true,
+        _ work: @escaping @Sendable (Database, inout [JobEvent]) throws -> T
+    ) async throws -> T {
         let value = try await withCheckedThrowingContinuation { continuation in
             inbox.condition.lock()
-            inbox.pending.append(Pending(work: { db, events in try work(db, &events) }, continuation: continuation))
+            inbox.pending.append(
+                Pending(work: { db, events in try work(db, &events) }, synced: synced, continuation: continuation)
+            )
             inbox.condition.signal()
             inbox.condition.unlock()
         }
@@ -97,47 +121,73 @@ final class GroupCommitter: Sendable {
         writer?.writeWithoutTransaction(body)
     }
 
-    /// Runs one transaction for the batch and answers every write in it; true if it committed.
+    /// Runs one transaction for the batch and answers every write in it; the number of events it
+    /// made if it committed, nil if not. Unsynced, it commits with `synchronous = NORMAL`: in WAL
+    /// mode that appends to the log without an fsync, and the next synced commit's fsync of the
+    /// same file takes it along.
     private static func commit(
         _ batch: [Pending],
+        synced: Bool,
         writer: any DatabaseWriter,
         didCommit: @Sendable ([JobEvent]) -> Void
-    ) -> Bool {
+    ) -> Int? {
         do {
-            let (outcomes, events) = try writer.write { db in
-                var events: [JobEvent] = []
-                // Alone in its commit, a write needs no savepoint: if it fails, the whole
-                // transaction rolls back and its error is the commit's.
-                if batch.count == 1 {
-                    let value = try batch[0].work(db, &events)
-                    return ([Result<any Sendable, any Error>.success(value)], events)
-                }
-                var outcomes: [Result<any Sendable, any Error>] = []
-                outcomes.reserveCapacity(batch.count)
-                for item in batch {
-                    let mark = events.count
-                    do {
-                        var produced: (any Sendable)?
-                        try db.inSavepoint {
-                            produced = try item.work(db, &events)
-                            return .commit
-                        }
-                        outcomes.append(.success(produced!))
-                    } catch {
-                        events.removeSubrange(mark...)
-                        outcomes.append(.failure(error))
-                    }
-                }
-                return (outcomes, events)
+            let (outcomes, events) = try writer.writeWithoutTransaction { db in
+                guard !synced else { return try transaction(batch, db) }
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                return try transaction(batch, db)
             }
             didCommit(events)
             for (item, outcome) in zip(batch, outcomes) {
                 item.continuation.resume(with: outcome)
             }
-            return true
+            return events.count
         } catch {
             for item in batch { item.continuation.resume(throwing: error) }
-            return false
+            return nil
         }
+    }
+
+    private static func transaction(
+        _ batch: [Pending],
+        _ db: Database
+    ) throws -> ([Result<any Sendable, any Error>], [JobEvent]) {
+        var result: ([Result<any Sendable, any Error>], [JobEvent]) = ([], [])
+        try db.inTransaction {
+            result = try Self.run(batch, db)
+            return .commit
+        }
+        return result
+    }
+
+    /// The batch's writes, each answered on its own: alone in its commit a write needs no
+    /// savepoint (if it fails, the whole transaction rolls back and its error is the commit's).
+    private static func run(
+        _ batch: [Pending],
+        _ db: Database
+    ) throws -> ([Result<any Sendable, any Error>], [JobEvent]) {
+        var events: [JobEvent] = []
+        if batch.count == 1 {
+            let value = try batch[0].work(db, &events)
+            return ([.success(value)], events)
+        }
+        var outcomes: [Result<any Sendable, any Error>] = []
+        outcomes.reserveCapacity(batch.count)
+        for item in batch {
+            let mark = events.count
+            do {
+                var produced: (any Sendable)?
+                try db.inSavepoint {
+                    produced = try item.work(db, &events)
+                    return .commit
+                }
+                outcomes.append(.success(produced!))
+            } catch {
+                events.removeSubrange(mark...)
+                outcomes.append(.failure(error))
+            }
+        }
+        return (outcomes, events)
     }
 }

@@ -55,4 +55,11 @@ final class BackgroundCommand {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
     }
+
+    /// For a command that cannot be stopped with SIGTERM: Foundation starts its children with
+    /// the caller's signal mask, in which SIGTERM may be blocked.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
 }
