@@ -100,6 +100,9 @@ public struct JobResult: Sendable, Equatable, Codable {
     /// fetch: validators for the next conditional GET.
     public var etag: String?
     public var lastModified: String?
+    /// fetch: the identity of the file left at the destination (device, inode, size and
+    /// modification time; stored, not shown), which a next conditional GET needs to find there.
+    public var file: String?
     /// push and upload: selected response headers and the start of the response body.
     public var responseHeaders: [String: String]?
     public var responseBody: String?
@@ -147,8 +150,10 @@ public struct JobResult: Sendable, Equatable, Codable {
         ioReadBytes: Int64? = nil,
         ioWriteBytes: Int64? = nil,
         unit: String? = nil,
-        cgroup: String? = nil
+        cgroup: String? = nil,
+        file: String? = nil
     ) {
+        self.file = file
         self.unit = unit
         self.cgroup = cgroup
         self.httpStatus = httpStatus

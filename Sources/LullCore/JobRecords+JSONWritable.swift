@@ -65,6 +65,7 @@ extension JobResult: JSONWritable {
             json.member("notModified", notModified)
             json.member("etag", etag)
             json.member("lastModified", lastModified)
+            json.member("file", file)
             json.member("responseHeaders", responseHeaders)
             json.member("responseBody", responseBody)
             json.member("bytesTransferred", bytesTransferred)

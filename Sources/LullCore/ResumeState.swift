@@ -33,9 +33,26 @@ public struct ResumeState: Sendable, Equatable, Codable {
 public struct FetchValidators: Sendable, Equatable, Codable {
     public var etag: String?
     public var lastModified: String?
+    /// The file that fetch left at the destination (`JobResult.file`): a 304 keeps what is there,
+    /// so the question may be asked only while the same file, unchanged, is still there.
+    public var file: String?
+    /// Its SHA-256, for a fetch that names the content it wants.
+    public var sha256: String?
 
-    public init(etag: String?, lastModified: String?) {
+    public init(etag: String?, lastModified: String?, file: String? = nil, sha256: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
+        self.file = file
+        self.sha256 = sha256
+    }
+
+    /// Whether a conditional GET may keep the file now at the destination (`file`, its identity;
+    /// nil when there is none) for a fetch that expects content `sha256`: only a file this same
+    /// fetch left, untouched since (another job may have replaced it, or its owner edited it), and
+    /// of that content.
+    public func mayKeep(file current: String?, expecting sha256: String?) -> Bool {
+        guard let file, file == current else { return false }
+        guard let sha256 else { return true }
+        return self.sha256 == sha256.lowercased()
     }
 }

@@ -88,13 +88,14 @@ struct RowCodec: Sendable {
         else { return }
         let statement = try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO fetch_validators (owner, url, destination, etag, last_modified, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO fetch_validators
+                    (owner, url, destination, etag, last_modified, updated_at, file, sha256)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         )
         try statement.execute(arguments: [
             Int64(job.owner.rawValue), key.url, key.destination, result.etag, result.lastModified,
-            job.updatedAt.timeIntervalSince1970,
+            job.updatedAt.timeIntervalSince1970, result.file, result.sha256,
         ])
     }
 

@@ -308,10 +308,13 @@ public final class SQLiteJobStore: JobStore {
             // Cached: every fetch asks, and compiling the statement (GRDB's authorizer included)
             // cost more than running it.
             let statement = try db.cachedStatement(
-                sql: "SELECT etag, last_modified FROM fetch_validators WHERE owner = ? AND url = ? AND destination = ?"
+                sql: """
+                    SELECT etag, last_modified, file, sha256 FROM fetch_validators
+                    WHERE owner = ? AND url = ? AND destination = ?
+                    """
             )
             return try Row.fetchOne(statement, arguments: [Int64(owner.rawValue), url, destination])
-                .map { FetchValidators(etag: $0[0], lastModified: $0[1]) }
+                .map { FetchValidators(etag: $0[0], lastModified: $0[1], file: $0[2], sha256: $0[3]) }
         }
     }
 

@@ -108,6 +108,11 @@ enum StoreSchema {
                     """
             )
         }
+        migrator.registerMigration("v8: the file fetch validators were left with") { db in
+            // Without them a row vouches for no file: the next fetch of it asks unconditionally.
+            try db.execute(sql: "ALTER TABLE fetch_validators ADD COLUMN file TEXT")
+            try db.execute(sql: "ALTER TABLE fetch_validators ADD COLUMN sha256 TEXT")
+        }
         TestMigration.register(in: &migrator, environment: ProcessInfo.processInfo.environment)
         return migrator
     }

@@ -38,7 +38,8 @@ import Testing
         ioReadBytes: 0,
         ioWriteBytes: 8_388_608,
         unit: "lull-job-1.service",
-        cgroup: "/lulld/jobs/job-1"
+        cgroup: "/lulld/jobs/job-1",
+        file: "2049:1234:13:1795000000.5"
     )
     static func links(_ first: Int64) -> LinkBytes {
         var bytes = LinkBytes()

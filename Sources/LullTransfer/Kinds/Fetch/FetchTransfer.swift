@@ -58,7 +58,7 @@ public struct FetchTransfer: TransferEngine {
     ) async throws -> JobResult {
         let previous = job.resume ?? ResumeState()
         let resumable = previous.validator != nil && previous.offset > 0
-        let (staging, kept, destinationExists, freeBytes) = try await StagingFile.open(
+        let (staging, kept, existing, freeBytes) = try await StagingFile.open(
             for: destination,
             jobID: job.id.rawValue,
             owner: job.owner,
@@ -72,7 +72,10 @@ public struct FetchTransfer: TransferEngine {
         var offset = kept
         var transferred = previous.transferredBytes
         // Only a file already in place can be kept by a 304: no store read for a first fetch.
-        let conditional = offset == 0 && destinationExists ? await context.validators() : nil
+        let expected = job.spec.payload.fetch?.sha256
+        let conditional =
+            offset == 0 && existing != nil
+            ? await context.validators().flatMap { $0.mayKeep(file: existing, expecting: expected) ? $0 : nil } : nil
         var response = try await send(
             job,
             client,
@@ -100,11 +103,14 @@ public struct FetchTransfer: TransferEngine {
             return JobResult(
                 httpStatus: 304,
                 bytes: size,
+                // The file is the one the earlier fetch hashed (`mayKeep` checked it is unchanged).
+                sha256: conditional?.sha256,
                 path: destination,
                 notModified: true,
                 etag: response.headers.first(name: "etag") ?? conditional?.etag,
                 lastModified: response.headers.first(name: "last-modified") ?? conditional?.lastModified,
-                bytesTransferred: transferred
+                bytesTransferred: transferred,
+                file: existing
             )
         }
         guard response.status == .ok || response.status == .partialContent else {
@@ -229,6 +235,7 @@ public struct FetchTransfer: TransferEngine {
             )
         }
         keepStaging = false
+        let file = await staging.identity()
         try await watchdog.withoutIdleLimit { try await staging.commit(mode: job.spec.payload.fetch?.fileMode) }
         return JobResult(
             httpStatus: Int(response.status.code),
@@ -237,7 +244,8 @@ public struct FetchTransfer: TransferEngine {
             path: destination,
             etag: etag,
             lastModified: lastModified,
-            bytesTransferred: transferred
+            bytesTransferred: transferred,
+            file: file
         )
     }
 

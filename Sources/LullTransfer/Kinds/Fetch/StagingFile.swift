@@ -28,8 +28,9 @@ final class StagingFile: Sendable {
     }
 
     /// Opens the staging file, creating it if needed, and cuts it to `keep` bytes (0 to start over).
-    /// Returns the file, its length after the cut (less than `keep` if less was on disk), whether
-    /// something is at the destination already (a file a conditional GET may keep) and the bytes
+    /// Returns the file, its length after the cut (less than `keep` if less was on disk), the
+    /// identity of what is at the destination already (a file a conditional GET may keep; nil
+    /// when nothing is) and the bytes
     /// free on its filesystem for unprivileged users (nil if unknown), read in the same trip to
     /// the thread pool.
     /// With a `mode` the file is private while partial and gets the mode in `commit`; without
@@ -41,7 +42,7 @@ final class StagingFile: Sendable {
         keep: Int64,
         mode: FileMode?,
         files: FileAccess
-    ) async throws -> (StagingFile, Int64, destinationExists: Bool, freeBytes: Int64?) {
+    ) async throws -> (StagingFile, Int64, destination: String?, freeBytes: Int64?) {
         let path = Self.path(for: destination, jobID: jobID)
         let opened = try await files.run(as: owner) { () -> Opened in
             // A directory there would otherwise be found only by the rename, after the download.
@@ -70,7 +71,7 @@ final class StagingFile: Sendable {
                 descriptor: fd,
                 device: UInt64(info.st_dev),
                 length: length,
-                destinationExists: exists,
+                destination: exists ? FileIdentity.text(of: existing) : nil,
                 freeBytes: free
             )
         }
@@ -82,7 +83,7 @@ final class StagingFile: Sendable {
             device: opened.device,
             files: files
         )
-        return (staging, opened.length, opened.destinationExists, opened.freeBytes)
+        return (staging, opened.length, opened.destination, opened.freeBytes)
     }
 
     /// What the trip to the thread pool in `open` found.
@@ -90,7 +91,7 @@ final class StagingFile: Sendable {
         let descriptor: CInt
         let device: UInt64
         let length: Int64
-        let destinationExists: Bool
+        let destination: String?
         let freeBytes: Int64?
     }
 
@@ -206,6 +207,15 @@ final class StagingFile: Sendable {
             as: owner,
             files: files
         )
+    }
+
+    /// The identity the file will have at the destination, read once nothing more is written.
+    func identity() async -> String? {
+        let fd = descriptor
+        return try? await files.pool.runIfActive { () -> String? in
+            var info = stat()
+            return fstat(fd, &info) == 0 ? FileIdentity.text(of: info) : nil
+        }
     }
 
     /// Closes the file, keeping it for a later attempt.
