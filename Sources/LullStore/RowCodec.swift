@@ -141,14 +141,35 @@ struct RowCodec: Sendable {
         detail: JobEventDetail?,
         into db: Database
     ) throws -> JobEvent {
+        try appendEvent(
+            for: job.id,
+            owner: job.owner,
+            state: job.state,
+            type: type,
+            time: time,
+            detail: detail,
+            into: db
+        )
+    }
+
+    /// The same, from the columns alone, for a change made without reading the whole row.
+    func appendEvent(
+        for id: JobID,
+        owner: OwnerID,
+        state: JobState,
+        type: JobEventType,
+        time: Date,
+        detail: JobEventDetail?,
+        into db: Database
+    ) throws -> JobEvent {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO events (job_id, owner, time, type, state, detail) VALUES (?, ?, ?, ?, ?, ?)
                 """
         )
         try statement.execute(arguments: [
-            job.id.rawValue, Int64(job.owner.rawValue), time.timeIntervalSince1970, type.rawValue,
-            job.state.rawValue, try detail.map(Self.json),
+            id.rawValue, Int64(owner.rawValue), time.timeIntervalSince1970, type.rawValue, state.rawValue,
+            try detail.map(Self.json),
         ])
         // The event as a later read returns it, since followers are served these from memory:
         // the time through the column's Double, and no failure's `result` (not stored).
@@ -156,11 +177,11 @@ struct RowCodec: Sendable {
         stored?.failure?.result = nil
         return JobEvent(
             seq: db.lastInsertedRowID,
-            jobID: job.id,
-            owner: job.owner,
+            jobID: id,
+            owner: owner,
             time: Date(timeIntervalSince1970: time.timeIntervalSince1970),
             type: type,
-            state: job.state,
+            state: state,
             detail: stored
         )
     }

@@ -328,6 +328,28 @@ func resumableOffset(_ event: EventView) -> Int {
         }
     }
 
+    /// A pause and a resume are no way around a server's `Retry-After`: the store cleared the
+    /// retry time at every change, so the resumed job was sent again at once.
+    @Test func aPausedAndResumedJobStillWaitsForRetryAfter() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { await server.stop() } }
+        server.route("/hook", .init(faults: [.status(503, headers: [("Retry-After", "3600")])]))
+        try await withDaemon(config: fastRetries) { _, client in
+            let job = try await client.submit(JobSubmission(kind: .push, url: server.url("/hook"), body: "x"))
+            let retrying = try await awaitEvent(client: client, "job \(job.id) to wait for a retry") {
+                $0.jobId == job.id && $0.type == .retrying
+            }
+            let asked = try #require(retrying.retryAt)
+            _ = try await client.pause(job.id)
+            let resumed = try await client.resume(job.id)
+            #expect(resumed.state == .queued)
+            #expect(resumed.retryAt == asked)
+            let explained = try await client.explain(job.id)
+            #expect(explained.reasons.contains { $0.code == "backoff" }, "\(explained.reasons)")
+            #expect(server.requests.count == 1, "the resumed job was sent again before its retry time")
+        }
+    }
+
     /// A server's `Retry-After` is the server's to choose, not to crash the daemon with: values
     /// past any clock (once a trap in lulld, and again at every start, as the retry time was
     /// stored) wait at most a week; what is not delay-seconds or a date is ignored.

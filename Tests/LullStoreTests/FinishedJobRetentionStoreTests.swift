@@ -145,4 +145,16 @@ import Testing
         }
         #expect(plan.contains { $0.contains("jobs_ended") }, "\(plan)")
     }
+
+    /// Completion hooks still owed are found at each start from their own small index.
+    @Test func pendingHooksAreReadFromTheirIndex() async throws {
+        _ = try SQLiteJobStore(path: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let plan = try await DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteJobStore.pendingHooksSQL).map {
+                $0["detail"] as String
+            }
+        }
+        #expect(plan.contains { $0.contains("jobs_pending_hooks") }, "\(plan)")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LullCore
 import LullStore
 import Synchronization
@@ -173,6 +174,23 @@ import Testing
         #expect(events.map(\.type) == [.submitted, .submitted, .started, .requeued])
         #expect(try await reopened.count(in: .queued) == 2)
         #expect(try await reopened.count(in: .running) == 0)
+    }
+
+    /// A row whose records no longer decode (a manual edit, a damaged page) once made every start
+    /// fail here, as the requeue read whole rows; it needs only their ids and owners.
+    @Test func requeuesARunningJobWhoseRowNoLongerDecodes() async throws {
+        let store = try SQLiteJobStore(path: path)
+        let id = try await store.insert([fetch(1, owner: 1234)])[0].id
+        _ = try await store.apply(JobUpdate(id: id, from: [.queued], to: .running, event: .started, time: t0))
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE jobs SET failure = '{\"code\":\"x\"}' WHERE id = ?", arguments: [id.rawValue])
+        }
+        let reopened = try SQLiteJobStore(path: path)
+        await #expect(throws: (any Error).self) { try await reopened.job(id) }
+        #expect(try await reopened.requeueInterrupted(at: t0) == [id])
+        #expect(try await reopened.count(in: .queued) == 1)
+        let requeued = try #require(try await reopened.events(after: 0, owner: nil, limit: 100).items.last)
+        #expect(requeued.type == .requeued && requeued.owner == OwnerID(1234) && requeued.state == .queued)
     }
 
     @Test func eventsArePerOwnerAndPaged() async throws {

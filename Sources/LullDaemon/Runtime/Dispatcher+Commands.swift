@@ -17,7 +17,9 @@ extension Dispatcher {
                 from: [current.state],
                 to: target,
                 event: command.eventType,
-                time: clock.now()
+                time: clock.now(),
+                // A pause and a resume keep the time a server asked the retry to wait for.
+                retryAt: target == .cancelled ? nil : current.retryAt
             )
             switch try await store.apply(update) {
             case .applied(let updated):
