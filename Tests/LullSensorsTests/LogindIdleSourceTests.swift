@@ -44,6 +44,83 @@ struct LogindIdleSourceTests {
         await source.stop()
     }
 
+    /// Changes the manager's `IdleHint` the way logind does for everything but a session's own
+    /// `SetIdleHint`: without a `PropertiesChanged` for it.
+    private func setIdleSilently(_ bus: PrivateBus, hint: Bool) throws {
+        try bus.python(
+            """
+            obj = bus.get_object('org.freedesktop.login1', '/org/freedesktop/login1')
+            obj.AddMethod('org.freedesktop.login1.Manager', 'LullSetIdleSilently', 'b', '',
+                          "self.props['org.freedesktop.login1.Manager']['IdleHint'] = args[0]",
+                          dbus_interface='org.freedesktop.DBus.Mock')
+            obj.LullSetIdleSilently(\(hint ? "True" : "False"), dbus_interface='org.freedesktop.login1.Manager')
+            """
+        )
+    }
+
+    @Test("a session starting or ending is seen, though logind signals no IdleHint for it")
+    func sessionsComingAndGoingAreSeen() async throws {
+        let bus = try PrivateBus.start()
+        defer { bus.shutDown() }
+        try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
+        let source = LogindIdleSource(bus: .address(bus.address))
+        try await source.start()
+        #expect(source.current.state != .active)
+
+        for (member, hint) in [("SessionNew", false), ("SessionRemoved", true)] {
+            let changes = source.changes()
+            try setIdleSilently(bus, hint: hint)
+            try bus.python(
+                """
+                obj = bus.get_object('org.freedesktop.login1', '/org/freedesktop/login1')
+                obj.EmitSignal('org.freedesktop.login1.Manager', '\(member)', 'so',
+                               ['c1', dbus.ObjectPath('/org/freedesktop/login1/session/c1')],
+                               dbus_interface='org.freedesktop.DBus.Mock')
+                """
+            )
+            let (seen, _) = try await firstValue(changes, "the hint after \(member)") { ($0.state == .active) != hint }
+            #expect((seen.state == .active) != hint)
+        }
+        await source.stop()
+    }
+
+    @Test("an idle inhibitor is seen through the manager's other properties")
+    func anIdleInhibitorIsSeen() async throws {
+        let bus = try PrivateBus.start()
+        defer { bus.shutDown() }
+        try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
+        let source = LogindIdleSource(bus: .address(bus.address))
+        try await source.start()
+        let changes = source.changes()
+        try setIdleSilently(bus, hint: false)
+        try bus.python(
+            """
+            obj = bus.get_object('org.freedesktop.login1', '/org/freedesktop/login1')
+            obj.AddProperty('org.freedesktop.login1.Manager', 'BlockInhibited', '',
+                            dbus_interface='org.freedesktop.DBus.Mock')
+            obj.UpdateProperties('org.freedesktop.login1.Manager', {'BlockInhibited': 'idle'},
+                                 dbus_interface='org.freedesktop.DBus.Mock')
+            """
+        )
+        let (seen, _) = try await firstValue(changes, "active once the inhibitor is taken") { $0.state == .active }
+        #expect(seen == IdleState(.active, source: "logind IdleHint false"))
+        await source.stop()
+    }
+
+    @Test("what logind changes with no signal at all (a text session's input) is read every interval")
+    func silentChangesAreReadEveryInterval() async throws {
+        let bus = try PrivateBus.start()
+        defer { bus.shutDown() }
+        try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
+        let source = LogindIdleSource(bus: .address(bus.address), refreshInterval: .milliseconds(200))
+        try await source.start()
+        let changes = source.changes()
+        try setIdleSilently(bus, hint: false)
+        let (seen, _) = try await firstValue(changes, "active at the next read") { $0.state == .active }
+        #expect(seen.state == .active)
+        await source.stop()
+    }
+
     @Test("idle since 0 (no session ever active) is idle since always")
     func noSessionsIsIdleSinceAlways() async throws {
         let bus = try PrivateBus.start()

@@ -36,7 +36,7 @@ final class WorldMonitor: Sendable {
             ),
             logger: logger
         )
-        let idle = LogindIdleSource(bus: config.bus, logger: logger)
+        let idle = LogindIdleSource(bus: config.bus, sleeper: sleeper, logger: logger)
         do {
             try await idle.start()
         } catch {

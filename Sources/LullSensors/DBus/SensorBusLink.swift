@@ -28,6 +28,12 @@ final class SensorBusLink: Sendable {
         }
     }
 
+    /// Runs `body` on the bus thread; nothing when the link is not open.
+    func perform(_ body: @escaping @Sendable (BusContext) throws -> Void) async throws {
+        guard let connection = connection.withLock({ $0 }) else { return }
+        try await connection.perform(body)
+    }
+
     func close() async {
         let connection = self.connection.withLock { current -> BusConnection? in
             defer { current = nil }

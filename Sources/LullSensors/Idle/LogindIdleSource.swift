@@ -8,6 +8,12 @@ import Synchronization
 /// every session that can idle is idle and no idle inhibitor blocks, so a machine without
 /// sessions is idle (since 0: as long as it has run). Without logind on the bus, idleness is
 /// unknown; the source follows logind's name, so it reads again when logind (re)appears.
+///
+/// logind works the hint out when asked and signals it only when a session sets its own: a
+/// session starting or ending, an idle inhibitor taken or dropped, and a text session's input
+/// (its terminal's access time) change it silently. So the source reads again at `SessionNew`,
+/// `SessionRemoved` and any other change of the manager's properties, and every
+/// `refreshInterval` while logind is there.
 public final class LogindIdleSource: IdleSource {
     public static let serviceName = "org.freedesktop.login1"
     static let path = "/org/freedesktop/login1"
@@ -24,13 +30,25 @@ public final class LogindIdleSource: IdleSource {
     }
 
     public let bus: BusEndpoint
+    private let refreshInterval: Duration
+    private let sleeper: any Sleeper
+    private let refresher = Mutex<Task<Void, Never>?>(nil)
     private let logger: Logger
     private let broadcaster = StateBroadcaster(IdleState.unknown)
     private let model = Mutex(Model())
     private let link = SensorBusLink()
 
-    public init(bus: BusEndpoint = .system, logger: Logger = Logger(label: "lull.sensors.idle")) {
+    /// - Parameter sleeper: how the source waits between reads; the daemon passes its event-loop
+    ///   sleeper.
+    public init(
+        bus: BusEndpoint = .system,
+        refreshInterval: Duration = .seconds(60),
+        sleeper: any Sleeper = TaskSleeper(),
+        logger: Logger = Logger(label: "lull.sensors.idle")
+    ) {
         self.bus = bus
+        self.refreshInterval = refreshInterval
+        self.sleeper = sleeper
         self.logger = logger
     }
 
@@ -46,6 +64,7 @@ public final class LogindIdleSource: IdleSource {
                 try subscribe(context)
                 readAll(context)
             }
+            startRefreshing()
         } catch {
             broadcaster.update(IdleState(.unknown, source: "no D-Bus connection to look for logind (\(bus))"))
             broadcaster.finish()
@@ -54,6 +73,7 @@ public final class LogindIdleSource: IdleSource {
     }
 
     public func stop() async {
+        refresher.withLock { $0?.cancel() }
         await link.close()
         broadcaster.finish()
     }
@@ -64,9 +84,18 @@ public final class LogindIdleSource: IdleSource {
         try context.onPropertiesChanged(sender: Self.serviceName, path: Self.path) {
             [self] interface, changed, invalidated in
             guard interface == Self.managerInterface else { return }
+            // Another property (BlockInhibited, say) may have moved the hint without naming it.
+            guard changed["IdleHint"] != nil, !invalidated.contains(where: { $0.hasPrefix("IdleSince") }) else {
+                readAll(context)
+                return
+            }
             model.withLock { Self.apply(changed, to: &$0) }
-            if invalidated.contains(where: { $0 == "IdleHint" || $0 == "IdleSinceHint" }) { readAll(context) }
             publish()
+        }
+        for member in ["SessionNew", "SessionRemoved"] {
+            try context.addMatch(
+                "type='signal',sender='\(Self.serviceName)',path='\(Self.path)',interface='\(Self.managerInterface)',member='\(member)'"
+            ) { [self] _ in readAll(context) }
         }
         try context.onNameOwnerChanged(Self.serviceName) { [self] hasOwner in
             if hasOwner {
@@ -77,6 +106,18 @@ public final class LogindIdleSource: IdleSource {
                 publish()
             }
         }
+    }
+
+    private func startRefreshing() {
+        let task = Task { [self] in
+            while true {
+                do { try await sleeper.sleep(for: refreshInterval) } catch { return }
+                try? await link.perform { [self] context in
+                    if model.withLock({ $0.present }) == true { readAll(context) }
+                }
+            }
+        }
+        refresher.withLock { $0 = task }
     }
 
     /// Reads the manager's properties; logind absent (or unreadable) makes idleness unknown.
