@@ -205,6 +205,51 @@ struct SysfsPowerTests {
         }
     }
 
+    @Test("one battery without a capacity file gives its energy ratio")
+    func oneBatteryWithoutCapacity() {
+        let entries = [
+            PowerSupplyEntry(name: "AC", kind: .mains, online: false),
+            PowerSupplyEntry(
+                name: "BAT0",
+                kind: .battery,
+                present: true,
+                status: "Discharging",
+                energyNow: 3_000_000,
+                energyFull: 50_000_000
+            ),
+        ]
+        let state = SysfsPowerReader.state(from: entries)
+        #expect(state.batteryPercent == 6)
+        #expect(state.lowPower)
+    }
+
+    /// Many embedded controllers send a uevent for a plug or unplug and none for each percent.
+    @Test("on battery the tree is read every interval, without a uevent; on AC it is not")
+    func batteryIsReadEveryIntervalOnlyOnBattery() async throws {
+        try await withTemporaryDirectory { root in
+            writeTree(root, PowerFixtures.laptop(acOnline: true, capacity: 90, status: "Charging"))
+            let events = ManualDeviceEvents()
+            let source = SysfsPowerSource(root: root, events: events, batteryInterval: .milliseconds(100))
+            try await source.start()
+            // On AC a change the kernel did not announce stays unread over many intervals.
+            writeTree(root, PowerFixtures.laptop(acOnline: true, capacity: 91, status: "Charging"))
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(source.current.batteryPercent == 90)
+
+            var changes = source.changes()
+            writeTree(root, PowerFixtures.laptop(acOnline: false, capacity: 80, status: "Discharging"))
+            events.fire()
+            _ = try await firstValue(changes, "on battery") { $0.onBattery }
+            changes = source.changes()
+            writeTree(root, PowerFixtures.laptop(acOnline: false, capacity: 15, status: "Discharging"))
+            let (low, _) = try await firstValue(changes, "the charge read without a uevent") {
+                $0.batteryPercent == 15
+            }
+            #expect(low.lowPower)
+            await source.stop()
+        }
+    }
+
     @Test("uevent messages are parsed and filtered by subsystem")
     func ueventParsing() {
         let message = Array(

@@ -26,6 +26,7 @@ final class WorldMonitor: Sendable {
         let power = await PowerSourceDiscovery.start(
             bus: config.bus,
             sysfsRoot: config.powerSupplyRoot,
+            sleeper: sleeper,
             logger: logger
         )
         let network = await NetworkSourceDiscovery.start(

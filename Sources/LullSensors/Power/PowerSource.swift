@@ -32,6 +32,7 @@ public enum PowerSourceDiscovery {
         bus: BusEndpoint = .system,
         sysfsRoot: String = "/sys/class/power_supply",
         events: (any DeviceEventSource)? = KernelUeventMonitor(subsystem: "power_supply"),
+        sleeper: any Sleeper = TaskSleeper(),
         logger: Logger = Logger(label: "lull.sensors.power")
     ) async -> any PowerSource {
         if await serviceAvailable(UPowerPowerSource.serviceName, on: bus, logger: logger) {
@@ -48,7 +49,7 @@ public enum PowerSourceDiscovery {
                 await upower.stop()
             }
         }
-        let sysfs = SysfsPowerSource(root: sysfsRoot, events: events, logger: logger)
+        let sysfs = SysfsPowerSource(root: sysfsRoot, events: events, sleeper: sleeper, logger: logger)
         try? await sysfs.start()
         logger.info("power source: sysfs", metadata: ["root": "\(sysfsRoot)"])
         return sysfs

@@ -155,22 +155,30 @@ public enum SysfsPowerReader {
         state(from: entries(root: root), lowBatteryPercent: lowBatteryPercent)
     }
 
+    /// Several batteries are weighted by what they hold; one gives its `capacity`, or without
+    /// that file (some drivers have none) the same ratio of what it holds to what it can.
     static func combinedPercent(_ supplies: [PowerSupplyEntry]) -> Double? {
-        if supplies.count > 1 {
-            let energies = supplies.compactMap { s in s.energyNow.flatMap { now in s.energyFull.map { (now, $0) } } }
-            if energies.count == supplies.count {
-                let full = energies.reduce(0) { $0 + $1.1 }
-                if full > 0 { return clampPercent(100 * Double(energies.reduce(0) { $0 + $1.0 }) / Double(full)) }
-            }
-            let charges = supplies.compactMap { s in s.chargeNow.flatMap { now in s.chargeFull.map { (now, $0) } } }
-            if charges.count == supplies.count {
-                let full = charges.reduce(0) { $0 + $1.1 }
-                if full > 0 { return clampPercent(100 * Double(charges.reduce(0) { $0 + $1.0 }) / Double(full)) }
-            }
-        }
+        if supplies.count > 1, let held = heldPercent(supplies) { return held }
         let capacities = supplies.compactMap(\.capacity)
-        guard !capacities.isEmpty else { return nil }
+        guard !capacities.isEmpty else { return heldPercent(supplies) }
         return clampPercent(capacities.reduce(0, +) / Double(capacities.count))
+    }
+
+    /// Energy now over energy full, summed over all the batteries, else the same in charge;
+    /// nil unless every battery has the pair.
+    private static func heldPercent(_ supplies: [PowerSupplyEntry]) -> Double? {
+        guard !supplies.isEmpty else { return nil }
+        let energies = supplies.compactMap { s in s.energyNow.flatMap { now in s.energyFull.map { (now, $0) } } }
+        if energies.count == supplies.count {
+            let full = energies.reduce(0) { $0 + $1.1 }
+            if full > 0 { return clampPercent(100 * Double(energies.reduce(0) { $0 + $1.0 }) / Double(full)) }
+        }
+        let charges = supplies.compactMap { s in s.chargeNow.flatMap { now in s.chargeFull.map { (now, $0) } } }
+        if charges.count == supplies.count {
+            let full = charges.reduce(0) { $0 + $1.1 }
+            if full > 0 { return clampPercent(100 * Double(charges.reduce(0) { $0 + $1.0 }) / Double(full)) }
+        }
+        return nil
     }
 
     static func clampPercent(_ value: Double) -> Double {
