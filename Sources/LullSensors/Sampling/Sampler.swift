@@ -55,7 +55,7 @@ public struct Sample: Sendable, Equatable, Codable {
 ///
 /// Demand comes in two kinds: `.watch` (someone reads `status`/`samples` live) samples every
 /// `busyInterval`; `.pressureWait` (a job waits for pressure to drop) samples every
-/// `busyInterval` while the machine is busy and every `idleInterval` when it is quiet. The
+/// `pressureWaitInterval` while the machine is busy and every `idleInterval` when it is quiet. The
 /// history is a ring of `historyCapacity` samples: 10 minutes at one per second, longer when
 /// samples were coarser.
 public actor Sampler {
@@ -64,6 +64,9 @@ public actor Sampler {
         /// The cgroup v2 mount for the daemon's own cgroup numbers; nil to skip them.
         public var cgroupRoot: String?
         public var busyInterval: Duration
+        /// A wait for pressure on a busy machine: the kernel works the PSI averages out every
+        /// 2 s, so reading more often finds the same numbers.
+        public var pressureWaitInterval: Duration
         public var idleInterval: Duration
         public var historyCapacity: Int
         /// The machine is "busy" when any PSI `some avg10` reaches this (percent)…
@@ -75,6 +78,7 @@ public actor Sampler {
             procRoot: String = "/proc",
             cgroupRoot: String? = "/sys/fs/cgroup",
             busyInterval: Duration = .seconds(1),
+            pressureWaitInterval: Duration = .seconds(2),
             idleInterval: Duration = .seconds(10),
             historyCapacity: Int = 600,
             busyPressurePercent: Double = 1.0,
@@ -83,6 +87,7 @@ public actor Sampler {
             self.procRoot = procRoot
             self.cgroupRoot = cgroupRoot
             self.busyInterval = busyInterval
+            self.pressureWaitInterval = pressureWaitInterval
             self.idleInterval = idleInterval
             self.historyCapacity = historyCapacity
             self.busyPressurePercent = busyPressurePercent
@@ -251,7 +256,7 @@ public actor Sampler {
     func nextInterval() -> Duration {
         if demands.values.contains(.watch) { return configuration.busyInterval }
         guard let last = history.last else { return configuration.busyInterval }
-        return isBusy(last) ? configuration.busyInterval : configuration.idleInterval
+        return isBusy(last) ? configuration.pressureWaitInterval : configuration.idleInterval
     }
 
     private func isBusy(_ sample: Sample) -> Bool {
