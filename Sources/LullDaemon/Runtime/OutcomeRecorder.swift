@@ -229,10 +229,11 @@ struct OutcomeRecorder: Sendable {
                     )
                 }
                 return (outcome, created)
-            } catch let error as EncodingError {
-                // The change itself cannot be written (a value JSON cannot hold): trying again
-                // would hold the job's slot for good. Left as it is, the job is requeued at the
-                // next start, as after a crash.
+            } catch  where error is EncodingError || error is DecodingError {
+                // The change itself cannot be written (a value JSON cannot hold), or the job's
+                // row no longer reads (a manual edit, a damaged page): trying again would hold
+                // the job's slot for good. Left as it is, the job is requeued at the next start,
+                // as after a crash.
                 logger.critical(
                     "cannot record job \(update.id)'s \(update.event.rawValue): \(error); the job stays as it is until lulld restarts",
                     metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"]
