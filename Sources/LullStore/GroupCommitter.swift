@@ -53,12 +53,21 @@ final class GroupCommitter: Sendable {
             var unsynced = 0
             while let (batch, writer) = Self.nextBatch(from: inbox, thread) {
                 let synced = batch.contains(where: \.synced) || unsynced + batch.count > Self.unsyncedEventLimit
-                guard let events = Self.commit(batch, synced: synced, writer: writer, didCommit: didCommit) else {
-                    continue
+                // Counted before the writers hear back, so a count read after a write includes it.
+                let counted: @Sendable () -> Void = {
+                    inbox.commits.add(1, ordering: .relaxed)
+                    if !synced { inbox.unsyncedCommits.add(1, ordering: .relaxed) }
                 }
+                guard
+                    let events = Self.commit(
+                        batch,
+                        synced: synced,
+                        writer: writer,
+                        counted: counted,
+                        didCommit: didCommit
+                    )
+                else { continue }
                 unsynced = synced ? 0 : unsynced + events
-                inbox.commits.add(1, ordering: .relaxed)
-                if !synced { inbox.unsyncedCommits.add(1, ordering: .relaxed) }
             }
             if let checkpointer { Self.onWriter(of: inbox) { checkpointer.detach(from: $0) } }
             inbox.condition.lock()
@@ -129,6 +138,7 @@ final class GroupCommitter: Sendable {
         _ batch: [Pending],
         synced: Bool,
         writer: any DatabaseWriter,
+        counted: @Sendable () -> Void,
         didCommit: @Sendable ([JobEvent]) -> Void
     ) -> Int? {
         do {
@@ -138,6 +148,7 @@ final class GroupCommitter: Sendable {
                 defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
                 return try transaction(batch, db)
             }
+            counted()
             didCommit(events)
             for (item, outcome) in zip(batch, outcomes) {
                 item.continuation.resume(with: outcome)

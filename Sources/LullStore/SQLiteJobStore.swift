@@ -29,7 +29,6 @@ public final class SQLiteJobStore: JobStore {
         // unprivileged daemon may not do (and a background daemon should not).
         configuration.qos = .default
         self.path = path
-        let stoppedUncleanly = Self.writeAheadLogLeft(by: path)
         narrowedFiles = try PrivateStoreFiles.prepare(databasePath: path)
         pool = try DatabasePool(path: path, configuration: configuration)
         // Set here, not in `prepareDatabase`: the pool switches its writer to WAL after that hook
@@ -38,41 +37,46 @@ public final class SQLiteJobStore: JobStore {
         let migrator = StoreSchema.migrator
         try StoreVersionCheck.refuseNewer(pool, migrator: migrator, path: path)
         try migrator.migrate(pool)
-        if stoppedUncleanly { try Self.numberPastUnsyncedEvents(pool) }
+        try Self.numberPastUnsyncedEventsUnlessClosedCleanly(pool)
         checkpointer = WALCheckpointer(path: path, threshold: checkpointThreshold)
         committer = GroupCommitter(writer: pool, checkpointer: checkpointer, didCommit: didCommit)
     }
 
-    /// A clean close checkpoints the log and deletes it; one left with frames in it means the
-    /// last process stopped without closing (a crash, a kill, a power cut).
-    private static func writeAheadLogLeft(by path: String) -> Bool {
-        var info = stat()
-        return stat(path + "-wal", &info) == 0 && info.st_size > 0
-    }
+    /// `PRAGMA user_version` says whether the last process closed the store cleanly: 1 once
+    /// `closeCleanly()` ran, 0 from every open on. (Not the WAL left behind: any tool that opens
+    /// the database after a crash, an admin's `sqlite3` say, checkpoints and deletes it.)
+    static let closedCleanly = 1
 
     /// Unsynced reports (`GroupCommitter`) went to event followers before they reached the disk,
     /// and a power cut may have taken them from the log: the numbers followers saw would then be
     /// given again, and a follower resuming after one of them would skip the new events. After an
     /// unclean stop the numbering therefore goes on past any that can have been lost.
-    private static func numberPastUnsyncedEvents(_ pool: DatabasePool) throws {
+    private static func numberPastUnsyncedEventsUnlessClosedCleanly(_ pool: DatabasePool) throws {
         let gap = GroupCommitter.unsyncedEventLimit
         try pool.write { db in
+            let clean = try Int.fetchOne(db, sql: "PRAGMA user_version") == closedCleanly
+            try db.execute(sql: "PRAGMA user_version = 0")
+            guard !clean else { return }
+            // A store that never numbered an event has none a follower could have seen.
             try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'events'", arguments: [gap])
-            if db.changesCount == 0 {
-                try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)", arguments: [gap])
-            }
         }
     }
 
-    /// For a clean stop, once nothing writes any more: moves the log into the database file and
-    /// empties it, so unsynced reports are on disk and the next start sees a clean stop. False
-    /// when a reader kept part of the log; the next start then takes the stop for unclean, which
-    /// costs only a gap in the event numbers.
+    /// For a clean stop, once nothing writes any more: moves the log into the database file,
+    /// empties it, and records the clean stop, so the next start keeps the numbering as it is.
+    /// False when that could not be written; the next start then takes the stop for unclean,
+    /// which costs only a gap in the event numbers.
     @discardableResult
-    public func checkpointForStop() async -> Bool {
-        (try? await pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        }) != nil && !Self.writeAheadLogLeft(by: path)
+    public func closeCleanly() async -> Bool {
+        do {
+            try await pool.writeWithoutTransaction { db -> Void in
+                try db.execute(sql: "PRAGMA user_version = \(Self.closedCleanly)")
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The writer connection's `PRAGMA synchronous` level: 2 (FULL) means every commit is synced

@@ -31,6 +31,13 @@ struct PowerCutLedger {
     private(set) var seenComplete = Set<String>()
     private(set) var destinationChecks = 0
     private(set) var runningAtCuts = 0
+    /// The highest event number the guest's follower read, over all boots so far, and that
+    /// as it stood when the current boot reported (before its lulld numbered anything).
+    private(set) var highestSeen: Int64 = 0
+    private var seenBeforeThisBoot: Int64 = 0
+    /// Boots whose first new event was checked against what the follower had seen.
+    private(set) var numberingChecks = 0
+    private(set) var numberingProblems: [String] = []
 
     init(served: [String: String], sources: [String: String]) {
         self.served = served
@@ -49,6 +56,17 @@ struct PowerCutLedger {
             )
         case "ack" where words.count >= 3:
             if let id = Int64(words[1]) { acknowledged[words[2]] = id }
+        case "seen" where words.count == 2:
+            highestSeen = max(highestSeen, Int64(words[1]) ?? 0)
+        case "fresh" where words.count == 2:
+            // Unsynced progress events may be lost to a cut; their numbers must not come back.
+            let first = Int64(words[1]) ?? 0
+            numberingChecks += 1
+            if first <= seenBeforeThisBoot {
+                numberingProblems.append(
+                    "event \(first), the first after a cut, has a number the follower had seen (up to \(seenBeforeThisBoot))"
+                )
+            }
         case "refused":
             // A connection cut by the power cut is not a refusal, and the guest never sees it.
             refusals.append(line)
@@ -78,6 +96,7 @@ struct PowerCutLedger {
 
     /// What one boot found before lulld ran again: problems, empty when everything holds.
     mutating func check(report: [String: Any], boot: Int) -> [String] {
+        seenBeforeThisBoot = highestSeen
         var problems: [String] = []
         let integrity = report["integrity"] as? String ?? "missing"
         if integrity != "ok" && !(integrity == "none" && acknowledged.isEmpty) {

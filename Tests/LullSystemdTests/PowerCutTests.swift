@@ -151,6 +151,8 @@ struct PowerCutTests {
             boot += 1
         }
 
+        problems += ledger.numberingProblems
+        #expect(ledger.numberingChecks > 0, "no boot checked the event numbering after a cut")
         let rows = (finalReport["jobs"] as? [[Any]]) ?? []
         let acknowledged = Set(ledger.acknowledged.keys)
         let kinds = Dictionary(grouping: rows.filter { acknowledged.contains($0[1] as? String ?? "") }) {
@@ -169,6 +171,7 @@ struct PowerCutTests {
             robustness: power cuts (\(accelerator == .kvm ? "KVM" : "TCG")): \(cutCount()) cuts (\(cutsDuringStart) during lulld's start), \
             seed \(seed), \(ledger.acknowledged.count) acknowledged jobs (\(kinds)), \(rows.count) stored, \(attempts) attempts, \
             \(ledger.runningAtCuts) jobs caught running by a cut, \(ledger.destinationChecks) destination checks, \(torn) torn or wrong, \
+            event numbering checked after \(ledger.numberingChecks) boots (followers saw up to \(ledger.highestSeen)), \
             integrity ok ×\(checks - problems.filter { $0.contains("integrity") }.count) of \(checks), \
             lulld up in \(startRange), final queue drained in \(finalReport["seconds"] ?? "?") s, \(ContinuousClock.now - began)
             """

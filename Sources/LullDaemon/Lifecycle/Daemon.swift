@@ -265,8 +265,8 @@ public enum Daemon {
         await sleep?.stop()
         await unitStarter.close()
         _ = await serving.result
-        if !(await store.checkpointForStop()) {
-            logger.info("the store's write-ahead log was not emptied at stop; the next start numbers events past a gap")
+        if !(await store.closeCleanly()) {
+            logger.info("could not record the clean stop in the store; the next start numbers events past a gap")
         }
     }
 

@@ -55,8 +55,9 @@ def store_facts():
     db = sqlite3.connect(STORE, timeout=30)
     integrity = "; ".join(row[0] for row in db.execute("PRAGMA integrity_check"))
     jobs = [list(row) for row in db.execute("SELECT id, label, kind, state FROM jobs ORDER BY id")]
+    seq = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
     db.close()
-    return {"integrity": integrity, "jobs": jobs}
+    return {"integrity": integrity, "jobs": jobs, "seq": seq[0] if seq else 0}
 
 
 def store_as_lull():
@@ -93,6 +94,7 @@ def api(method, path, body=None):
     connection = UnixConnection("lull")
     try:
         headers = {"Content-Type": "application/json"} if body is not None else {}
+        headers["Accept"] = "application/json"
         connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
         response = connection.getresponse()
         return response.status, json.loads(response.read() or b"{}")
@@ -127,7 +129,29 @@ def start_lulld():
     say("up %.1f" % (time.monotonic() - began))
 
 
-def drive(boot, seed):
+class Follower:
+    """Reads the event log as a follower would and says how far it got (`seen N`), and the
+    first event numbered after the store's last one found before lulld started (`fresh N`):
+    a number given again after a cut would be at most one a follower saw."""
+
+    def __init__(self, stored):
+        self.stored, self.seen, self.fresh = stored, 0, None
+
+    def read(self):
+        if self.fresh is None:
+            status, page = api("GET", "/v1/events?after=%d&limit=1" % self.stored)
+            if status == 200 and page.get("events"):
+                self.fresh = page["events"][0]["seq"]
+                say("fresh %d" % self.fresh)
+        for _ in range(20):
+            status, page = api("GET", "/v1/events?after=%d&limit=1000" % self.seen)
+            if status != 200 or not page.get("events"):
+                return
+            self.seen = page["events"][-1]["seq"]
+            say("seen %d" % self.seen)
+
+
+def drive(boot, seed, follower):
     rng = random.Random(seed)
     manifest = json.load(open("/payload/manifest.json"))
     served = sorted(manifest["files"])
@@ -182,13 +206,15 @@ def drive(boot, seed):
             else:
                 say("refused %s %d %s" % (label, status, json.dumps(answer)))
         time.sleep(rng.uniform(0.05, 1.0))
+        follower.read()
     say("idle")
 
 
-def finish():
+def finish(follower):
     began = time.monotonic()
     jobs = []
     while time.monotonic() - began < 1200:
+        follower.read()
         jobs = all_jobs()
         if all(j["state"] in TERMINAL for j in jobs):
             break
@@ -227,10 +253,11 @@ def main():
     found, staging = files()
     say("report " + json.dumps({"integrity": store["integrity"], "jobs": store["jobs"], "files": found, "staging": staging}))
     start_lulld()
+    follower = Follower(store.get("seq", 0))
     if args.get("mode") == "final":
-        finish()
+        finish(follower)
     else:
-        drive(int(args.get("boot", "0")), int(args.get("seed", "0")))
+        drive(int(args.get("boot", "0")), int(args.get("seed", "0")), follower)
 
 
 main()
