@@ -53,9 +53,16 @@ enum BenchReport {
         return words.firstIndex(of: "version").map { String(words[$0 + 1]) } ?? "?"
     }()
 
+    /// The commit measured; a tree with uncommitted changes to tracked files says so, since the
+    /// figures are then of code no commit holds.
     static let commit: String = {
         let result = try? CommandRunner.run("/usr/bin/env", ["git", "rev-parse", "--short", "HEAD"])
-        return result?.status == 0 ? result?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?" : "?"
+        guard result?.status == 0, let head = result?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) else {
+            return "?"
+        }
+        let status = try? CommandRunner.run("/usr/bin/env", ["git", "status", "--porcelain", "--untracked-files=no"])
+        guard let status, status.status == 0 else { return head }
+        return status.stdout.isEmpty ? head : head + " with uncommitted changes"
     }()
 }
 
