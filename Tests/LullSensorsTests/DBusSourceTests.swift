@@ -235,7 +235,7 @@ struct DBusSourceTests {
 
             try await bus.startTemplate("networkmanager", busName: nm)
             let network = await NetworkSourceDiscovery.start(bus: .address(bus.address))
-            #expect(network is NetworkManagerSource)
+            #expect(network is KernelCheckedNetworkSource, "NetworkManager, checked against the kernel's routes")
             #expect(network.current.state.connectivity == .online)
             await network.stop()
         }

@@ -35,6 +35,8 @@ public final class NetworkManagerSource: NetworkSource {
         var primaryConnectionType: String?
         var primaryInterface: String?
         var primaryDeviceType: UInt32?
+        /// False once NetworkManager left the bus, until it is back.
+        var onBus = true
     }
 
     public let bus: BusEndpoint
@@ -57,6 +59,9 @@ public final class NetworkManagerSource: NetworkSource {
     public var current: NetworkReading { broadcaster.current }
     public func changes() -> AsyncStream<NetworkReading> { broadcaster.changes() }
     public func values() -> AsyncStream<NetworkReading> { broadcaster.values() }
+
+    /// Whether NetworkManager is on the bus (its leaving changes `current` too).
+    public var isOnBus: Bool { model.withLock { $0.onBus } }
 
     public func start() async throws {
         do {
@@ -99,7 +104,7 @@ public final class NetworkManagerSource: NetworkSource {
                 try? readAll(context)
             } else {
                 logger.warning("NetworkManager left the bus; connectivity unknown")
-                model.withLock { $0 = Model() }
+                model.withLock { $0 = Model(onBus: false) }
                 publish()
             }
         }
@@ -201,7 +206,7 @@ public final class NetworkManagerSource: NetworkSource {
         } else {
             link = .other
         }
-        var source = "NetworkManager"
+        var source = model.onBus ? "NetworkManager" : "NetworkManager (not on the bus)"
         if let interface = model.primaryInterface { source += " \(interface)" }
         if let type, !type.isEmpty { source += " (\(type))" }
         let state = NetworkState(

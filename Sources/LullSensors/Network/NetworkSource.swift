@@ -64,9 +64,10 @@ public protocol NetworkSource: AnyObject, Sendable {
 
 /// Picks the best network source available on this machine.
 public enum NetworkSourceDiscovery {
-    /// NetworkManager when `org.freedesktop.NetworkManager` is on the bus, otherwise rtnetlink.
-    /// The returned source is started (a netlink source that cannot open its socket stays
-    /// at `.unknown`, which the scheduler treats as "maybe online").
+    /// NetworkManager when `org.freedesktop.NetworkManager` is on the bus, checked against the
+    /// kernel's routes (`KernelCheckedNetworkSource`), otherwise rtnetlink. The returned source
+    /// is started (a netlink source that cannot open its socket stays at `.unknown`, which the
+    /// scheduler treats as "maybe online").
     public static func start(
         bus: BusEndpoint = .system,
         overrides: NetworkOverrides = .init(),
@@ -77,8 +78,21 @@ public enum NetworkSourceDiscovery {
             let nm = NetworkManagerSource(bus: bus, overrides: overrides, logger: logger)
             do {
                 try await nm.start()
-                logger.info("network source: NetworkManager", metadata: ["bus": "\(bus)"])
-                return nm
+                let kernel = NetlinkNetworkSource(overrides: overrides, sysClassNet: sysClassNet, logger: logger)
+                do {
+                    try await kernel.start()
+                } catch {
+                    logger.warning(
+                        "cannot listen to rtnetlink; NetworkManager's reading is not checked against the kernel's routes",
+                        metadata: ["error": "\(error)"]
+                    )
+                    logger.info("network source: NetworkManager", metadata: ["bus": "\(bus)"])
+                    return nm
+                }
+                let checked = KernelCheckedNetworkSource(manager: nm, kernel: kernel, logger: logger)
+                try? await checked.start()
+                logger.info("network source: NetworkManager, checked against rtnetlink", metadata: ["bus": "\(bus)"])
+                return checked
             } catch {
                 logger.warning(
                     "NetworkManager is on the bus but could not be read; using rtnetlink",
