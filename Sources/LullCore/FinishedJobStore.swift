@@ -3,7 +3,7 @@ import Foundation
 /// The store as the retention sweep sees it: finished jobs old enough to forget, and the
 /// removal of them with their events (`FinishedJobPruner` in the daemon).
 public protocol FinishedJobStore: Sendable {
-    /// Up to `limit` jobs that ended before `cutoff`, lowest id first, leaving out those whose
+    /// Up to `limit` jobs that ended before `cutoff`, the longest ended first, leaving out those whose
     /// completion hook has yet to run and the newest job of all (its id is the high-water mark
     /// the next id is counted from, so it must stay until a newer one exists).
     func finishedJobs(endedBefore cutoff: Date, limit: Int) async throws -> [FinishedJob]

@@ -29,6 +29,14 @@ extension JobSpec {
             contents.writeStored(.trailing, to: &json)
             json.member("maxBytesPerSecond", maxBytesPerSecond)
         }
+        // Written as `null`, a NaN or an infinity would make the stored job unreadable; the wire
+        // decoder refuses them, so this guards the other ways in.
+        guard !json.wroteNonFiniteNumber else {
+            throw EncodingError.invalidValue(
+                self,
+                EncodingError.Context(codingPath: [], debugDescription: "a NaN or an infinity in the job's spec")
+            )
+        }
         return String(decoding: json.bytes, as: UTF8.self)
     }
 }

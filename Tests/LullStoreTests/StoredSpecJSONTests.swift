@@ -201,6 +201,16 @@ import Testing
         #expect(try jsonKeyPaths(written) == jsonKeyPaths(try JSONEncoder().encode(full)))
     }
 
+    /// JSONEncoder refuses a NaN or an infinity; the writer would have stored `null` there,
+    /// leaving a job no later read decodes.
+    @Test func aNonFiniteNumberIsRefusedNotStored() throws {
+        var spec = JobSpec(.fetch(FetchJob(url: "http://h/x", destination: "/tmp/x")))
+        spec.periodInterval = .infinity
+        #expect(throws: EncodingError.self) { try spec.storedJSON() }
+        spec.periodInterval = .nan
+        #expect(throws: EncodingError.self) { try spec.storedJSON() }
+    }
+
     @Test func meansWhatJSONEncoderWrites() throws {
         for spec in Self.specs(300) {
             let written = Array(try spec.storedJSON().utf8)
