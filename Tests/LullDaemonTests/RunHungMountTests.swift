@@ -72,6 +72,30 @@ struct RunHungMountTests {
         }
     }
 
+    /// A start given up holds its thread until the mount answers, and the job's next start
+    /// would hang the same way and hold one more: it is refused while the first is out. Before,
+    /// each retry left another thread waiting in the kernel.
+    @Test func aJobWhoseLastStartIsStillStuckIsNotStartedAgain() async throws {
+        try await withHungMount(answering: 0) { directory, daemon, client in
+            let job = try await client.submit(
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    retry: RetrySettings(maxAttempts: 3, baseSeconds: 0.05, capSeconds: 0.1),
+                    timeouts: TimeoutSettings(totalSeconds: 1),
+                    argv: ["true"],
+                    workingDirectory: directory
+                )
+            )
+            let done = try await awaitJob(job.id, in: [.failed, .succeeded], client: client, timeout: .seconds(30))
+            #expect(done.state == .failed)
+            #expect(done.attempts == 3)
+            #expect(done.error?.code == "start_stuck", "\(String(describing: done.error))")
+            let events = try await client.events(after: 0).events.filter { $0.jobId == job.id && $0.type == .retrying }
+            #expect(events.map(\.error?.code) == ["total_timeout", "start_stuck"])
+        }
+    }
+
     /// `true` in `directory`, once, with a total timeout where given; as nobody through lullctl.
     private func submit(
         directory: String,

@@ -16,6 +16,7 @@ enum FailureCodeLabel {
         "source_changed", "tus_upload_gone", "tus_offset_conflict", "tus_incomplete", "tus_protocol", "tus_error",
         "tus_too_large",
         "exit_status", "command_not_found", "working_directory_unavailable", "exec_failed", "account_unavailable",
+        "start_stuck",
         "memory_limit",
         "unit_failed", "unit_not_found", "not_enforceable",
         "invalid_job", "unsupported_kind", "internal_error",

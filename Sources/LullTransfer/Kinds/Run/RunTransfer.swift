@@ -19,6 +19,8 @@ public struct RunTransfer: TransferEngine {
     let groups: LeftoverGroups
     /// Where each attempt blocks, from spawn to reap.
     let threads = AttemptThreads()
+    /// Starts given up while their threads still hang (a hung mount).
+    let stuck = StuckStarts()
     let settings: RunSettings
     /// The groups of running commands, for pause (SIGSTOP) and resume (SIGCONT).
     public let running: RunningCommands
@@ -101,21 +103,25 @@ public struct RunTransfer: TransferEngine {
                 retryable: false
             )
         }
+        if let refusal = stuck.refusal(for: job.id) { throw refusal }
         let attempt = attempt(of: job, command: command)
         let supervisor = ProcessSupervisor()
         let end = AttemptEnd<Result<JobResult, JobFailure>?>()
-        threads.run { end.finish(attempt.run(supervisor)) }
+        threads.run { [stuck] in
+            end.finish(attempt.run(supervisor))
+            stuck.returned(supervisor, of: job.id)
+        }
         // A start stuck before the launch (a working directory on a hung mount) is given up
         // at the total timeout, or a cancellation; its thread is left to end by itself.
-        let timeout = Task { [sleeper] in
+        let timeout = Task { [sleeper, stuck] in
             try await sleeper.sleep(for: .seconds(max(0, attempt.deadline - Self.now())))
-            if supervisor.abandonUnlessRunning() { end.finish(.failure(Self.startTimedOut(attempt))) }
+            if stuck.giveUp(supervisor, of: job.id) { end.finish(.failure(Self.startTimedOut(attempt))) }
         }
         let ended = await withTaskCancellationHandler {
             await end.outcome()
-        } onCancel: {
+        } onCancel: { [stuck] in
             supervisor.requestStop()
-            if supervisor.abandonUnlessRunning() { end.finish(nil) }
+            if stuck.giveUp(supervisor, of: job.id) { end.finish(nil) }
         }
         timeout.cancel()
         guard let ended else { throw CancellationError() }
