@@ -121,6 +121,25 @@ struct LogindIdleSourceTests {
         await source.stop()
     }
 
+    /// A board without a real-time clock boots in the past and steps forward at its first NTP
+    /// sync: a realtime idle-since from before the step would put the user's leaving hours back.
+    @Test("idle since is placed by logind's monotonic time when it has one")
+    func idleSinceFromTheMonotonicClock() {
+        let now = (wall: Date(timeIntervalSince1970: 1_800_000_000), monotonicMicros: UInt64(500_000_000))
+        var model = LogindIdleSource.Model(present: true, idleHint: true)
+        // The user left 120 s ago by the monotonic clock; the realtime value is from before a
+        // three-hour step of the wall clock.
+        model.idleSinceHint = UInt64((1_800_000_000 - 120 - 3 * 3600) * 1_000_000)
+        model.idleSinceHintMonotonic = 380_000_000
+        #expect(LogindIdleSource.state(from: model, now: now).since == Date(timeIntervalSince1970: 1_800_000_000 - 120))
+        // Without one (older logind, or 0), the realtime value.
+        model.idleSinceHintMonotonic = 0
+        #expect(
+            LogindIdleSource.state(from: model, now: now).since
+                == Date(timeIntervalSince1970: 1_800_000_000 - 120 - 3 * 3600)
+        )
+    }
+
     @Test("idle since 0 (no session ever active) is idle since always")
     func noSessionsIsIdleSinceAlways() async throws {
         let bus = try PrivateBus.start()

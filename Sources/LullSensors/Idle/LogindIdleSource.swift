@@ -25,6 +25,9 @@ public final class LogindIdleSource: IdleSource {
         var present: Bool?
         var idleHint: Bool?
         var idleSinceHint: UInt64?
+        /// The same moment in microseconds of `CLOCK_MONOTONIC`, which a wall-clock step (the
+        /// first NTP sync of a board without a real-time clock) does not move.
+        var idleSinceHintMonotonic: UInt64?
         /// Why logind could not be read, when it could not.
         var problem: String?
     }
@@ -143,16 +146,29 @@ public final class LogindIdleSource: IdleSource {
     private static func apply(_ properties: [String: DBusValue], to model: inout Model) {
         if let value = properties["IdleHint"]?.bool { model.idleHint = value }
         if let value = properties["IdleSinceHint"]?.integer { model.idleSinceHint = UInt64(clamping: value) }
+        if let value = properties["IdleSinceHintMonotonic"]?.integer {
+            model.idleSinceHintMonotonic = UInt64(clamping: value)
+        }
     }
 
     private func publish() {
-        let state = Self.state(from: model.withLock { $0 })
+        let state = Self.state(from: model.withLock { $0 }, now: Self.now())
         if broadcaster.update(state) {
             logger.debug("idleness changed", metadata: ["idle": "\(state.name)", "source": "\(state.source)"])
         }
     }
 
-    static func state(from model: Model) -> IdleState {
+    /// The wall clock and `CLOCK_MONOTONIC` (microseconds) read together.
+    static func now() -> (wall: Date, monotonicMicros: UInt64) {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return (Date(), UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000)
+    }
+
+    /// The monotonic idle-since, when logind gives one, is turned into a wall-clock time now,
+    /// against the wall clock as it is now: a step of the wall clock since the user left then
+    /// does not move it (the realtime one would carry the clock of that moment).
+    static func state(from model: Model, now: (wall: Date, monotonicMicros: UInt64)) -> IdleState {
         if let problem = model.problem { return IdleState(.unknown, source: "logind not readable: \(problem)") }
         guard model.present == true else { return IdleState(.unknown, source: "logind not found") }
         switch model.idleHint {
@@ -163,7 +179,14 @@ public final class LogindIdleSource: IdleSource {
         case true?:
             // 0: no session has ever been active (logind's timestamp is unset).
             let micros = model.idleSinceHint ?? 0
-            let since = micros == 0 ? Date.distantPast : Date(timeIntervalSince1970: Double(micros) / 1_000_000)
+            let since: Date
+            if micros == 0 {
+                since = .distantPast
+            } else if let monotonic = model.idleSinceHintMonotonic, monotonic > 0, monotonic <= now.monotonicMicros {
+                since = now.wall.addingTimeInterval(-Double(now.monotonicMicros - monotonic) / 1_000_000)
+            } else {
+                since = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
+            }
             return IdleState(.idle(since: since), source: "logind IdleHint true")
         }
     }
