@@ -65,6 +65,66 @@ import Testing
         }
     }
 
+    /// Two pauses at once: the second once found the job not yet marked frozen, froze it too,
+    /// lost the race for the store and thawed the group the first had frozen, so the command ran
+    /// on while the job said `paused`.
+    @Test func twoPausesAtOnceLeaveTheCommandFrozen() async throws {
+        try await withDaemon { daemon, client in
+            let (id, pid) = try await busyLoop(daemon, client)
+            // The race is narrow (the first pause's commit): a few rounds to meet it.
+            for round in 1...8 {
+                let answers = await withTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<2 { group.addTask { (try? await client.pause(id)) != nil } }
+                    return await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                #expect(answers.filter { $0 }.count == 1, "round \(round): one pause taken, one refused: \(answers)")
+                #expect(try await client.job(id).state == .paused)
+                let frozenAt = processCPU(pid)
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(processState(pid) == "T", "round \(round): still stopped: \(processState(pid) ?? "gone")")
+                #expect(processCPU(pid) == frozenAt, "round \(round): no CPU while paused")
+                _ = try await client.resume(id)
+            }
+            _ = try await client.cancel(id)
+        }
+    }
+
+    /// A paused command is not sampled: before, the sampler went on waking lulld every progress
+    /// interval for as long as the job stayed paused, for readings it then threw away.
+    @Test func aPausedCommandDoesNotKeepTheDaemonAwake() async throws {
+        try await withDaemon(config: "[transfers]\nprogress_interval = 0.1\n") { daemon, client in
+            let (id, _) = try await busyLoop(daemon, client)
+            _ = try await client.pause(id)
+            try await Task.sleep(for: .milliseconds(500))
+            let switches = ThreadCounters.voluntarySwitches(pid: daemon.pid)
+            try await ThreadCounters.watch([switches], for: .seconds(3))
+            #expect(switches.total <= 4, "lulld woke \(switches.total) times in 3 s with only a paused job")
+            #expect(try await client.job(id).usage?.cpuPercent == 0, "a stopped group uses no CPU")
+            // Resumed, it is sampled again.
+            let cursor = try await client.events(after: 0).lastSeq
+            _ = try await client.resume(id)
+            try await awaitEvent(client: client, after: cursor, timeout: .seconds(10), "a sample after the resume") {
+                $0.jobId == id && $0.type == .progress && $0.usage != nil
+            }
+            _ = try await client.cancel(id)
+        }
+    }
+
+    /// A busy loop that prints its pid first: the job and the pid.
+    private func busyLoop(_ daemon: DaemonProcess, _ client: LullClient) async throws -> (Int64, Int32) {
+        let job = try await client.submit(
+            JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; while :; do :; done"])
+        )
+        let pid = try await withTimeout(.seconds(10), "the command's pid in its output") { () -> Int32 in
+            while true {
+                let text = String(decoding: try await client.output(job.id), as: UTF8.self)
+                if let line = text.split(separator: "\n").first, let pid = Int32(line) { return pid }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        return (job.id, pid)
+    }
+
     /// utime + stime in clock ticks, from /proc/PID/stat.
     private func processCPU(_ pid: Int32) -> Int {
         guard let fields = statFields(pid), fields.count > 12 else { return -1 }

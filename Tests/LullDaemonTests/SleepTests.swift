@@ -90,6 +90,62 @@ struct SleepTests {
         }
     }
 
+    /// The wake (PrepareForSleep(false)) can come while the bus is gone, and is then lost: lulld
+    /// once stayed asleep, starting nothing, until the next suspend cycle.
+    @Test func aWakeLostWithTheBusIsNotWaitedForForever() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        try await withStalledFetch(bus) { daemon, client, fetch in
+            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
+                try inhibitors(bus).contains("sleep lulld delay")
+            }
+            try await checkpointForSleep(bus, fetch.job, client)
+            try bus.restart()
+            try await awaitLog(daemon, "following logind's suspend signals again")
+            let done = try await awaitJob(
+                fetch.job.id,
+                in: [.succeeded, .failed],
+                client: client,
+                timeout: .seconds(30)
+            )
+            #expect(done.state == .succeeded, "\(String(describing: done.error))")
+        }
+    }
+
+    /// A paused run job is a stopped process group already: a suspend leaves it as it is, and
+    /// its resume goes on in the same process. Before, the suspend ended it, and the resume
+    /// started the command over.
+    @Test func aSuspendLeavesAPausedCommandFrozen() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        let config = "[sensors]\nbus = \"\(bus.address)\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
+                try inhibitors(bus).contains("sleep lulld delay")
+            }
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
+            )
+            let pid = try await withTimeout(.seconds(10), "the command's pid") { () -> Int32 in
+                while true {
+                    let text = String(decoding: try await client.output(job.id), as: UTF8.self)
+                    if let line = text.split(separator: "\n").first, let pid = Int32(line) { return pid }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            _ = try await client.pause(job.id)
+            try prepareForSleep(bus, true)
+            try await awaitLog(daemon, "checkpointed for sleep")
+            #expect(kill(pid, 0) == 0, "the paused command was ended by the suspend")
+            try prepareForSleep(bus, false)
+            let resumed = try await client.resume(job.id)
+            #expect(resumed.state == .running && resumed.attempts == 1, "the same attempt goes on")
+            _ = try await client.cancel(job.id)
+        }
+    }
+
     /// A daemon following the mock logind, with a 4 MiB fetch stalled after its first MiB.
     private func withStalledFetch(
         _ bus: MockSystemBus,

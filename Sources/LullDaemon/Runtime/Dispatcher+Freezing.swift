@@ -13,6 +13,9 @@ extension Dispatcher {
             guard running[job.id] != nil, !frozen.contains(job.id),
                 let engine = engines[job.spec.kind] as? any FreezableEngine, engine.freeze(job.id)
             else { return nil }
+            // Marked before the store is awaited: a second pause meanwhile must not freeze (and,
+            // losing the race for the store, thaw) the group this one froze.
+            frozen.insert(job.id)
             let update = JobUpdate(
                 id: job.id,
                 from: [.running],
@@ -21,11 +24,17 @@ extension Dispatcher {
                 time: clock.now(),
                 message: "frozen where it is (its processes stopped); resume lets it go on"
             )
-            guard case .applied(let paused) = try await store.apply(update) else {
+            let outcome: JobUpdateOutcome
+            do { outcome = try await store.apply(update) } catch {
+                frozen.remove(job.id)
+                _ = engine.thaw(job.id)
+                throw error
+            }
+            guard case .applied(let paused) = outcome else {
+                frozen.remove(job.id)
                 _ = engine.thaw(job.id)
                 return nil
             }
-            frozen.insert(job.id)
             perform([.statusChanged])
             return .success(paused)
         case (.resume, .paused) where frozen.contains(job.id):
@@ -40,6 +49,7 @@ extension Dispatcher {
             guard case .applied(let resumed) = try await store.apply(update) else { return nil }
             frozen.remove(job.id)
             _ = (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id)
+            resumeSampling()
             perform(machine.thawed(job.id, at: instant()))
             return .success(resumed)
         case (.cancel, .paused) where frozen.contains(job.id):

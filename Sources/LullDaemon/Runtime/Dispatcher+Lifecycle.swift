@@ -60,7 +60,9 @@ extension Dispatcher {
     /// the queue with their resume data) and start nothing until `resumeAfterSleep()`.
     func checkpointForSleep() async {
         guard machine.sleep() else { return }
-        await interruptRunning()
+        // A frozen command is stopped already and sleeps through the suspend as it is; ending
+        // it would make its resume start it over.
+        await interruptRunning(sparing: frozen)
         statusObserver?()
         logger.notice(
             "transfers checkpointed for sleep; \(machine.queuedCount) jobs queued",
@@ -77,9 +79,9 @@ extension Dispatcher {
         perform(actions)
     }
 
-    private func interruptRunning() async {
+    private func interruptRunning(sparing spared: Set<JobID> = []) async {
         perform([.disarmTimer])
-        let tasks = Array(running.values)
+        let tasks = running.filter { !spared.contains($0.key) }.map(\.value)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
     }

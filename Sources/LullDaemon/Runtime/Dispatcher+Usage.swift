@@ -11,7 +11,12 @@ extension Dispatcher {
     /// An attempt of a kind that reports usage started: it is sampled from now on.
     func startSampling(_ id: JobID) {
         usageSamples.started(id, at: .now)
-        guard usageSampler == nil else { return }
+        resumeSampling()
+    }
+
+    /// Starts the sampler unless it runs or there is nothing to sample (a thawed attempt).
+    func resumeSampling() {
+        guard usageSampler == nil, usageSamples.ids.contains(where: { !frozen.contains($0) }) else { return }
         let interval = Duration.milliseconds(Int64((max(progressInterval, 0.01) * 1000).rounded()))
         usageSampler = Task { [weak self, sleeper] in
             while true {
@@ -35,7 +40,9 @@ extension Dispatcher {
     /// The engines to read, or nil when no sampled attempt runs: the sampler ends then (and a
     /// start after this makes a new one).
     private func samplingEngines() -> [any UsageReportingEngine]? {
-        guard !usageSamples.isEmpty else {
+        // A frozen (paused) command uses nothing; while every sampled one is, the sampler
+        // sleeps for good instead of waking each interval, until a resume starts it again.
+        guard usageSamples.ids.contains(where: { !frozen.contains($0) }) else {
             usageSampler = nil
             return nil
         }

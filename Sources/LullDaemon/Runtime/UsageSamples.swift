@@ -13,6 +13,8 @@ struct UsageSamples {
     private var entries: [JobID: Entry] = [:]
 
     var isEmpty: Bool { entries.isEmpty }
+    /// The attempts sampled.
+    var ids: [JobID] { Array(entries.keys) }
 
     /// An attempt started at `at`, having used nothing yet.
     mutating func started(_ id: JobID, at: ContinuousClock.Instant) {

@@ -74,6 +74,9 @@ final class SleepInhibitor: Sendable {
                 await inhibitor.follow(signals, sleeping: sleeping, woke: woke)
                 guard !Task.isCancelled, let next = await inhibitor.reconnect() else { return }
                 signals = next
+                // The PrepareForSleep(false) of a wake while the bus was gone is lost: unless
+                // logind says it is preparing for sleep now, lulld is awake.
+                if await !inhibitor.preparingForSleep() { await woke() }
             }
         }
         inhibitor.follower.withLock { $0 = task }
@@ -162,6 +165,21 @@ final class SleepInhibitor: Sendable {
             }
         }
         return nil
+    }
+
+    /// logind's `PreparingForSleep`; false when it cannot be read (staying asleep would hold
+    /// the queue until the next suspend).
+    private func preparingForSleep() async -> Bool {
+        guard let connection = bus.withLock({ $0 }) else { return false }
+        let value = try? await connection.perform { context in
+            try context.get(
+                destination: "org.freedesktop.login1",
+                path: "/org/freedesktop/login1",
+                interface: "org.freedesktop.login1.Manager",
+                property: "PreparingForSleep"
+            ).bool
+        }
+        return value == true
     }
 
     private func take() async throws {
