@@ -62,18 +62,19 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    /// For a clean stop, once nothing writes any more: moves the log into the database file,
-    /// empties it, and records the clean stop, so the next start keeps the numbering as it is.
-    /// False when that could not be written; the next start then takes the stop for unclean,
-    /// which costs only a gap in the event numbers.
+    /// For a clean stop, once nothing writes any more: records it, so the next start keeps the
+    /// numbering as it is, then moves the log into the database file and empties it. False when
+    /// either did not happen: without the mark the next start takes the stop for unclean, which
+    /// costs only a gap in the event numbers; a log a reader held on to is checkpointed later.
     @discardableResult
     public func closeCleanly() async -> Bool {
         do {
-            try await pool.writeWithoutTransaction { db -> Void in
+            // The mark first, synced: a checkpoint a reader holds up leaves the WAL, not the mark.
+            return try await pool.writeWithoutTransaction { db -> Bool in
                 try db.execute(sql: "PRAGMA user_version = \(Self.closedCleanly)")
-                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                let busy = try Int.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                return busy == 0
             }
-            return true
         } catch {
             return false
         }

@@ -132,6 +132,9 @@ struct LogindIdleSourceTests {
         model.idleSinceHint = UInt64((1_800_000_000 - 120 - 3 * 3600) * 1_000_000)
         model.idleSinceHintMonotonic = 380_000_000
         #expect(LogindIdleSource.state(from: model, now: now).since == Date(timeIntervalSince1970: 1_800_000_000 - 120))
+        // The clocks read a few microseconds apart again: the same reading, nothing to publish.
+        let later = (wall: now.wall.addingTimeInterval(60.000_007), monotonicMicros: now.monotonicMicros + 60_000_000)
+        #expect(LogindIdleSource.state(from: model, now: later) == LogindIdleSource.state(from: model, now: now))
         // Without one (older logind, or 0), the realtime value.
         model.idleSinceHintMonotonic = 0
         #expect(

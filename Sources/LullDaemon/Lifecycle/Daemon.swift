@@ -266,7 +266,9 @@ public enum Daemon {
         await unitStarter.close()
         _ = await serving.result
         if !(await store.closeCleanly()) {
-            logger.info("could not record the clean stop in the store; the next start numbers events past a gap")
+            logger.info(
+                "the store's clean stop was not fully recorded (its mark, or emptying its WAL); at worst the next start numbers events past a gap"
+            )
         }
     }
 

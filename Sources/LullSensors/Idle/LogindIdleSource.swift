@@ -183,7 +183,10 @@ public final class LogindIdleSource: IdleSource {
             if micros == 0 {
                 since = .distantPast
             } else if let monotonic = model.idleSinceHintMonotonic, monotonic > 0, monotonic <= now.monotonicMicros {
-                since = now.wall.addingTimeInterval(-Double(now.monotonicMicros - monotonic) / 1_000_000)
+                // To the whole second: the two clocks are read microseconds apart, and each read
+                // would otherwise give another `since`, a change to publish and decide on.
+                let wall = now.wall.timeIntervalSince1970 - Double(now.monotonicMicros - monotonic) / 1_000_000
+                since = Date(timeIntervalSince1970: wall.rounded())
             } else {
                 since = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
             }

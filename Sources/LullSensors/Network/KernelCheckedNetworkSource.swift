@@ -14,6 +14,9 @@ public final class KernelCheckedNetworkSource: NetworkSource {
     private let logger: Logger
     private let broadcaster = StateBroadcaster(NetworkReading.unknown)
     private let following = Mutex<Task<Void, Never>?>(nil)
+    /// One merge and publish at a time: a merge of a value read before the other side changed
+    /// must not be published after the merge of the change.
+    private let merging = Mutex(())
 
     /// Both sources are started by the caller; this one follows them.
     public init(manager: NetworkManagerSource, kernel: any NetworkSource, logger: Logger) {
@@ -47,8 +50,14 @@ public final class KernelCheckedNetworkSource: NetworkSource {
     }
 
     private func publish() {
-        let reading = Self.reading(manager: manager.current, managerOnBus: manager.isOnBus, kernel: kernel.current)
-        if broadcaster.update(reading) {
+        merging.withLock { _ in
+            let reading = Self.reading(manager: manager.current, managerOnBus: manager.isOnBus, kernel: kernel.current)
+            log(reading, changed: broadcaster.update(reading))
+        }
+    }
+
+    private func log(_ reading: NetworkReading, changed: Bool) {
+        if changed {
             logger.debug(
                 "network changed",
                 metadata: ["connectivity": "\(reading.state.connectivity)", "source": "\(reading.state.source)"]

@@ -18,7 +18,9 @@ final class ProcessSupervisor: Sendable {
     private let start = Mutex(StartState.preparing)
 
     private enum StartState {
-        case preparing, launching, running, abandoned
+        /// `returned`: the attempt's thread came back before its process ran (it failed to
+        /// start); nothing is left to give up.
+        case preparing, launching, running, abandoned, returned
     }
 
     init() {
@@ -60,6 +62,13 @@ final class ProcessSupervisor: Sendable {
         }
         if abandoned { requestStop() }
         return abandoned
+    }
+
+    /// The attempt's thread is back from its start, whatever became of it.
+    func attemptReturned() {
+        start.withLock { state in
+            if state == .preparing || state == .launching { state = .returned }
+        }
     }
 
     private func advance(from: StartState, to: StartState) -> Bool {

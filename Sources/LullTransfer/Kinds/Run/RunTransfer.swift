@@ -105,11 +105,17 @@ public struct RunTransfer: TransferEngine {
         }
         if let refusal = stuck.refusal(for: job.id) { throw refusal }
         let attempt = attempt(of: job, command: command)
+        // Checked every second only while `StuckStarts.limit` starts hang, which is rare.
+        while stuck.isFull {
+            guard Self.now() < attempt.deadline else { throw stuck.waitedTooLong() }
+            try await sleeper.sleep(for: .seconds(1))
+        }
         let supervisor = ProcessSupervisor()
         let end = AttemptEnd<Result<JobResult, JobFailure>?>()
         threads.run { [stuck] in
-            end.finish(attempt.run(supervisor))
+            let outcome = attempt.run(supervisor)
             stuck.returned(supervisor, of: job.id)
+            end.finish(outcome)
         }
         // A start stuck before the launch (a working directory on a hung mount) is given up
         // at the total timeout, or a cancellation; its thread is left to end by itself.
