@@ -110,6 +110,28 @@ import Testing
         }
     }
 
+    /// The total timeout runs on while a command is frozen, and its end cannot be recorded over
+    /// the pause: lulld says so in its log (it said nothing), the job stays paused, and a resume
+    /// runs it again.
+    @Test func anAttemptEndingWhilePausedIsLoggedAndAResumeRunsItAgain() async throws {
+        try await withDaemon { daemon, client in
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", timeouts: TimeoutSettings(totalSeconds: 2), argv: ["sleep", "100"])
+            )
+            _ = try await awaitJob(job.id, in: [.running], client: client, timeout: .seconds(10))
+            _ = try await client.pause(job.id)
+            try await awaitLog(daemon, "job \(job.id)'s attempt ended while it was paused (total_timeout")
+            #expect(try await client.job(job.id).state == .paused)
+            let resumed = try await client.resume(job.id)
+            #expect(resumed.state == .queued || resumed.state == .running, "\(resumed.state)")
+            let again = try await awaitEvent(client: client, timeout: .seconds(15), "a second attempt") {
+                $0.jobId == job.id && $0.type == .started && ($0.attempt ?? 0) >= 1 && $0.seq > 0
+            }
+            #expect(again.state == .running)
+            _ = try await client.cancel(job.id)
+        }
+    }
+
     /// A busy loop that prints its pid first: the job and the pid.
     private func busyLoop(_ daemon: DaemonProcess, _ client: LullClient) async throws -> (Int64, Int32) {
         let job = try await client.submit(

@@ -9,6 +9,11 @@ extension Dispatcher {
     /// The command's result when freezing handles it; nil to take the usual path.
     func applyByFreezing(_ command: JobCommand, to job: Job) async throws -> Result<Job, JobCommandRefusal>? {
         switch (command, job.state) {
+        case (.pause, .running) where frozen.contains(job.id):
+            // Another pause froze it and is writing that down: this one is refused as for a
+            // paused job. Taking the usual path instead, its write could land first (the store
+            // is awaited off the actor) and end the command the other pause froze.
+            return .failure(JobCommandRefusal(command: command, state: .paused))
         case (.pause, .running):
             guard running[job.id] != nil, !frozen.contains(job.id),
                 let engine = engines[job.spec.kind] as? any FreezableEngine, engine.freeze(job.id)
@@ -48,6 +53,7 @@ extension Dispatcher {
             )
             guard case .applied(let resumed) = try await store.apply(update) else { return nil }
             frozen.remove(job.id)
+            guard running[job.id] != nil else { return try await requeueEndedWhileFrozen(resumed) }
             _ = (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id)
             resumeSampling()
             perform(machine.thawed(job.id, at: instant()))
@@ -59,5 +65,25 @@ extension Dispatcher {
         default:
             return nil
         }
+    }
+
+    /// The attempt ended while the resume was being written (a total timeout or a kill while
+    /// frozen): its outcome found the job paused and was refused, and the resume left it
+    /// `running` with nothing running. It goes back to the queue, as a resumed stopped job does.
+    private func requeueEndedWhileFrozen(_ resumed: Job) async throws -> Result<Job, JobCommandRefusal> {
+        let update = JobUpdate(
+            id: resumed.id,
+            from: [.running],
+            to: .queued,
+            event: .requeued,
+            time: clock.now(),
+            message: "its attempt had ended while it was paused; it runs again",
+            interruptsAttempt: true
+        )
+        guard case .applied(let queued) = try await store.apply(update) else { return .success(resumed) }
+        perform(
+            machine.commandTookEffect(requeueing: timeline.place(QueuedJob(queued)), at: instant(), readings: readings)
+        )
+        return .success(queued)
     }
 }

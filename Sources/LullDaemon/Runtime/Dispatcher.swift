@@ -197,12 +197,11 @@ actor Dispatcher {
     /// reading now; nil for other kinds and jobs not running.
     func usage(of job: Job) -> CommandUsage? {
         guard running[job.id] != nil else { return nil }
-        if var sampled = usageSamples.usage(of: job.id) {
-            // Not sampled while frozen: its last share is from before, and a stopped group uses none.
-            if frozen.contains(job.id) { sampled.cpuPercent = 0 }
-            return sampled
-        }
-        return (engines[job.spec.kind] as? any UsageReportingEngine)?.usage(of: job.id)
+        var usage =
+            usageSamples.usage(of: job.id) ?? (engines[job.spec.kind] as? any UsageReportingEngine)?.usage(of: job.id)
+        // Not sampled while frozen: its last share is from before, and a stopped group uses none.
+        if frozen.contains(job.id) { usage?.cpuPercent = 0 }
+        return usage
     }
 
     /// The running job's last progress report, with its rate while that is current. Reports
