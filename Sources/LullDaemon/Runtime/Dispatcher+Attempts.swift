@@ -102,7 +102,7 @@ extension Dispatcher {
     /// A progress report on its way to the store.
     private func progressed(_ progress: TransferProgress, of id: JobID) {
         // A report that arrives after the attempt ended must not outlive it.
-        if running[id] != nil { reportedProgress[id] = (progress, clock.now()) }
+        if running[id] != nil { reportedProgress[id] = (progress, timeline.now()) }
         chargeMeteredBytes(of: id)
         guard running[id] != nil else { return }
         perform(machine.runningProgressed(id, secondsLeft: progress.secondsRemaining, at: instant()))

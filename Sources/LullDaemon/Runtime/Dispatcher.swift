@@ -23,7 +23,7 @@ actor Dispatcher {
     /// Per job: what its attempts moved.
     var accounts = AttemptAccounts()
     /// Each running job's last progress report with its rate, which the store does not keep:
-    /// a job's view shows rate and time left while it runs.
+    /// a job's view shows rate and time left while it runs. When is on the time line.
     var reportedProgress: [JobID: (progress: TransferProgress, at: Date)] = [:]
     var running: [JobID: Task<Void, Never>] = [:]
     /// Running attempts held where they are by a pause (`Dispatcher+Freezing`).
@@ -210,7 +210,10 @@ actor Dispatcher {
     func reportedProgress(of id: JobID) -> TransferProgress? {
         guard let reported = reportedProgress[id] else { return nil }
         var progress = reported.progress
-        if clock.now().timeIntervalSince(reported.at) > 3 * max(progressInterval, 0.1) { progress.bytesPerSecond = nil }
+        // On the time line: a step of the wall clock neither ages a live rate nor keeps a stale one.
+        if timeline.now().timeIntervalSince(reported.at) > 3 * max(progressInterval, 0.1) {
+            progress.bytesPerSecond = nil
+        }
         return progress
     }
 
