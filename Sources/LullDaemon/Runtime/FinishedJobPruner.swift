@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import LullCore
+import NIOPosix
 
 /// Forgets finished jobs once they ended longer ago than `[limits] keep_finished_days`: the job,
 /// its events and a run job's log. Without it every job ever run stays in the store, and the
@@ -77,7 +78,13 @@ actor FinishedJobPruner {
         do {
             while !Task.isCancelled {
                 let batch = try await store.finishedJobs(endedBefore: cutoff, limit: batchSize)
-                for job in batch where job.kind == .run { removeLog(job.id) }
+                // Up to a batch of unlinks: on NIO's thread pool, not the event loop this runs on.
+                let logs = batch.filter { $0.kind == .run }.map(\.id)
+                if !logs.isEmpty {
+                    try await NIOThreadPool.singleton.runIfActive { [removeLog] in
+                        for id in logs { removeLog(id) }
+                    }
+                }
                 let gone = try await store.removeFinished(batch.map(\.id), endedBefore: cutoff)
                 removed += gone
                 if batch.count < batchSize || gone == 0 { break }
