@@ -86,6 +86,17 @@ func awaitEvent(
     }
 }
 
+/// The pid a run job's command printed as its first line (`echo $$; exec …`).
+func commandPID(of job: Int64, client: LullClient) async throws -> Int32 {
+    try await withTimeout(.seconds(10), "job \(job)'s pid in its output") { () -> Int32 in
+        while true {
+            let text = String(decoding: try await client.output(job), as: UTF8.self)
+            if let line = text.split(separator: "\n").first, let pid = Int32(line) { return pid }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
 /// Small retry delays and frequent checkpoints, so fault tests run in seconds.
 let fastRetries = """
     [retry]

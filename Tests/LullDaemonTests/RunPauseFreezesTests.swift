@@ -19,13 +19,7 @@ import Testing
             )
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let id = try WireJSON.decoder().decode(JobView.self, from: Data(submitted.stdout.utf8)).id
-            let pid = try await withTimeout(.seconds(10), "the command's pid in its output") { () -> Int32 in
-                while true {
-                    let text = String(decoding: try await client.output(id), as: UTF8.self)
-                    if let line = text.split(separator: "\n").first, let pid = Int32(line) { return pid }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            let pid = try await commandPID(of: id, client: client)
             try await Task.sleep(for: .milliseconds(300))
             #expect(processCPU(pid) > 0, "the loop runs")
             // The view says what the command uses: a busy loop, nearly a whole CPU.
@@ -137,14 +131,7 @@ import Testing
         let job = try await client.submit(
             JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; while :; do :; done"])
         )
-        let pid = try await withTimeout(.seconds(10), "the command's pid in its output") { () -> Int32 in
-            while true {
-                let text = String(decoding: try await client.output(job.id), as: UTF8.self)
-                if let line = text.split(separator: "\n").first, let pid = Int32(line) { return pid }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        return (job.id, pid)
+        return (job.id, try await commandPID(of: job.id, client: client))
     }
 
     /// utime + stime in clock ticks, from /proc/PID/stat.

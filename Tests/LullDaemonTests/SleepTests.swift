@@ -128,13 +128,7 @@ struct SleepTests {
             let job = try await client.submit(
                 JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
             )
-            let pid = try await withTimeout(.seconds(10), "the command's pid") { () -> Int32 in
-                while true {
-                    let text = String(decoding: try await client.output(job.id), as: UTF8.self)
-                    if let line = text.split(separator: "\n").first, let pid = Int32(line) { return pid }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            let pid = try await commandPID(of: job.id, client: client)
             _ = try await client.pause(job.id)
             try prepareForSleep(bus, true)
             try await awaitLog(daemon, "checkpointed for sleep")
