@@ -36,7 +36,7 @@ enum BandwidthBenchmark {
             progress("writing a \(size >> 20) MiB payload")
             try Data(TestHTTPServer.bytes(count: size, seed: 7)).write(to: www.appendingPathComponent("p-\(size).bin"))
         }
-        let nginx = try NginxProcess(root: work, www: www)
+        let nginx = try NginxFileServer(root: work, www: www)
         defer { nginx.stop() }
         try nginx.start()
         let daemon = try DaemonProcess(config: "[transfers]\nprogress_interval = 1\n")

@@ -56,7 +56,7 @@ enum DrainBenchmark {
         // The small queue's copies are kept until its runs are done, so that its runs do not
         // slow each other's creates as the deletions before the section would.
         QuietFileSystem.wait(progress: progress)
-        let nginx = try NginxProcess(root: work, www: www)
+        let nginx = try NginxFileServer(root: work, www: www)
         defer { nginx.stop() }
         try nginx.start()
 

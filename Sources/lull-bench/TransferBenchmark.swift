@@ -33,7 +33,7 @@ enum TransferBenchmark {
         progress("writing a \(size >> 20) MiB payload")
         try Data(TestHTTPServer.bytes(count: size, seed: 5)).write(to: URL(fileURLWithPath: payload))
 
-        let nginx = try NginxProcess(root: work, www: www)
+        let nginx = try NginxFileServer(root: work, www: www)
         defer { nginx.stop() }
         try nginx.start()
 
@@ -164,67 +164,6 @@ enum TransferBenchmark {
                 if type == "succeeded" { return }
                 if type == "failed" || type == "retrying" { throw BenchError("job \(id) \(type): \(event)") }
             }
-        }
-    }
-}
-
-/// nginx from Debian on a loopback port, serving files and accepting PUT uploads (WebDAV).
-final class NginxProcess {
-    let port: Int
-    private let root: URL
-    private let process = Process()
-
-    init(root: URL, www: URL) throws {
-        self.root = root
-        let probe = try Socket.listenLoopback()
-        port = probe.port
-        probe.close()
-        // As root, nginx would hand its workers to nobody, who may not write the upload directory.
-        let user = getuid() == 0 ? "user root;" : ""
-        let config = """
-            \(user)
-            daemon off;
-            worker_processes 1;
-            error_log \(root.path)/nginx-error.log;
-            pid \(root.path)/nginx.pid;
-            events { worker_connections 64; }
-            http {
-                access_log off;
-                sendfile on;
-                client_max_body_size 0;
-                client_body_temp_path \(root.path)/tmp;
-                proxy_temp_path \(root.path)/tmp;
-                fastcgi_temp_path \(root.path)/tmp;
-                uwsgi_temp_path \(root.path)/tmp;
-                scgi_temp_path \(root.path)/tmp;
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(www.path);
-                    location /upload/ { dav_methods PUT; create_full_put_path on; }
-                }
-            }
-            """
-        try config.write(to: root.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-    }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    func start() throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-c", root.appendingPathComponent("nginx.conf").path, "-p", root.path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<100 {
-            if (try? CommandRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", url("/")]).status) == 0 { return }
-            usleep(50_000)
-        }
-        throw BenchError("nginx did not start; see \(root.path)/nginx-error.log")
-    }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
         }
     }
 }

@@ -56,6 +56,41 @@ import Testing
         }
     }
 
+    /// The same against a file server Lull did not write: nginx's own `ETag`s and `304`s.
+    @Test(.enabled(if: BodyLimitProxy.isAvailable, "needs nginx"))
+    func againstNginxOnlyTheFileTheFetchLeftIsKept() async throws {
+        try await withDaemon(config: fastRetries) { daemon, client in
+            let www = daemon.directory.appendingPathComponent("www")
+            try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+            try Data(Self.a).write(to: www.appendingPathComponent("a"))
+            try Data(Self.b).write(to: www.appendingPathComponent("b"))
+            let nginx = try NginxFileServer(root: daemon.directory.appendingPathComponent("nginx"), www: www)
+            try nginx.start()
+            defer { nginx.stop() }
+            let destination = daemon.directory.appendingPathComponent("d").path
+            func fetch(_ path: String) async throws -> JobView {
+                let job = try await client.submit(
+                    JobSubmission(kind: .fetch, url: nginx.url(path), destination: destination)
+                )
+                return try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
+            }
+            let first = try await fetch("/a")
+            #expect(first.result?.httpStatus == 200 && first.result?.etag != nil, "\(String(describing: first.result))")
+            let kept = try await fetch("/a")
+            #expect(
+                kept.result?.notModified == true && kept.result?.httpStatus == 304,
+                "nginx's 304 keeps the same file"
+            )
+            _ = try await fetch("/b")
+            let again = try await fetch("/a")
+            #expect(
+                again.result?.httpStatus == 200,
+                "another fetch's file is not kept: \(String(describing: again.result))"
+            )
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == Self.a)
+        }
+    }
+
     @Test func aFileEditedSinceIsFetchedAgain() async throws {
         let server = try await server()
         defer { Task { await server.stop() } }

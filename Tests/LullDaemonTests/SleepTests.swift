@@ -18,9 +18,7 @@ struct SleepTests {
         defer { bus.stop() }
         try bus.startTemplate("logind", busName: login1)
         try await withStalledFetch(bus) { _, client, fetch in
-            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
-                try inhibitors(bus).contains("sleep lulld delay")
-            }
+            try await awaitInhibitor(bus)
             let (job, destination, content, server) = (fetch.job, fetch.destination, fetch.content, fetch.server)
             let requeued = try await checkpointForSleep(bus, job, client)
             #expect(requeued.message?.contains("sleep") == true, "\(requeued.message ?? "")")
@@ -74,9 +72,7 @@ struct SleepTests {
         defer { bus.stop() }
         try bus.startTemplate("logind", busName: login1)
         try await withStalledFetch(bus) { daemon, client, fetch in
-            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
-                try inhibitors(bus).contains("sleep lulld delay")
-            }
+            try await awaitInhibitor(bus)
             try bus.restart()
             try await awaitLog(daemon, "lost the bus connection to logind")
             try await waitUntil("the inhibitor taken on the new bus", timeout: .seconds(20)) {
@@ -97,9 +93,7 @@ struct SleepTests {
         defer { bus.stop() }
         try bus.startTemplate("logind", busName: login1)
         try await withStalledFetch(bus) { daemon, client, fetch in
-            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
-                try inhibitors(bus).contains("sleep lulld delay")
-            }
+            try await awaitInhibitor(bus)
             try await checkpointForSleep(bus, fetch.job, client)
             try bus.restart()
             try await awaitLog(daemon, "following logind's suspend signals again")
@@ -122,9 +116,7 @@ struct SleepTests {
         try bus.startTemplate("logind", busName: login1)
         let config = "[sensors]\nbus = \"\(bus.address)\"\n"
         try await withDaemon(config: config) { daemon, client in
-            try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
-                try inhibitors(bus).contains("sleep lulld delay")
-            }
+            try await awaitInhibitor(bus)
             let job = try await client.submit(
                 JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
             )
@@ -175,6 +167,13 @@ struct SleepTests {
         try prepareForSleep(bus, true)
         return try await awaitEvent(client: client, after: cursor, timeout: .seconds(15), "requeued for sleep") {
             $0.jobId == job.id && $0.type == .requeued
+        }
+    }
+
+    /// lulld's delay inhibitor, taken on `bus`.
+    private func awaitInhibitor(_ bus: MockSystemBus) async throws {
+        try await waitUntil("lulld's delay inhibitor", timeout: .seconds(15)) {
+            try inhibitors(bus).contains("sleep lulld delay")
         }
     }
 
