@@ -54,6 +54,13 @@ public protocol FreezableEngine: TransferEngine {
     func freeze(_ id: JobID) -> Bool
     /// Lets a held attempt go on; false when there is nothing held.
     func thaw(_ id: JobID) -> Bool
+    /// Whether this engine's attempts are processes, which a suspend of the machine holds where
+    /// they are as it does every process (false for a wrapper whose inner engine's are not).
+    var attemptsAreProcesses: Bool { get }
+}
+
+extension FreezableEngine {
+    public var attemptsAreProcesses: Bool { true }
 }
 
 /// What a running command uses now: the CPU time its processes have had, the share of a CPU

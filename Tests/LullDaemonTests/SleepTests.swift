@@ -132,6 +132,39 @@ struct SleepTests {
         }
     }
 
+    /// A running command sleeps through a suspend as every process does: the same process goes
+    /// on after the wake, in the same attempt, and the suspend is not held up for it. Before,
+    /// every suspend ended it, and it started over on wake.
+    @Test func aSuspendLetsARunningCommandSleepThroughIt() async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        let config = "[sensors]\nbus = \"\(bus.address)\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            try await awaitInhibitor(bus)
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
+            )
+            let pid = try await commandPID(of: job.id, client: client)
+            let cursor = try await client.events(after: 0).lastSeq
+            try prepareForSleep(bus, true)
+            try await awaitLog(daemon, "checkpointed for sleep")
+            #expect(daemon.log().contains("1 commands sleep through it"))
+            try await waitUntil("the inhibitor to be released", timeout: .seconds(15)) {
+                try !inhibitors(bus).contains("lulld")
+            }
+            #expect(kill(pid, 0) == 0, "the suspend ended the command")
+            try prepareForSleep(bus, false)
+            try await awaitInhibitor(bus)
+            let after = try await client.job(job.id)
+            #expect(after.state == .running && after.attempts == 1, "the same attempt goes on: \(after.state)")
+            #expect(kill(pid, 0) == 0, "the command was ended after the wake")
+            let events = try await client.events(after: cursor).events.filter { $0.jobId == job.id }
+            #expect(events.allSatisfy { $0.type == .progress }, "\(events.map(\.type))")
+            _ = try await client.cancel(job.id)
+        }
+    }
+
     /// A daemon following the mock logind, with a 4 MiB fetch stalled after its first MiB.
     private func withStalledFetch(
         _ bus: MockSystemBus,

@@ -25,6 +25,7 @@ extension BandwidthLimitedEngine: UsageReportingEngine {
 extension BandwidthLimitedEngine: FreezableEngine {
     func freeze(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.freeze(id) ?? false }
     func thaw(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.thaw(id) ?? false }
+    var attemptsAreProcesses: Bool { (engine as? any FreezableEngine)?.attemptsAreProcesses ?? false }
 }
 
 extension Dictionary where Key == JobKind, Value == any TransferEngine {

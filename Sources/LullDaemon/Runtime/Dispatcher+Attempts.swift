@@ -10,6 +10,7 @@ extension Dispatcher {
             running[id] = nil
             // An attempt that ends while frozen (killed, or the daemon stops) leaves its job paused.
             frozen.remove(id)
+            holdable.remove(id)
             reportedProgress[id] = nil
             usageSamples.ended(id)
             // Bytes moved since the last progress report count too when the attempt ends in a
@@ -21,6 +22,7 @@ extension Dispatcher {
         guard let job = await recorder.started(id) else { return }
         let outcome: AttemptOutcome
         if let engine = engines[job.spec.kind] {
+            if (engine as? any FreezableEngine)?.attemptsAreProcesses == true { holdable.insert(id) }
             if usageKinds.contains(job.spec.kind) { startSampling(id) }
             let meter = accounts.begin(job, network: machine.world.network, metrics: metrics)
             let runner = AttemptRunner(

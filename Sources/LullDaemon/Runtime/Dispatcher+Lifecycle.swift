@@ -58,15 +58,18 @@ extension Dispatcher {
 
     /// The machine is about to sleep: checkpoint running transfers the way a stop does (back to
     /// the queue with their resume data) and start nothing until `resumeAfterSleep()`.
+    /// Commands sleep through the suspend as every process does: the kernel holds them, and their
+    /// timeouts run on the monotonic clock, which stops meanwhile. Ending them would start them
+    /// over on wake; whether their conditions still hold is decided then.
     func checkpointForSleep() async {
         guard machine.sleep() else { return }
-        // A frozen command is stopped already and sleeps through the suspend as it is; ending
-        // it would make its resume start it over.
-        await interruptRunning(sparing: frozen)
+        let spared = holdable.union(frozen)
+        await interruptRunning(sparing: spared)
         statusObserver?()
+        let commands = running.keys.filter(spared.contains).count
         logger.notice(
-            "transfers checkpointed for sleep; \(machine.queuedCount) jobs queued",
-            metadata: ["queued": "\(machine.queuedCount)"]
+            "transfers checkpointed for sleep; \(machine.queuedCount) jobs queued, \(commands) commands sleep through it",
+            metadata: ["queued": "\(machine.queuedCount)", "commands": "\(commands)"]
         )
     }
 

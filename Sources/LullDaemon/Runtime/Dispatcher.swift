@@ -28,6 +28,8 @@ actor Dispatcher {
     var running: [JobID: Task<Void, Never>] = [:]
     /// Running attempts held where they are by a pause (`Dispatcher+Freezing`).
     var frozen: Set<JobID> = []
+    /// Running attempts of a `FreezableEngine` (processes): a suspend holds them where they are.
+    var holdable: Set<JobID> = []
     private var timer: Task<Void, Never>?
     /// Starts the unit a job names in `on_complete_unit` once the job has ended.
     let hooks: CompletionHooks?
