@@ -50,10 +50,11 @@ public protocol TransferThrottle: Sendable {
 /// An engine whose attempts can be held where they are and let go on: a pause then keeps the
 /// attempt instead of cancelling it (a run job's process group gets SIGSTOP, then SIGCONT).
 public protocol FreezableEngine: TransferEngine {
-    /// Holds the job's running attempt; false when there is nothing to hold (not started, ended).
-    func freeze(_ id: JobID) -> Bool
-    /// Lets a held attempt go on; false when there is nothing held.
-    func thaw(_ id: JobID) -> Bool
+    /// Holds the job's running attempt; returns once it is held, false when it could not be
+    /// (not started, ended, or the service manager refused).
+    func freeze(_ id: JobID) async -> Bool
+    /// Lets a held attempt go on; returns once it goes on, false when there is nothing held.
+    func thaw(_ id: JobID) async -> Bool
     /// Whether this engine's attempts are processes, which a suspend of the machine holds where
     /// they are as it does every process (false for a wrapper whose inner engine's are not).
     var attemptsAreProcesses: Bool { get }

@@ -110,9 +110,15 @@ import Testing
     @Test func anAttemptEndingWhilePausedIsLoggedAndAResumeRunsItAgain() async throws {
         try await withDaemon { daemon, client in
             let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", timeouts: TimeoutSettings(totalSeconds: 2), argv: ["sleep", "100"])
+                JobSubmission(
+                    kind: .run,
+                    url: "",
+                    timeouts: TimeoutSettings(totalSeconds: 2),
+                    argv: ["sh", "-c", "echo $$; exec sleep 100"]
+                )
             )
-            _ = try await awaitJob(job.id, in: [.running], client: client, timeout: .seconds(10))
+            // The process, not only the state: a pause before the spawn takes the usual path.
+            _ = try await commandPID(of: job.id, client: client)
             _ = try await client.pause(job.id)
             try await awaitLog(daemon, "job \(job.id)'s attempt ended while it was paused (total_timeout")
             #expect(try await client.job(job.id).state == .paused)

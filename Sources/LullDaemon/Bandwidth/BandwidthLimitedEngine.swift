@@ -23,8 +23,8 @@ extension BandwidthLimitedEngine: UsageReportingEngine {
 }
 
 extension BandwidthLimitedEngine: FreezableEngine {
-    func freeze(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.freeze(id) ?? false }
-    func thaw(_ id: JobID) -> Bool { (engine as? any FreezableEngine)?.thaw(id) ?? false }
+    func freeze(_ id: JobID) async -> Bool { await (engine as? any FreezableEngine)?.freeze(id) ?? false }
+    func thaw(_ id: JobID) async -> Bool { await (engine as? any FreezableEngine)?.thaw(id) ?? false }
     var attemptsAreProcesses: Bool { (engine as? any FreezableEngine)?.attemptsAreProcesses ?? false }
 }
 

@@ -16,11 +16,16 @@ extension Dispatcher {
             return .failure(JobCommandRefusal(command: command, state: .paused))
         case (.pause, .running):
             guard running[job.id] != nil, !frozen.contains(job.id),
-                let engine = engines[job.spec.kind] as? any FreezableEngine, engine.freeze(job.id)
+                let engine = engines[job.spec.kind] as? any FreezableEngine, engine.attemptsAreProcesses
             else { return nil }
-            // Marked before the store is awaited: a second pause meanwhile must not freeze (and,
+            // Marked before anything is awaited: a second pause meanwhile must not freeze (and,
             // losing the race for the store, thaw) the group this one froze.
             frozen.insert(job.id)
+            guard await engine.freeze(job.id) else {
+                // Nothing is held (the manager refused): the usual pause ends the attempt.
+                frozen.remove(job.id)
+                return nil
+            }
             let update = JobUpdate(
                 id: job.id,
                 from: [.running],
@@ -32,12 +37,12 @@ extension Dispatcher {
             let outcome: JobUpdateOutcome
             do { outcome = try await store.apply(update) } catch {
                 frozen.remove(job.id)
-                _ = engine.thaw(job.id)
+                _ = await engine.thaw(job.id)
                 throw error
             }
             guard case .applied(let paused) = outcome else {
                 frozen.remove(job.id)
-                _ = engine.thaw(job.id)
+                _ = await engine.thaw(job.id)
                 return nil
             }
             perform([.statusChanged])
@@ -54,7 +59,7 @@ extension Dispatcher {
             guard case .applied(let resumed) = try await store.apply(update) else { return nil }
             frozen.remove(job.id)
             guard running[job.id] != nil else { return try await requeueEndedWhileFrozen(resumed) }
-            _ = (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id)
+            _ = await (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id)
             resumeSampling()
             perform(machine.thawed(job.id, at: instant()))
             return .success(resumed)

@@ -196,20 +196,15 @@ extension RunTransfer: UsageReportingEngine {
 
 extension RunTransfer: FreezableEngine {
     /// SIGSTOP to the job's process group, or the unit frozen by its manager: a paused command
-    /// keeps its state and its slot.
-    public func freeze(_ id: JobID) -> Bool {
-        if let manager, let unit = units.unit(of: id) {
-            Task { _ = await manager.freeze(unit) }
-            return true
-        }
+    /// keeps its state and its slot. The manager's answer is awaited, so a refused freeze is not
+    /// recorded as a pause, and a thaw that follows is never sent before it.
+    public func freeze(_ id: JobID) async -> Bool {
+        if let manager, let unit = units.unit(of: id) { return await manager.freeze(unit) }
         return running.freeze(id)
     }
 
-    public func thaw(_ id: JobID) -> Bool {
-        if let manager, let unit = units.unit(of: id) {
-            Task { _ = await manager.thaw(unit) }
-            return true
-        }
+    public func thaw(_ id: JobID) async -> Bool {
+        if let manager, let unit = units.unit(of: id) { return await manager.thaw(unit) }
         return running.thaw(id)
     }
 }

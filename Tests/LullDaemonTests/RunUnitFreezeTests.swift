@@ -1,0 +1,99 @@
+import Foundation
+import LullAPI
+import LullCore
+import LullTestSupport
+import LullTransfer
+import Synchronization
+import Testing
+
+@testable import LullDaemon
+
+/// A service manager that runs nothing: a unit "runs" until it is stopped, and every call is
+/// written down in order. Its freeze answers late (a busy manager), or refuses.
+final class UnitCallLog: ServiceManager, Sendable {
+    let calls = Mutex<[String]>([])
+    let freezes: Bool
+    private let stopped: AsyncStream<Void>
+    private let stop: AsyncStream<Void>.Continuation
+
+    init(freezes: Bool) {
+        self.freezes = freezes
+        (stopped, stop) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    private func record(_ call: String) { calls.withLock { $0.append(call) } }
+
+    func startTransient(_ service: TransientService) async throws(JobFailure) { record("start") }
+    func start(existing unit: String, jobID: JobID) async throws(JobFailure) { record("start") }
+    func end(of unit: String) async -> ServiceEnd {
+        for await _ in stopped { break }
+        return ServiceEnd(outcome: .killed(signal: Int(SIGTERM)))
+    }
+    func stop(_ unit: String) async {
+        record("stop")
+        stop.yield()
+    }
+    func freeze(_ unit: String) async -> Bool {
+        try? await Task.sleep(for: .milliseconds(200))
+        record(freezes ? "freeze" : "freeze refused")
+        return freezes
+    }
+    func thaw(_ unit: String) async -> Bool {
+        record("thaw")
+        return true
+    }
+    func usage(of unit: String) async -> ServiceUsage? { nil }
+    func release(_ unit: String) async {}
+}
+
+/// Pause and resume of a command on the systemd host go through its manager: the dispatcher
+/// waits for the manager's answer before it records anything. Before, the freeze and the thaw
+/// were sent from tasks of their own and the pause was recorded at once: a refused freeze still
+/// said `paused` while the command ran on, and a quick resume could reach the manager before
+/// the freeze and leave the unit frozen while its job said `running`.
+@Suite(.serialized) struct RunUnitFreezeTests {
+    /// A dispatcher whose run jobs are units of `manager`, with one job running.
+    func withRunningUnit(
+        _ manager: UnitCallLog,
+        _ body: (Dispatcher, Job, TemporaryStore) async throws -> Void
+    ) async throws {
+        let temporary = try TemporaryStore("freeze")
+        defer { temporary.remove() }
+        let runner = RunTransfer(
+            logs: RunLogs(stateDirectory: temporary.directory.path),
+            settings: RunSettings(),
+            manager: manager,
+            managerIsSystem: false
+        )
+        let dispatcher = Dispatcher.forTest(store: temporary.store, engines: [.run: runner])
+        let spec = try JobSubmission(kind: .run, url: "", argv: ["true"]).spec().prepared()
+        let jobs = try await temporary.store.insert([NewJob(owner: OwnerID(getuid()), spec: spec, createdAt: Date())])
+        await dispatcher.enqueue(jobs)
+        try await waitUntil("the unit to start") { manager.calls.withLock { $0 } == ["start"] }
+        let job = try #require(try await temporary.store.job(jobs[0].id))
+        try await body(dispatcher, job, temporary)
+        await dispatcher.drain()
+    }
+
+    @Test func aResumeReachesTheManagerAfterThePausesFreeze() async throws {
+        let manager = UnitCallLog(freezes: true)
+        try await withRunningUnit(manager) { dispatcher, job, _ in
+            let paused = try await dispatcher.apply(.pause, to: job).get()
+            #expect(paused.state == .paused)
+            let resumed = try await dispatcher.apply(.resume, to: paused).get()
+            #expect(resumed.state == .running)
+            #expect(manager.calls.withLock { $0 } == ["start", "freeze", "thaw"])
+            #expect(await dispatcher.runningCount == 1, "the same attempt goes on")
+        }
+    }
+
+    @Test func aFreezeTheManagerRefusesEndsTheAttemptAsAPauseDoes() async throws {
+        let manager = UnitCallLog(freezes: false)
+        try await withRunningUnit(manager) { dispatcher, job, _ in
+            let paused = try await dispatcher.apply(.pause, to: job).get()
+            #expect(paused.state == .paused)
+            #expect(manager.calls.withLock { $0 } == ["start", "freeze refused", "stop"])
+            #expect(await dispatcher.runningCount == 0, "nothing is left running under a paused job")
+        }
+    }
+}
