@@ -104,10 +104,33 @@ import Testing
         }
     }
 
-    /// The total timeout runs on while a command is frozen, and its end cannot be recorded over
+    /// A frozen command can still end (killed from outside), and its end cannot be recorded over
     /// the pause: lulld says so in its log (it said nothing), the job stays paused, and a resume
     /// runs it again.
     @Test func anAttemptEndingWhilePausedIsLoggedAndAResumeRunsItAgain() async throws {
+        try await withDaemon { daemon, client in
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 100"])
+            )
+            // The process, not only the state: a pause before the spawn takes the usual path.
+            let pid = try await commandPID(of: job.id, client: client)
+            _ = try await client.pause(job.id)
+            kill(pid, SIGKILL)
+            try await awaitLog(daemon, "job \(job.id)'s attempt ended while it was paused (")
+            #expect(try await client.job(job.id).state == .paused)
+            let resumed = try await client.resume(job.id)
+            #expect(resumed.state == .queued || resumed.state == .running, "\(resumed.state)")
+            let again = try await awaitEvent(client: client, timeout: .seconds(15), "a second attempt") {
+                $0.jobId == job.id && $0.type == .started && ($0.attempt ?? 0) >= 1 && $0.seq > 0
+            }
+            #expect(again.state == .running)
+            _ = try await client.cancel(job.id)
+        }
+    }
+
+    /// A total timeout is the time the command may run: a pause does not count. Before, a
+    /// command paused past its timeout was killed while frozen, and its resume started it over.
+    @Test func theTotalTimeoutDoesNotCountThePause() async throws {
         try await withDaemon { daemon, client in
             let job = try await client.submit(
                 JobSubmission(
@@ -117,17 +140,20 @@ import Testing
                     argv: ["sh", "-c", "echo $$; exec sleep 100"]
                 )
             )
-            // The process, not only the state: a pause before the spawn takes the usual path.
-            _ = try await commandPID(of: job.id, client: client)
+            let pid = try await commandPID(of: job.id, client: client)
             _ = try await client.pause(job.id)
-            try await awaitLog(daemon, "job \(job.id)'s attempt ended while it was paused (total_timeout")
-            #expect(try await client.job(job.id).state == .paused)
-            let resumed = try await client.resume(job.id)
-            #expect(resumed.state == .queued || resumed.state == .running, "\(resumed.state)")
-            let again = try await awaitEvent(client: client, timeout: .seconds(15), "a second attempt") {
-                $0.jobId == job.id && $0.type == .started && ($0.attempt ?? 0) >= 1 && $0.seq > 0
+            // Paused for longer than the whole timeout: the command must still be there.
+            try await Task.sleep(for: .seconds(3))
+            #expect(kill(pid, 0) == 0, "the command was stopped at its timeout while paused")
+            let cursor = try await client.events(after: 0).lastSeq
+            let resumedAt = ContinuousClock.now
+            _ = try await client.resume(job.id)
+            let retry = try await awaitEvent(client: client, after: cursor, timeout: .seconds(10), "the timeout") {
+                $0.jobId == job.id && $0.type == .retrying
             }
-            #expect(again.state == .running)
+            #expect(retry.error?.code == "total_timeout", "\(String(describing: retry.error))")
+            // It had run for a moment before the pause: most of its 2 s were still to come.
+            #expect(ContinuousClock.now - resumedAt > .milliseconds(1000), "the rest of the timeout was not given")
             _ = try await client.cancel(job.id)
         }
     }

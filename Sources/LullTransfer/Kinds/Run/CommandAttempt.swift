@@ -95,7 +95,7 @@ struct CommandAttempt: Sendable {
                 if supervisor.stopWasRequested { return nil }
                 throw error
             }
-            running.add(id, group: process.pid, cgroup: cgroup)
+            running.add(id, group: process.pid, cgroup: cgroup, supervisor: supervisor)
             let slot: Int?
             do {
                 slot = try groups.record(process.pid)

@@ -16,6 +16,13 @@ final class ProcessSupervisor: Sendable {
     /// How far the attempt got before its process ran, or that it was given up on the way
     /// (`abandonUnlessRunning`).
     private let start = Mutex(StartState.preparing)
+    /// Time the command spent frozen by a pause, which its deadline does not count.
+    private let paused = Mutex(PausedTime())
+
+    private struct PausedTime {
+        var since: Double?
+        var total: Double = 0
+    }
 
     private enum StartState {
         /// `returned`: the attempt's thread came back before its process ran (it failed to
@@ -40,6 +47,26 @@ final class ProcessSupervisor: Sendable {
         stopRequested.withLock { $0 = true }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
+    }
+
+    /// The command was frozen: its deadline stops until `thawed`.
+    func froze() { paused.withLock { if $0.since == nil { $0.since = Self.now() } } }
+
+    /// The command goes on: its deadline moves on by the time it was frozen.
+    func thawed() {
+        paused.withLock { time in
+            guard let since = time.since else { return }
+            time.total += Self.now() - since
+            time.since = nil
+        }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    /// The deadline now: nil while frozen, moved on by the time frozen before.
+    private func due(_ deadline: Double?) -> Double? {
+        guard let deadline else { return nil }
+        return paused.withLock { $0.since == nil ? deadline + $0.total : nil }
     }
 
     /// The attempt is about to launch its process; false when it was given up meanwhile, and
@@ -129,7 +156,8 @@ final class ProcessSupervisor: Sendable {
                 stopped = true
                 killAt = terminate(target, grace: grace)
             }
-            if !stopped, !timedOut, let deadline, Self.now() >= deadline {
+            let due = due(deadline)
+            if !stopped, !timedOut, let due, Self.now() >= due {
                 timedOut = true
                 killAt = terminate(target, grace: grace)
             }
@@ -142,7 +170,7 @@ final class ProcessSupervisor: Sendable {
                 pollfd(fd: exited ? -1 : pidfd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
             ]
-            let pending = stopped || timedOut ? nil : deadline
+            let pending = stopped || timedOut ? nil : due
             let wait = timeout(killAt: killAt, deadline: pending, drainUntil: drainUntil, exited: exited, pidfd: pidfd)
             let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0, errno != EINTR { break }

@@ -14,6 +14,8 @@ public final class RunningCommands: Sendable {
         var group: Int32
         /// The command's cgroup, where it has one: what a pause freezes and a reading counts.
         var cgroup: JobCgroup?
+        /// Told of a freeze and a thaw, so the attempt's deadline does not count the pause.
+        var supervisor: ProcessSupervisor?
         var sampled = Sampled()
     }
 
@@ -42,8 +44,8 @@ public final class RunningCommands: Sendable {
     /// The process group of the job's command, while it runs.
     public func processGroup(of id: JobID) -> Int32? { entries.withLock { $0[id]?.group } }
 
-    func add(_ id: JobID, group: Int32, cgroup: JobCgroup? = nil) {
-        entries.withLock { $0[id] = Entry(group: group, cgroup: cgroup) }
+    func add(_ id: JobID, group: Int32, cgroup: JobCgroup? = nil, supervisor: ProcessSupervisor? = nil) {
+        entries.withLock { $0[id] = Entry(group: group, cgroup: cgroup, supervisor: supervisor) }
     }
 
     /// Takes the job out of the table; what its readings saw.
@@ -114,8 +116,12 @@ public final class RunningCommands: Sendable {
     private func signal(_ id: JobID, _ number: Int32) -> Bool {
         entries.withLock { entries in
             guard let entry = entries[id] else { return false }
-            if let cgroup = entry.cgroup, cgroup.freeze(number == SIGSTOP) { return true }
-            return kill(-entry.group, number) == 0
+            let done =
+                if let cgroup = entry.cgroup, cgroup.freeze(number == SIGSTOP) { true } else {
+                    kill(-entry.group, number) == 0
+                }
+            if done { number == SIGSTOP ? entry.supervisor?.froze() : entry.supervisor?.thawed() }
+            return done
         }
     }
 }
