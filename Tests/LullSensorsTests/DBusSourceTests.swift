@@ -230,7 +230,7 @@ struct DBusSourceTests {
                 sysfsRoot: root,
                 events: ManualDeviceEvents()
             )
-            #expect(chosen is UPowerPowerSource)
+            #expect(chosen is SysfsBackedPowerSource, "UPower, with sysfs while it is gone")
             await chosen.stop()
 
             try await bus.startTemplate("networkmanager", busName: nm)

@@ -21,7 +21,8 @@ final class WorldMonitor: Sendable {
     }
 
     /// Starts the best sources this machine has.
-    /// - Parameter sleeper: how the sampler waits between samples.
+    /// - Parameter sleeper: how the sampler waits between samples, and the sources between reads
+    ///   and reconnections.
     static func start(config: SensorSettings, sleeper: any Sleeper, logger: Logger) async -> WorldMonitor {
         let power = await PowerSourceDiscovery.start(
             bus: config.bus,
@@ -35,6 +36,7 @@ final class WorldMonitor: Sendable {
                 meteredInterfaces: InterfacePatterns(config.meteredInterfaces),
                 cellularInterfaces: InterfacePatterns(config.cellularInterfaces)
             ),
+            sleeper: sleeper,
             logger: logger
         )
         let idle = LogindIdleSource(bus: config.bus, sleeper: sleeper, logger: logger)

@@ -1,44 +1,122 @@
 import Logging
+import LullCore
 import Synchronization
 
-/// The one D-Bus connection of a bus-backed sensor: opened and set up on the bus thread,
-/// closed on stop. A connection whose set-up fails is closed before the error goes on.
+/// The one D-Bus connection of a bus-backed sensor: opened and set up on the bus thread, made
+/// again after the bus went away (a dbus-broker restart), closed on stop. Set-up subscribes and
+/// reads everything, so a new connection starts from a fresh reading. A connection whose set-up
+/// fails is closed before the error goes on.
 final class SensorBusLink: Sendable {
-    private let connection = Mutex<BusConnection?>(nil)
+    private struct State {
+        var connection: BusConnection?
+        var reconnecting: Task<Void, Never>?
+        var closed = false
+    }
 
-    /// Connects to `bus`, warns through `logger` if the connection is ever lost (`what` names
-    /// the state that stops following), and runs `setUp` (subscribe, then read) on the bus thread.
+    /// What a link follows, and how it tells of losing the bus and coming back.
+    struct Follow: Sendable {
+        var bus: BusEndpoint
+        var name: String
+        /// The state that stops following while the bus is gone, in the log's words.
+        var what: String
+        var logger: Logger
+        var sleeper: any Sleeper
+        /// Runs when the connection is lost (on the bus thread, before reconnecting begins).
+        var lost: @Sendable () -> Void
+        var setUp: @Sendable (BusContext) throws -> Void
+    }
+
+    private let state = Mutex(State())
+    /// The first wait before connecting again, doubling up to a minute.
+    private let reconnectDelay: Duration
+
+    init(reconnectDelay: Duration = .seconds(1)) {
+        self.reconnectDelay = reconnectDelay
+    }
+
+    /// Connects to `bus` and runs `setUp` (subscribe, then read) on the bus thread. If the
+    /// connection is ever lost, `lost` runs and the link connects again with backoff, running
+    /// `setUp` again. Throws when the first connection or set-up fails.
     func open(
         _ bus: BusEndpoint,
         name: String,
         following what: String,
         logger: Logger,
+        sleeper: any Sleeper,
+        lost: @escaping @Sendable () -> Void = {},
         setUp: @escaping @Sendable (BusContext) throws -> Void
     ) async throws {
-        let connection = try await BusConnection.connect(bus, name: name)
-        self.connection.withLock { $0 = connection }
-        connection.setDisconnectHandler {
-            logger.warning("lost the D-Bus connection; \(what) will not follow changes")
-        }
-        do {
-            try await connection.perform(setUp)
-        } catch {
-            await close()
-            throw error
-        }
+        try await connect(
+            Follow(bus: bus, name: name, what: what, logger: logger, sleeper: sleeper, lost: lost, setUp: setUp)
+        )
     }
 
-    /// Runs `body` on the bus thread; nothing when the link is not open.
+    /// Runs `body` on the bus thread; nothing when the link is not connected.
     func perform(_ body: @escaping @Sendable (BusContext) throws -> Void) async throws {
-        guard let connection = connection.withLock({ $0 }) else { return }
+        guard let connection = state.withLock({ $0.connection }) else { return }
         try await connection.perform(body)
     }
 
     func close() async {
-        let connection = self.connection.withLock { current -> BusConnection? in
-            defer { current = nil }
-            return current
+        let connection = state.withLock { state -> BusConnection? in
+            state.closed = true
+            state.reconnecting?.cancel()
+            defer { state.connection = nil }
+            return state.connection
         }
         await connection?.close()
+    }
+
+    private func connect(_ follow: Follow) async throws {
+        let connection = try await BusConnection.connect(follow.bus, name: follow.name)
+        let kept = state.withLock { state in
+            guard !state.closed else { return false }
+            state.connection = connection
+            return true
+        }
+        guard kept else {
+            await connection.close()
+            return
+        }
+        connection.setDisconnectHandler { [weak self] in
+            follow.logger.warning(
+                "lost the D-Bus connection; \(follow.what) does not follow changes until it is back",
+                metadata: ["bus": "\(follow.bus)"]
+            )
+            follow.lost()
+            self?.reconnect(follow)
+        }
+        do {
+            try await connection.perform(follow.setUp)
+        } catch {
+            state.withLock { if $0.connection === connection { $0.connection = nil } }
+            await connection.close()
+            throw error
+        }
+    }
+
+    private func reconnect(_ follow: Follow) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.connection = nil
+            state.reconnecting?.cancel()
+            state.reconnecting = Task { [weak self, reconnectDelay] in
+                var delay = reconnectDelay
+                while !Task.isCancelled {
+                    do { try await follow.sleeper.sleep(for: delay) } catch { return }
+                    guard let self else { return }
+                    do {
+                        try await connect(follow)
+                        follow.logger.notice(
+                            "back on the D-Bus; following \(follow.what) again",
+                            metadata: ["bus": "\(follow.bus)"]
+                        )
+                        return
+                    } catch {
+                        delay = min(delay * 2, .seconds(60))
+                    }
+                }
+            }
+        }
     }
 }

@@ -62,7 +62,8 @@ public final class LogindIdleSource: IdleSource {
     /// Throws when the bus cannot be reached; `current` then says so and stays unknown.
     public func start() async throws {
         do {
-            try await link.open(bus, name: "lull-dbus-logind", following: "idleness", logger: logger) {
+            try await link.open(bus, name: "lull-dbus-logind", following: "idleness", logger: logger, sleeper: sleeper)
+            {
                 [self] context in
                 try subscribe(context)
                 readAll(context)

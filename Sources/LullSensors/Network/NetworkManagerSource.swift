@@ -42,18 +42,26 @@ public final class NetworkManagerSource: NetworkSource {
     public let bus: BusEndpoint
     public let overrides: NetworkOverrides
     private let logger: Logger
+    private let sleeper: any Sleeper
     private let broadcaster = StateBroadcaster(NetworkReading.unknown)
     private let model = Mutex(Model())
-    private let link = SensorBusLink()
+    private let link: SensorBusLink
 
+    /// - Parameters:
+    ///   - sleeper: how the source waits before connecting again after losing the bus.
+    ///   - reconnectDelay: the first of those waits, doubling up to a minute.
     public init(
         bus: BusEndpoint = .system,
         overrides: NetworkOverrides = .init(),
+        sleeper: any Sleeper = TaskSleeper(),
+        reconnectDelay: Duration = .seconds(1),
         logger: Logger = Logger(label: "lull.sensors.network")
     ) {
         self.bus = bus
         self.overrides = overrides
+        self.sleeper = sleeper
         self.logger = logger
+        link = SensorBusLink(reconnectDelay: reconnectDelay)
     }
 
     public var current: NetworkReading { broadcaster.current }
@@ -65,8 +73,14 @@ public final class NetworkManagerSource: NetworkSource {
 
     public func start() async throws {
         do {
-            try await link.open(bus, name: "lull-dbus-nm", following: "network state", logger: logger) {
-                [self] context in
+            try await link.open(
+                bus,
+                name: "lull-dbus-nm",
+                following: "network state",
+                logger: logger,
+                sleeper: sleeper,
+                lost: { [weak self] in self?.leftTheBus() }
+            ) { [self] context in
                 try subscribe(context)
                 try readAll(context)
             }
@@ -104,10 +118,15 @@ public final class NetworkManagerSource: NetworkSource {
                 try? readAll(context)
             } else {
                 logger.warning("NetworkManager left the bus; connectivity unknown")
-                model.withLock { $0 = Model(onBus: false) }
-                publish()
+                leftTheBus()
             }
         }
+    }
+
+    /// NetworkManager, or the bus, is gone: nothing it said holds any more.
+    private func leftTheBus() {
+        model.withLock { $0 = Model(onBus: false) }
+        publish()
     }
 
     private func readAll(_ context: BusContext) throws {

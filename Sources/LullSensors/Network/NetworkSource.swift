@@ -72,10 +72,11 @@ public enum NetworkSourceDiscovery {
         bus: BusEndpoint = .system,
         overrides: NetworkOverrides = .init(),
         sysClassNet: String = "/sys/class/net",
+        sleeper: any Sleeper = TaskSleeper(),
         logger: Logger = Logger(label: "lull.sensors.network")
     ) async -> any NetworkSource {
         if await PowerSourceDiscovery.serviceAvailable(NetworkManagerSource.serviceName, on: bus, logger: logger) {
-            let nm = NetworkManagerSource(bus: bus, overrides: overrides, logger: logger)
+            let nm = NetworkManagerSource(bus: bus, overrides: overrides, sleeper: sleeper, logger: logger)
             do {
                 try await nm.start()
                 let kernel = NetlinkNetworkSource(overrides: overrides, sysClassNet: sysClassNet, logger: logger)

@@ -26,8 +26,9 @@ public protocol DeviceEventSource: Sendable {
 
 /// Picks the best power source available on this machine.
 public enum PowerSourceDiscovery {
-    /// UPower when `org.freedesktop.UPower` is on the bus (running or activatable), otherwise
-    /// `/sys/class/power_supply` with kernel uevents. The returned source is started.
+    /// UPower when `org.freedesktop.UPower` is on the bus (running or activatable), with
+    /// `/sys/class/power_supply` standing in while UPower is gone (`SysfsBackedPowerSource`);
+    /// otherwise the tree alone, re-read at kernel uevents. The returned source is started.
     public static func start(
         bus: BusEndpoint = .system,
         sysfsRoot: String = "/sys/class/power_supply",
@@ -36,11 +37,15 @@ public enum PowerSourceDiscovery {
         logger: Logger = Logger(label: "lull.sensors.power")
     ) async -> any PowerSource {
         if await serviceAvailable(UPowerPowerSource.serviceName, on: bus, logger: logger) {
-            let upower = UPowerPowerSource(bus: bus, logger: logger)
+            let upower = UPowerPowerSource(bus: bus, sleeper: sleeper, logger: logger)
             do {
                 try await upower.start()
-                logger.info("power source: UPower", metadata: ["bus": "\(bus)"])
-                return upower
+                let sysfs = SysfsPowerSource(root: sysfsRoot, events: events, sleeper: sleeper, logger: logger)
+                try? await sysfs.start()
+                let backed = SysfsBackedPowerSource(upower: upower, sysfs: sysfs, logger: logger)
+                try? await backed.start()
+                logger.info("power source: UPower, sysfs while it is gone", metadata: ["bus": "\(bus)"])
+                return backed
             } catch {
                 logger.warning(
                     "UPower is on the bus but could not be read; using sysfs",

@@ -27,18 +27,35 @@ public final class UPowerPowerSource: PowerSource {
         var warningLevel: UInt32?
         /// Active profile per profiles service name.
         var profiles: [String: String] = [:]
+        /// False once UPower (or the bus) went away, until it is read again.
+        var onBus = true
     }
 
     public let bus: BusEndpoint
     private let logger: Logger
+    private let sleeper: any Sleeper
     private let broadcaster = StateBroadcaster(PowerState.unknown)
     private let model = Mutex(Model())
-    private let link = SensorBusLink()
+    private let link: SensorBusLink
 
-    public init(bus: BusEndpoint = .system, logger: Logger = Logger(label: "lull.sensors.power")) {
+    /// - Parameters:
+    ///   - sleeper: how the source waits before connecting again after losing the bus.
+    ///   - reconnectDelay: the first of those waits, doubling up to a minute.
+    public init(
+        bus: BusEndpoint = .system,
+        sleeper: any Sleeper = TaskSleeper(),
+        reconnectDelay: Duration = .seconds(1),
+        logger: Logger = Logger(label: "lull.sensors.power")
+    ) {
         self.bus = bus
+        self.sleeper = sleeper
         self.logger = logger
+        link = SensorBusLink(reconnectDelay: reconnectDelay)
     }
+
+    /// Whether UPower's reading is live: false while UPower, or the bus, is gone (`current` then
+    /// keeps its last values and says so in its source).
+    public var isOnBus: Bool { model.withLock { $0.onBus } }
 
     public var current: PowerState { broadcaster.current }
     public func changes() -> AsyncStream<PowerState> { broadcaster.changes() }
@@ -46,8 +63,14 @@ public final class UPowerPowerSource: PowerSource {
 
     public func start() async throws {
         do {
-            try await link.open(bus, name: "lull-dbus-upower", following: "power state", logger: logger) {
-                [self] context in
+            try await link.open(
+                bus,
+                name: "lull-dbus-upower",
+                following: "power state",
+                logger: logger,
+                sleeper: sleeper,
+                lost: { [weak self] in self?.leftTheBus() }
+            ) { [self] context in
                 let display =
                     (try? context.call(
                         destination: Self.serviceName,
@@ -97,7 +120,8 @@ public final class UPowerPowerSource: PowerSource {
         }
         try context.onNameOwnerChanged(Self.serviceName) { [self] hasOwner in
             guard hasOwner else {
-                logger.warning("UPower left the bus; keeping the last power state")
+                logger.warning("UPower left the bus")
+                leftTheBus()
                 return
             }
             try? readAll(context, displayDevice: displayDevice)
@@ -123,6 +147,12 @@ public final class UPowerPowerSource: PowerSource {
         try readDaemon(context)
         try readDevice(context, displayDevice)
         for service in Self.profileServices { readProfile(context, service: service) }
+        model.withLock { $0.onBus = true }
+        publish()
+    }
+
+    private func leftTheBus() {
+        model.withLock { $0.onBus = false }
         publish()
     }
 
@@ -193,6 +223,7 @@ public final class UPowerPowerSource: PowerSource {
         let powerSaver = model.profiles.values.contains("power-saver")
         var source = "UPower DisplayDevice"
         if powerSaver { source += " + power-profiles-daemon power-saver" }
+        if !model.onBus { source += " (not on the bus: last reading)" }
         return PowerState(
             onBattery: onBattery,
             batteryPercent: percent,
