@@ -20,6 +20,7 @@ public final class SQLiteJobStore: JobStore {
     public init(
         path: String,
         checkpointThreshold: Int = 1_000,
+        migrating: StoreMigrationObserver? = nil,
         didCommit: @escaping @Sendable ([JobEvent]) -> Void = { _ in }
     ) throws {
         var configuration = Configuration()
@@ -36,7 +37,16 @@ public final class SQLiteJobStore: JobStore {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let migrator = StoreSchema.migrator
         try StoreVersionCheck.refuseNewer(pool, migrator: migrator, path: path)
-        try migrator.migrate(pool)
+        let pending = try pool.read { db in try migrator.appliedIdentifiers(db) }
+            .symmetricDifference(migrator.migrations)
+        if let migrating, !pending.isEmpty {
+            migrating.began(migrator.migrations.filter(pending.contains))
+            let database = pool
+            try MigrationProgress.observing(database, tick: migrating.tick) { try migrator.migrate(database) }
+            migrating.ended()
+        } else {
+            try migrator.migrate(pool)
+        }
         try Self.numberPastUnsyncedEventsUnlessClosedCleanly(pool)
         checkpointer = WALCheckpointer(path: path, threshold: checkpointThreshold)
         committer = GroupCommitter(writer: pool, checkpointer: checkpointer, didCommit: didCommit)

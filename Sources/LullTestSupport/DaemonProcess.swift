@@ -106,6 +106,10 @@ public final class DaemonProcess: @unchecked Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// What lulld told the service manager during its last start, up to READY=1: one string per
+    /// sd_notify message, in order.
+    public private(set) var notifications: [String] = []
+
     /// Starts lulld and returns once it has said READY=1 (or throws with its log if it exits first).
     public func start(timeout: Duration = .seconds(30)) throws {
         let notify = try NotifySocket(
@@ -128,8 +132,12 @@ public final class DaemonProcess: @unchecked Sendable {
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + timeout
+        notifications = []
         while ContinuousClock.now < deadline {
-            if let message = notify.receive(timeoutMilliseconds: 100), message.contains("READY=1") { return }
+            if let message = notify.receive(timeoutMilliseconds: 100) {
+                notifications.append(message)
+                if message.contains("READY=1") { return }
+            }
             if !process.isRunning {
                 throw DaemonProcessError.exited(status: process.terminationStatus, log: self.log())
             }

@@ -9,31 +9,13 @@ import Testing
 import Glibc
 #endif
 
-/// `kill -HUP` while lulld is still starting — here migrating a store of 300,000 jobs — is a
+/// `kill -HUP` while lulld is still starting — here migrating a store of a million jobs — is a
 /// reload that waits for the start, not the end of the daemon (SIGHUP's default action).
 @Suite struct ReloadDuringStartupTests {
     @Test func aHangupDuringAMigrationIsAReloadAfterTheStart() async throws {
-        let daemon = try DaemonProcess(config: "", environment: ["LULL_TEST_MIGRATION": "1"])
+        // A million jobs, for the test migration to take a while (300,000 took 0.6 s).
+        let daemon = try await DaemonProcess.needingASlowMigration(jobs: 1_000_000)
         defer { daemon.remove() }
-        // A store of the current schema, one job copied to 300,000, for the test migration
-        // (`LULL_TEST_MIGRATION`, an UPDATE of every job) to take a while.
-        try daemon.start()
-        let client = LullClient(socketPath: daemon.socketPath)
-        _ = try await client.submit(
-            JobSubmission(kind: .push, url: "http://127.0.0.1:9/a", body: "x", retry: RetrySettings(maxAttempts: 1))
-        )
-        await client.shutdown()
-        daemon.stop()
-        try StoreVersionTests.execute(
-            """
-            DELETE FROM grdb_migrations WHERE identifier = 'test: package upgrade';
-            ALTER TABLE jobs DROP COLUMN test_upgrade;
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
-            INSERT INTO jobs (owner, kind, state, class, spec, payload, created_at, updated_at)
-            SELECT owner, kind, 'succeeded', class, spec, payload, created_at, updated_at FROM jobs, n WHERE jobs.id = 1;
-            """,
-            in: daemon.stateDirectory + "/lull.sqlite"
-        )
 
         let starting = Task.detached { try daemon.start(timeout: .seconds(120)) }
         // Started (its log begun anew), then its first line, which comes before the store opens.

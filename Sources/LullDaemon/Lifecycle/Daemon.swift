@@ -36,7 +36,11 @@ public enum Daemon {
         let hub = EventHub()
         let store: SQLiteJobStore
         do {
-            store = try SQLiteJobStore(path: settings.storePath) { events in hub.published(events) }
+            store = try await StoreOpening.open(
+                path: settings.storePath,
+                notifier: SystemdNotifier(sleeper: EventLoopSleeper(group: MultiThreadedEventLoopGroup.singleton)),
+                logger: logger
+            ) { events in hub.published(events) }
         } catch let error as StoreVersionError {
             throw StartupError(error.description, exitStatus: .refused)
         }
