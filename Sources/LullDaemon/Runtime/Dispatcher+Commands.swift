@@ -4,9 +4,10 @@ import LullCore
 extension Dispatcher {
     /// Applies a person's command. The store decides; memory and running tasks follow.
     func apply(_ command: JobCommand, to job: Job) async throws -> Result<Job, JobCommandRefusal> {
-        if let frozen = try await applyByFreezing(command, to: job) { return frozen }
         var current = job
         for _ in 0..<3 {
+            // Asked again after a conflict: a queued job that started meanwhile is frozen, not ended.
+            if let frozen = try await applyByFreezing(command, to: current) { return frozen }
             let target: JobState
             switch command.target(from: current.state) {
             case .success(let state): target = state
