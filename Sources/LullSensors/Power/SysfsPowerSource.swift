@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import LullCore
 import Synchronization
@@ -85,7 +86,10 @@ public final class SysfsPowerSource: PowerSource {
                 }
                 guard unplugged else { return }  // stopped
                 do { try await sleeper.sleep(for: batteryInterval) } catch { return }
-                if broadcaster.current.onBattery { self?.refresh() }
+                // On a thread of its own: a battery's attributes come from the embedded
+                // controller, which can take a while to answer, and this task runs on the
+                // daemon's event loops.
+                if broadcaster.current.onBattery, let source = self { Thread.detachNewThread { source.refresh() } }
             }
         }
     }
