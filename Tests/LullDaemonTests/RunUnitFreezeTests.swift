@@ -13,11 +13,15 @@ import Testing
 final class UnitCallLog: ServiceManager, Sendable {
     let calls = Mutex<[String]>([])
     let freezes: Bool
+    let thaws: Bool
+    /// Set once the unit is being followed (its usage read): a pause from then on finds it.
+    let followed = Mutex(false)
     private let stopped: AsyncStream<Void>
     private let stop: AsyncStream<Void>.Continuation
 
-    init(freezes: Bool) {
+    init(freezes: Bool, thaws: Bool = true) {
         self.freezes = freezes
+        self.thaws = thaws
         (stopped, stop) = AsyncStream.makeStream(of: Void.self)
     }
 
@@ -39,10 +43,13 @@ final class UnitCallLog: ServiceManager, Sendable {
         return freezes
     }
     func thaw(_ unit: String) async -> Bool {
-        record("thaw")
-        return true
+        record(thaws ? "thaw" : "thaw refused")
+        return thaws
     }
-    func usage(of unit: String) async -> ServiceUsage? { nil }
+    func usage(of unit: String) async -> ServiceUsage? {
+        followed.withLock { $0 = true }
+        return nil
+    }
     func release(_ unit: String) async {}
 }
 
@@ -69,7 +76,8 @@ final class UnitCallLog: ServiceManager, Sendable {
         let spec = try JobSubmission(kind: .run, url: "", argv: ["true"]).spec().prepared()
         let jobs = try await temporary.store.insert([NewJob(owner: OwnerID(getuid()), spec: spec, createdAt: Date())])
         await dispatcher.enqueue(jobs)
-        try await waitUntil("the unit to start") { manager.calls.withLock { $0 } == ["start"] }
+        try await waitUntil("the unit to be followed") { manager.followed.withLock { $0 } }
+        #expect(manager.calls.withLock { $0 } == ["start"])
         let job = try #require(try await temporary.store.job(jobs[0].id))
         try await body(dispatcher, job, temporary)
         await dispatcher.drain()
@@ -94,6 +102,21 @@ final class UnitCallLog: ServiceManager, Sendable {
             #expect(paused.state == .paused)
             #expect(manager.calls.withLock { $0 } == ["start", "freeze refused", "stop"])
             #expect(await dispatcher.runningCount == 0, "nothing is left running under a paused job")
+        }
+    }
+
+    /// The manager refuses the resume's thaw: the job must not say `running` over a frozen unit.
+    /// Its attempt is ended (the unit stopped) and it goes back to the queue.
+    @Test func aThawTheManagerRefusesEndsTheAttemptAndQueuesTheJob() async throws {
+        let manager = UnitCallLog(freezes: true, thaws: false)
+        try await withRunningUnit(manager) { dispatcher, job, temporary in
+            let paused = try await dispatcher.apply(.pause, to: job).get()
+            let resumed = try await dispatcher.apply(.resume, to: paused).get()
+            #expect(resumed.state == .queued, "\(resumed.state)")
+            #expect(Array(manager.calls.withLock { $0 }.prefix(4)) == ["start", "freeze", "thaw refused", "stop"])
+            let events = try await temporary.store.events(after: 0, owner: nil, limit: 100).items
+            let requeued = events.last { $0.jobID == job.id && $0.type == .requeued }
+            #expect(requeued?.detail?.message?.contains("could not be thawed") == true)
         }
     }
 }

@@ -190,6 +190,14 @@ public struct DispatchStateMachine: Sendable {
         return stopLapsedRunningJobs(now: instant.now)
     }
 
+    /// A pause that held nothing lets its job go: a stop decided while the pause was in flight
+    /// (held back, as for a frozen job) is carried out now. Unlike `thawed`, it decides nothing
+    /// again: a stop already under way keeps its reason.
+    public func stopHeldBack(of id: JobID) -> [DispatchAction] {
+        guard mode == .accepting, let reason = stopping[id] else { return [] }
+        return [.stop(id, reason: reason)]
+    }
+
     /// A job stopped on lost conditions is queued again, held until they have held for its
     /// hold-down (`holdDown` set).
     public mutating func stopRecorded(_ job: QueuedJob, now: Date) {

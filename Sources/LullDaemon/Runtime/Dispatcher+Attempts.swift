@@ -43,7 +43,7 @@ extension Dispatcher {
                 metrics.runAttemptEnded(jobClass: job.spec.jobClass, usage: usage)
             }
             // Its outcome cannot be recorded over the pause (the store refuses it), so say it here.
-            if frozen.contains(id), outcome != .interrupted {
+            if frozen.contains(id), !pausing.contains(id), outcome != .interrupted {
                 let how =
                     switch outcome {
                     case .failed(let failure): "\(failure.code): \(failure.message)"

@@ -19,11 +19,14 @@ extension Dispatcher {
                 let engine = engines[job.spec.kind] as? any FreezableEngine, engine.attemptsAreProcesses
             else { return nil }
             // Marked before anything is awaited: a second pause meanwhile must not freeze (and,
-            // losing the race for the store, thaw) the group this one froze.
+            // losing the race for the store, thaw) the group this one froze. A stop decided
+            // meanwhile waits, as for a frozen job, and is decided again if the pause fails.
             frozen.insert(job.id)
+            pausing.insert(job.id)
+            defer { pausing.remove(job.id) }
             guard await engine.freeze(job.id) else {
                 // Nothing is held (the manager refused): the usual pause ends the attempt.
-                frozen.remove(job.id)
+                try await letGo(job, engine, thawing: false)
                 return nil
             }
             let update = JobUpdate(
@@ -36,13 +39,11 @@ extension Dispatcher {
             )
             let outcome: JobUpdateOutcome
             do { outcome = try await store.apply(update) } catch {
-                frozen.remove(job.id)
-                _ = await engine.thaw(job.id)
+                try await letGo(job, engine, thawing: true)
                 throw error
             }
             guard case .applied(let paused) = outcome else {
-                frozen.remove(job.id)
-                _ = await engine.thaw(job.id)
+                try await letGo(job, engine, thawing: true)
                 return nil
             }
             perform([.statusChanged])
@@ -58,8 +59,14 @@ extension Dispatcher {
             )
             guard case .applied(let resumed) = try await store.apply(update) else { return nil }
             frozen.remove(job.id)
-            guard running[job.id] != nil else { return try await requeueEndedWhileFrozen(resumed) }
-            _ = await (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id)
+            guard running[job.id] != nil else {
+                return try await requeue(resumed, "its attempt had ended while it was paused; it runs again")
+            }
+            if let engine = engines[job.spec.kind] as? any FreezableEngine, !(await engine.thaw(job.id)),
+                running[job.id] != nil
+            {
+                return try await endHeld(resumed)
+            }
             resumeSampling()
             perform(machine.thawed(job.id, at: instant()))
             return .success(resumed)
@@ -72,20 +79,45 @@ extension Dispatcher {
         }
     }
 
-    /// The attempt ended while the resume was being written (a total timeout or a kill while
-    /// frozen): its outcome found the job paused and was refused, and the resume left it
-    /// `running` with nothing running. It goes back to the queue, as a resumed stopped job does.
-    private func requeueEndedWhileFrozen(_ resumed: Job) async throws -> Result<Job, JobCommandRefusal> {
+    /// A pause that did not happen lets the job go: the group is thawed if it was frozen, and a
+    /// stop decided meanwhile is carried out. A group that stays frozen is ended instead.
+    private func letGo(_ job: Job, _ engine: any FreezableEngine, thawing: Bool) async throws {
+        frozen.remove(job.id)
+        if thawing, !(await engine.thaw(job.id)), running[job.id] != nil {
+            _ = try await endHeld(job)
+            return
+        }
+        perform(machine.stopHeldBack(of: job.id))
+    }
+
+    /// The manager would not thaw the command: its attempt is ended (the unit stopped) and the
+    /// job queued to run again, rather than left `running` while nothing runs.
+    private func endHeld(_ job: Job) async throws -> Result<Job, JobCommandRefusal> {
+        logger.warning(
+            "job \(job.id)'s command could not be thawed; its attempt is ended and the job runs again",
+            metadata: ["job_id": "\(job.id)"]
+        )
+        if let task = running[job.id] {
+            task.cancel()
+            await task.value
+        }
+        return try await requeue(job, "its command could not be thawed; it runs again")
+    }
+
+    /// A job the store says is `running` while nothing runs for it (its attempt ended while it
+    /// was paused, or was ended because it could not be thawed) goes back to the queue, as a
+    /// resumed stopped job does.
+    private func requeue(_ job: Job, _ why: String) async throws -> Result<Job, JobCommandRefusal> {
         let update = JobUpdate(
-            id: resumed.id,
+            id: job.id,
             from: [.running],
             to: .queued,
             event: .requeued,
             time: clock.now(),
-            message: "its attempt had ended while it was paused; it runs again",
+            message: why,
             interruptsAttempt: true
         )
-        guard case .applied(let queued) = try await store.apply(update) else { return .success(resumed) }
+        guard case .applied(let queued) = try await store.apply(update) else { return .success(job) }
         perform(
             machine.commandTookEffect(requeueing: timeline.place(QueuedJob(queued)), at: instant(), readings: readings)
         )

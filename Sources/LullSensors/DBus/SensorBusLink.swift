@@ -11,7 +11,14 @@ final class SensorBusLink: Sendable {
         var connection: BusConnection?
         var reconnecting: Task<Void, Never>?
         var closed = false
+        /// When the current connection was made, and the wait before it was made: a connection
+        /// lost again soon after goes on backing off instead of starting over at a second.
+        var connectedAt: ContinuousClock.Instant?
+        var lastDelay: Duration?
     }
+
+    /// A connection that held this long is a fresh start: the backoff begins again.
+    static let heldLongEnough = Duration.seconds(60)
 
     /// What a link follows, and how it tells of losing the bus and coming back.
     struct Follow: Sendable {
@@ -57,13 +64,16 @@ final class SensorBusLink: Sendable {
         try await connection.perform(body)
     }
 
+    /// Closes the connection; a reconnection under way is cancelled and waited for, so no bus
+    /// thread outlives the call.
     func close() async {
-        let connection = state.withLock { state -> BusConnection? in
+        let (connection, reconnecting) = state.withLock { state -> (BusConnection?, Task<Void, Never>?) in
             state.closed = true
             state.reconnecting?.cancel()
             defer { state.connection = nil }
-            return state.connection
+            return (state.connection, state.reconnecting)
         }
+        await reconnecting?.value
         await connection?.close()
     }
 
@@ -72,11 +82,12 @@ final class SensorBusLink: Sendable {
         let kept = state.withLock { state in
             guard !state.closed else { return false }
             state.connection = connection
+            state.connectedAt = .now
             return true
         }
         guard kept else {
             await connection.close()
-            return
+            throw CancellationError()
         }
         connection.setDisconnectHandler { [weak self] in
             follow.logger.warning(
@@ -100,12 +111,15 @@ final class SensorBusLink: Sendable {
             guard !state.closed else { return }
             state.connection = nil
             state.reconnecting?.cancel()
-            state.reconnecting = Task { [weak self, reconnectDelay] in
-                var delay = reconnectDelay
+            let heldLong = state.connectedAt.map { .now - $0 >= Self.heldLongEnough } ?? true
+            let first = heldLong ? reconnectDelay : min((state.lastDelay ?? reconnectDelay) * 2, .seconds(60))
+            state.reconnecting = Task { [weak self] in
+                var delay = first
                 while !Task.isCancelled {
                     do { try await follow.sleeper.sleep(for: delay) } catch { return }
                     guard let self else { return }
                     do {
+                        self.state.withLock { $0.lastDelay = delay }
                         try await connect(follow)
                         follow.logger.notice(
                             "back on the D-Bus; following \(follow.what) again",

@@ -163,7 +163,8 @@ final class SystemdServiceManager: ServiceManager {
     /// would start its command again in the next attempt.
     func end(of unit: String) async -> ServiceEnd {
         let path = UnitChanges.path(of: unit)
-        var failingSince: ContinuousClock.Instant?
+        // On the clock a suspend stops: a unit that sleeps through one is not given up at the wake.
+        var failingSince: SuspendingClock.Instant?
         var delay = Duration.milliseconds(100)
         while true {
             let seen = changes.generation(of: path)
@@ -175,7 +176,7 @@ final class SystemdServiceManager: ServiceManager {
             } catch {
                 let since = failingSince ?? .now
                 failingSince = since
-                guard !Task.isCancelled, ContinuousClock.now - since < followPatience else {
+                guard !Task.isCancelled, SuspendingClock.now - since < followPatience else {
                     return ServiceEnd(outcome: .failed("cannot follow \(unit): \(error)"))
                 }
                 try? await sleeper.sleep(for: delay)
