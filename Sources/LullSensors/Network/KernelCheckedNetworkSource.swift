@@ -1,6 +1,5 @@
 import Logging
 import LullCore
-import Synchronization
 
 /// NetworkManager's reading where it has one, the kernel's routes where it has none. A link
 /// NetworkManager does not manage (on Debian, one set up in `/etc/network/interfaces`) leaves
@@ -11,58 +10,32 @@ import Synchronization
 public final class KernelCheckedNetworkSource: NetworkSource {
     public let manager: NetworkManagerSource
     public let kernel: any NetworkSource
-    private let logger: Logger
-    private let broadcaster = StateBroadcaster(NetworkReading.unknown)
-    private let following = Mutex<Task<Void, Never>?>(nil)
-    /// One merge and publish at a time: a merge of a value read before the other side changed
-    /// must not be published after the merge of the change.
-    private let merging = Mutex(())
+    private let merged: MergedReading<NetworkReading>
 
     /// Both sources are started by the caller; this one follows them.
     public init(manager: NetworkManagerSource, kernel: any NetworkSource, logger: Logger) {
         self.manager = manager
         self.kernel = kernel
-        self.logger = logger
-    }
-
-    public var current: NetworkReading { broadcaster.current }
-    public func changes() -> AsyncStream<NetworkReading> { broadcaster.changes() }
-    public func values() -> AsyncStream<NetworkReading> { broadcaster.values() }
-
-    public func start() async throws {
-        let (manager, kernel) = (manager, kernel)
-        // Each stream yields its source's reading first, so the first merge comes at once.
-        let task = Task { [weak self] in
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await _ in manager.values() { self?.publish() } }
-                group.addTask { for await _ in kernel.values() { self?.publish() } }
-            }
-        }
-        following.withLock { $0 = task }
-        publish()
-    }
-
-    public func stop() async {
-        following.withLock { $0?.cancel() }
-        await manager.stop()
-        await kernel.stop()
-        broadcaster.finish()
-    }
-
-    private func publish() {
-        merging.withLock { _ in
-            let reading = Self.reading(manager: manager.current, managerOnBus: manager.isOnBus, kernel: kernel.current)
-            log(reading, changed: broadcaster.update(reading))
-        }
-    }
-
-    private func log(_ reading: NetworkReading, changed: Bool) {
-        if changed {
+        merged = MergedReading(.unknown) {
+            Self.reading(manager: manager.current, managerOnBus: manager.isOnBus, kernel: kernel.current)
+        } changed: { reading in
             logger.debug(
                 "network changed",
                 metadata: ["connectivity": "\(reading.state.connectivity)", "source": "\(reading.state.source)"]
             )
         }
+    }
+
+    public var current: NetworkReading { merged.broadcaster.current }
+    public func changes() -> AsyncStream<NetworkReading> { merged.broadcaster.changes() }
+    public func values() -> AsyncStream<NetworkReading> { merged.broadcaster.values() }
+
+    public func start() async throws { merged.follow(manager.values(), kernel.values()) }
+
+    public func stop() async {
+        merged.finish()
+        await manager.stop()
+        await kernel.stop()
     }
 
     /// NetworkManager's reading unless it is off the bus, or says offline while the kernel has
