@@ -111,16 +111,7 @@ struct SleepTests {
     /// its resume goes on in the same process. Before, the suspend ended it, and the resume
     /// started the command over.
     @Test func aSuspendLeavesAPausedCommandFrozen() async throws {
-        let bus = try MockSystemBus()
-        defer { bus.stop() }
-        try bus.startTemplate("logind", busName: login1)
-        let config = "[sensors]\nbus = \"\(bus.address)\"\n"
-        try await withDaemon(config: config) { daemon, client in
-            try await awaitInhibitor(bus)
-            let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
-            )
-            let pid = try await commandPID(of: job.id, client: client)
+        try await withRunningCommand { bus, daemon, client, job, pid in
             _ = try await client.pause(job.id)
             try prepareForSleep(bus, true)
             try await awaitLog(daemon, "checkpointed for sleep")
@@ -136,16 +127,7 @@ struct SleepTests {
     /// on after the wake, in the same attempt, and the suspend is not held up for it. Before,
     /// every suspend ended it, and it started over on wake.
     @Test func aSuspendLetsARunningCommandSleepThroughIt() async throws {
-        let bus = try MockSystemBus()
-        defer { bus.stop() }
-        try bus.startTemplate("logind", busName: login1)
-        let config = "[sensors]\nbus = \"\(bus.address)\"\n"
-        try await withDaemon(config: config) { daemon, client in
-            try await awaitInhibitor(bus)
-            let job = try await client.submit(
-                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
-            )
-            let pid = try await commandPID(of: job.id, client: client)
+        try await withRunningCommand { bus, daemon, client, job, pid in
             let cursor = try await client.events(after: 0).lastSeq
             try prepareForSleep(bus, true)
             try await awaitLog(daemon, "checkpointed for sleep")
@@ -162,6 +144,24 @@ struct SleepTests {
             let events = try await client.events(after: cursor).events.filter { $0.jobId == job.id }
             #expect(events.allSatisfy { $0.type == .progress }, "\(events.map(\.type))")
             _ = try await client.cancel(job.id)
+        }
+    }
+
+    /// A daemon following the mock logind, holding its inhibitor, with a command running: the
+    /// job and the command's pid.
+    private func withRunningCommand(
+        _ body: (MockSystemBus, DaemonProcess, LullClient, JobView, Int32) async throws -> Void
+    ) async throws {
+        let bus = try MockSystemBus()
+        defer { bus.stop() }
+        try bus.startTemplate("logind", busName: login1)
+        let config = "[sensors]\nbus = \"\(bus.address)\"\n"
+        try await withDaemon(config: config) { daemon, client in
+            try await awaitInhibitor(bus)
+            let job = try await client.submit(
+                JobSubmission(kind: .run, url: "", argv: ["sh", "-c", "echo $$; exec sleep 600"])
+            )
+            try await body(bus, daemon, client, job, try await commandPID(of: job.id, client: client))
         }
     }
 
