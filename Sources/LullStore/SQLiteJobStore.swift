@@ -37,9 +37,10 @@ public final class SQLiteJobStore: JobStore {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let migrator = StoreSchema.migrator
         try StoreVersionCheck.refuseNewer(pool, migrator: migrator, path: path)
-        let pending = try pool.read { db in try migrator.appliedIdentifiers(db) }
-            .symmetricDifference(migrator.migrations)
-        if let migrating, !pending.isEmpty {
+        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        let pending = applied.symmetricDifference(migrator.migrations)
+        // A new store is made, not migrated: quick, and nothing to announce.
+        if let migrating, !applied.isEmpty, !pending.isEmpty {
             migrating.began(migrator.migrations.filter(pending.contains))
             let database = pool
             try MigrationProgress.observing(database, tick: migrating.tick) { try migrator.migrate(database) }

@@ -97,6 +97,24 @@ func commandPID(of job: Int64, client: LullClient) async throws -> Int32 {
     }
 }
 
+/// The job's view once the scheduler holds it for reasons that satisfy `matches` (their codes).
+/// A stop's event comes with the store's commit and the scheduler queues the job right after,
+/// so a view read at the event can still show no reason.
+@discardableResult
+func awaitWaiting(
+    _ job: Int64,
+    client: LullClient,
+    _ matches: @escaping @Sendable ([String]) -> Bool
+) async throws -> JobView {
+    try await withTimeout(.seconds(5), "job \(job) to wait for its conditions") { () -> JobView in
+        while true {
+            let view = try await client.job(job)
+            if matches(view.waitingFor?.map(\.code) ?? []) { return view }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
 /// Small retry delays and frequent checkpoints, so fault tests run in seconds.
 let fastRetries = """
     [retry]

@@ -184,7 +184,7 @@ struct RequiresIdleEndToEndTests {
             let held = try await client.job(job.id)
             #expect(held.state == .queued)
             #expect(held.retryAt == nil, "a stop sets no backoff")
-            #expect(held.waitingFor?.map(\.code) == ["not_idle"])
+            try await awaitWaiting(job.id, client: client) { $0 == ["not_idle"] }
 
             // Away again: it resumes from its checkpoint and finishes byte for byte.
             try Self.setIdle(bus, true)

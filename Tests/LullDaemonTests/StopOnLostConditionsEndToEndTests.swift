@@ -56,7 +56,7 @@ struct StopOnLostConditionsEndToEndTests {
             #expect(held.retryAt == nil, "and sets no backoff")
             #expect(held.stops == 1)
             #expect(held.lastStopReason == .onBattery)
-            #expect(held.waitingFor?.first?.code == "on_battery", "\(held.waitingFor?.map(\.code) ?? [])")
+            try await awaitWaiting(job.id, client: client) { $0.first == "on_battery" }
             #expect(held.waitingFor?.contains { $0.code == "hold_down" } == false, "the lapsed condition is the reason")
             let doneAtStop = held.progress?.bytesDone ?? 0
             #expect(doneAtStop > 0 && doneAtStop < Int64(Self.body.count))
@@ -108,8 +108,7 @@ struct StopOnLostConditionsEndToEndTests {
                 $0.jobId == job.id && $0.type == .stopped
             }
             #expect(stopped.reason == "metered")
-            let held = try await client.job(job.id)
-            #expect(held.waitingFor?.map(\.code) == ["metered"])
+            let held = try await awaitWaiting(job.id, client: client) { $0 == ["metered"] }
             #expect(held.attempts == 0)
             #expect(held.stops == 1)
         }
@@ -145,7 +144,7 @@ struct StopOnLostConditionsEndToEndTests {
             let interval = Int64(64 << 10) * 20
             print("metered budget 10 MiB: stopped after \(moved) bytes")
             #expect(moved >= 10 << 20 && moved <= (10 << 20) + interval, "stopped after \(moved) bytes")
-            #expect(held.waitingFor?.map(\.code).contains("quota") == true)
+            try await awaitWaiting(job.id, client: client) { $0.contains("quota") }
         }
     }
 
@@ -259,8 +258,7 @@ struct StopOnLostConditionsEndToEndTests {
             let late = Date().timeIntervalSince(closesAt)
             print("window closed → stopped event after \(late) s")
             #expect(late > -0.5 && late < 1.5, "stopped at the window's closing, \(late) s after it")
-            let held = try await client.job(job.id)
-            #expect(held.waitingFor?.map(\.code) == ["outside_window"])
+            let held = try await awaitWaiting(job.id, client: client) { $0 == ["outside_window"] }
             #expect((held.progress?.bytesDone ?? 0) < Int64(body.count))
         }
     }

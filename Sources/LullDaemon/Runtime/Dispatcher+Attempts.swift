@@ -42,18 +42,6 @@ extension Dispatcher {
             if outcome == .interrupted, let usage = usageSamples.usage(of: id) {
                 metrics.runAttemptEnded(jobClass: job.spec.jobClass, usage: usage)
             }
-            // Its outcome cannot be recorded over the pause (the store refuses it), so say it here.
-            if frozen.contains(id), !pausing.contains(id), outcome != .interrupted {
-                let how =
-                    switch outcome {
-                    case .failed(let failure): "\(failure.code): \(failure.message)"
-                    default: "it succeeded"
-                    }
-                logger.notice(
-                    "job \(id)'s attempt ended while it was paused (\(how)); it stays paused, and a resume runs it again",
-                    metadata: ["job_id": "\(id)"]
-                )
-            }
         } else {
             outcome = .failed(
                 JobFailure(

@@ -22,8 +22,6 @@ extension Dispatcher {
             // losing the race for the store, thaw) the group this one froze. A stop decided
             // meanwhile waits, as for a frozen job, and is decided again if the pause fails.
             frozen.insert(job.id)
-            pausing.insert(job.id)
-            defer { pausing.remove(job.id) }
             guard await engine.freeze(job.id) else {
                 // Nothing is held (the manager refused): the usual pause ends the attempt.
                 try await letGo(job, engine, thawing: false)
@@ -58,15 +56,15 @@ extension Dispatcher {
                 message: "thawed: it goes on where it was"
             )
             guard case .applied(let resumed) = try await store.apply(update) else { return nil }
-            frozen.remove(job.id)
             guard running[job.id] != nil else {
+                frozen.remove(job.id)
                 return try await requeue(resumed, "its attempt had ended while it was paused; it runs again")
             }
-            if let engine = engines[job.spec.kind] as? any FreezableEngine, !(await engine.thaw(job.id)),
-                running[job.id] != nil
-            {
-                return try await endHeld(resumed)
-            }
+            let thawed = await (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id) ?? false
+            // Held until the thaw returned: a stop decided meanwhile waits, and `thawed` below
+            // decides it again.
+            frozen.remove(job.id)
+            if !thawed, running[job.id] != nil { return try await endHeld(resumed) }
             resumeSampling()
             perform(machine.thawed(job.id, at: instant()))
             return .success(resumed)
@@ -91,17 +89,21 @@ extension Dispatcher {
     }
 
     /// The manager would not thaw the command: its attempt is ended (the unit stopped) and the
-    /// job queued to run again, rather than left `running` while nothing runs.
+    /// job queued to run again, rather than left `running` while nothing runs. (An attempt that
+    /// had ended by itself records its own outcome first, and the requeue then finds nothing.)
     private func endHeld(_ job: Job) async throws -> Result<Job, JobCommandRefusal> {
-        logger.warning(
-            "job \(job.id)'s command could not be thawed; its attempt is ended and the job runs again",
-            metadata: ["job_id": "\(job.id)"]
-        )
         if let task = running[job.id] {
             task.cancel()
             await task.value
         }
-        return try await requeue(job, "its command could not be thawed; it runs again")
+        let result = try await requeue(job, "its command could not be thawed; it runs again")
+        if case .success(let queued) = result, queued.state == .queued {
+            logger.warning(
+                "job \(job.id)'s command could not be thawed; its attempt was ended and the job runs again",
+                metadata: ["job_id": "\(job.id)"]
+            )
+        }
+        return result
     }
 
     /// A job the store says is `running` while nothing runs for it (its attempt ended while it
@@ -117,7 +119,9 @@ extension Dispatcher {
             message: why,
             interruptsAttempt: true
         )
-        guard case .applied(let queued) = try await store.apply(update) else { return .success(job) }
+        // Through the recorder, which waits for a store that cannot write: the job must not stay
+        // `running` with nothing running.
+        guard case .applied(let queued) = await recorder.durably(update)?.outcome else { return .success(job) }
         perform(
             machine.commandTookEffect(requeueing: timeline.place(QueuedJob(queued)), at: instant(), readings: readings)
         )

@@ -27,10 +27,8 @@ actor Dispatcher {
     var reportedProgress: [JobID: (progress: TransferProgress, at: Date)] = [:]
     var running: [JobID: Task<Void, Never>] = [:]
     /// Running attempts held where they are by a pause (`Dispatcher+Freezing`), from the moment
-    /// the pause begins.
+    /// the pause begins until a resume's thaw has returned.
     var frozen: Set<JobID> = []
-    /// Of those, the ones whose pause is not yet recorded (the freeze or its write in flight).
-    var pausing: Set<JobID> = []
     /// Running attempts of a `FreezableEngine` (processes): a suspend holds them where they are.
     var holdable: Set<JobID> = []
     private var timer: Task<Void, Never>?

@@ -208,6 +208,18 @@ struct OutcomeRecorder: Sendable {
         return Stored(ended: stored, successor: created)
     }
 
+    /// An attempt's end cannot be recorded over a pause (a frozen command killed, or ended by its
+    /// total timeout on the systemd host): the job stays paused and a resume runs it again. The
+    /// store says nothing of it, so the log does.
+    private func refusedOverAPause(_ update: JobUpdate, _ latest: Job) {
+        guard latest.state == .paused, [.succeeded, .failed, .retrying].contains(update.event) else { return }
+        let how = update.failure.map { "\($0.code): \($0.message)" } ?? "it succeeded"
+        logger.notice(
+            "job \(update.id)'s attempt ended while it was paused (\(how)); it stays paused, and a resume runs it again",
+            metadata: ["job_id": "\(update.id)"]
+        )
+    }
+
     /// Applies a change of state that must not be lost (with the successor it creates, if any).
     /// When the store cannot write (a full disk), the change waits in this task and is tried
     /// again, with a pause growing to 5 s, until it is written; nil only when the task is
@@ -222,6 +234,7 @@ struct OutcomeRecorder: Sendable {
         while true {
             do {
                 let (outcome, created) = try await store.apply(update, creating: successor)
+                if case .conflict(let latest) = outcome { refusedOverAPause(update, latest) }
                 if failures > 0 {
                     logger.notice(
                         "recorded job \(update.id)'s \(update.event.rawValue) after the store recovered (\(failures + 1) tries)",

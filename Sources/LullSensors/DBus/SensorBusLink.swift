@@ -104,6 +104,8 @@ final class SensorBusLink: Sendable {
             await connection.close()
             throw error
         }
+        // Closed during the set-up: `close()` closes this connection once this returns.
+        if state.withLock({ $0.closed }) { throw CancellationError() }
     }
 
     private func reconnect(_ follow: Follow) {

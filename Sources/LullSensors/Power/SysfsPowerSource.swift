@@ -19,6 +19,8 @@ public final class SysfsPowerSource: PowerSource {
     /// One read and publish at a time: a uevent and the timer must not publish out of order.
     private let reading = Mutex(())
     private let onBattery = Mutex<Task<Void, Never>?>(nil)
+    /// A timed read is under way on its thread.
+    private let timedRead = Mutex(false)
 
     /// - Parameters:
     ///   - root: the power_supply class directory (a fixture tree in tests).
@@ -89,8 +91,23 @@ public final class SysfsPowerSource: PowerSource {
                 // On a thread of its own: a battery's attributes come from the embedded
                 // controller, which can take a while to answer, and this task runs on the
                 // daemon's event loops.
-                if broadcaster.current.onBattery, let source = self { Thread.detachNewThread { source.refresh() } }
+                if broadcaster.current.onBattery, let source = self { source.refreshOnAThread() }
             }
+        }
+    }
+
+    /// One timed read at a time: a controller that does not answer holds one thread, not one more
+    /// a minute.
+    private func refreshOnAThread() {
+        let begun = timedRead.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard begun else { return }
+        Thread.detachNewThread { [self] in
+            refresh()
+            timedRead.withLock { $0 = false }
         }
     }
 
