@@ -26,6 +26,10 @@ public enum AttemptInterruption: Sendable, Equatable {
     case stop
     /// The job's conditions lapsed while it ran; it resumes once they hold again.
     case conditionsLost(WaitingReason.Code)
+    /// A frozen command's attempt ended while it was paused, and the resume found nothing to thaw.
+    case endedWhilePaused
+    /// The service manager would not thaw the command; its attempt was ended.
+    case notThawed
 
     /// The event's words for it.
     public var message: String {
@@ -34,6 +38,19 @@ public enum AttemptInterruption: Sendable, Equatable {
             "stopped: its conditions no longer hold (\(reason.rawValue)); it resumes once they hold again"
         case .sleep: "the machine is going to sleep; the job resumes after it wakes up"
         case .stop: "the daemon is stopping; the job resumes when it starts again"
+        case .endedWhilePaused: "its attempt had ended while it was paused; it runs again"
+        case .notThawed: "its command could not be thawed; it runs again"
+        }
+    }
+
+    /// The `reason` field of the log line.
+    public var logReason: String {
+        switch self {
+        case .sleep: "sleep"
+        case .stop: "stop"
+        case .conditionsLost(let reason): reason.rawValue
+        case .endedWhilePaused: "ended_while_paused"
+        case .notThawed: "not_thawed"
         }
     }
 }

@@ -24,7 +24,7 @@ extension Dispatcher {
             frozen.insert(job.id)
             guard await engine.freeze(job.id) else {
                 // Nothing is held (the manager refused): the usual pause ends the attempt.
-                try await letGo(job, engine, thawing: false)
+                await letGo(job, engine, thawing: false)
                 return nil
             }
             let update = JobUpdate(
@@ -37,11 +37,11 @@ extension Dispatcher {
             )
             let outcome: JobUpdateOutcome
             do { outcome = try await store.apply(update) } catch {
-                try await letGo(job, engine, thawing: true)
+                await letGo(job, engine, thawing: true)
                 throw error
             }
             guard case .applied(let paused) = outcome else {
-                try await letGo(job, engine, thawing: true)
+                await letGo(job, engine, thawing: true)
                 return nil
             }
             perform([.statusChanged])
@@ -58,13 +58,13 @@ extension Dispatcher {
             guard case .applied(let resumed) = try await store.apply(update) else { return nil }
             guard running[job.id] != nil else {
                 frozen.remove(job.id)
-                return try await requeue(resumed, "its attempt had ended while it was paused; it runs again")
+                return await requeue(resumed, because: .endedWhilePaused)
             }
             let thawed = await (engines[job.spec.kind] as? any FreezableEngine)?.thaw(job.id) ?? false
             // Held until the thaw returned: a stop decided meanwhile waits, and `thawed` below
             // decides it again.
             frozen.remove(job.id)
-            if !thawed, running[job.id] != nil { return try await endHeld(resumed) }
+            if !thawed, running[job.id] != nil { return await endHeld(resumed) }
             resumeSampling()
             perform(machine.thawed(job.id, at: instant()))
             return .success(resumed)
@@ -79,10 +79,10 @@ extension Dispatcher {
 
     /// A pause that did not happen lets the job go: the group is thawed if it was frozen, and a
     /// stop decided meanwhile is carried out. A group that stays frozen is ended instead.
-    private func letGo(_ job: Job, _ engine: any FreezableEngine, thawing: Bool) async throws {
+    private func letGo(_ job: Job, _ engine: any FreezableEngine, thawing: Bool) async {
         frozen.remove(job.id)
         if thawing, !(await engine.thaw(job.id)), running[job.id] != nil {
-            _ = try await endHeld(job)
+            _ = await endHeld(job)
             return
         }
         perform(machine.stopHeldBack(of: job.id))
@@ -91,12 +91,12 @@ extension Dispatcher {
     /// The manager would not thaw the command: its attempt is ended (the unit stopped) and the
     /// job queued to run again, rather than left `running` while nothing runs. (An attempt that
     /// had ended by itself records its own outcome first, and the requeue then finds nothing.)
-    private func endHeld(_ job: Job) async throws -> Result<Job, JobCommandRefusal> {
+    private func endHeld(_ job: Job) async -> Result<Job, JobCommandRefusal> {
         if let task = running[job.id] {
             task.cancel()
             await task.value
         }
-        let result = try await requeue(job, "its command could not be thawed; it runs again")
+        let result = await requeue(job, because: .notThawed)
         if case .success(let queued) = result, queued.state == .queued {
             logger.warning(
                 "job \(job.id)'s command could not be thawed; its attempt was ended and the job runs again",
@@ -108,20 +108,10 @@ extension Dispatcher {
 
     /// A job the store says is `running` while nothing runs for it (its attempt ended while it
     /// was paused, or was ended because it could not be thawed) goes back to the queue, as a
-    /// resumed stopped job does.
-    private func requeue(_ job: Job, _ why: String) async throws -> Result<Job, JobCommandRefusal> {
-        let update = JobUpdate(
-            id: job.id,
-            from: [.running],
-            to: .queued,
-            event: .requeued,
-            time: clock.now(),
-            message: why,
-            interruptsAttempt: true
-        )
-        // Through the recorder, which waits for a store that cannot write: the job must not stay
-        // `running` with nothing running.
-        guard case .applied(let queued) = await recorder.durably(update)?.outcome else { return .success(job) }
+    /// resumed stopped job does. The recorder waits for a store that cannot write: the job must
+    /// not stay `running` with nothing running.
+    private func requeue(_ job: Job, because why: AttemptInterruption) async -> Result<Job, JobCommandRefusal> {
+        guard let queued = await recorder.requeued(job, because: why) else { return .success(job) }
         perform(
             machine.commandTookEffect(requeueing: timeline.place(QueuedJob(queued)), at: instant(), readings: readings)
         )

@@ -150,7 +150,7 @@ struct OutcomeRecorder: Sendable {
         guard let requeued = await store(update, for: job).ended else { return nil }
         logger.info(
             "\(JobLogLine.requeued(job, because: interruption.message))",
-            metadata: JobLogLine.metadata(job, ["reason": "\(interruption == .sleep ? "sleep" : "stop")"])
+            metadata: JobLogLine.metadata(job, ["reason": "\(interruption.logReason)"])
         )
         return requeued
     }
