@@ -28,9 +28,9 @@ func withDaemon(
 }
 
 /// A process's resident set size (`VmRSS`), in bytes; 0 once it is gone.
-func residentBytes(of pid: Int32) -> Int64 {
+func residentBytes(of pid: Int32, counting field: String = "VmRSS") -> Int64 {
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
     return (Int64(line.split(separator: " ").dropFirst().first ?? "") ?? 0) << 10
 }
 
