@@ -14,21 +14,18 @@ import Testing
         var seconds: Double
     }
 
-    /// The most lulld's anonymous resident memory (`RssAnon`, what it allocates: where a backlog
-    /// would be) rose over its idle reading while it fetched `path`, in a daemon of its own, with
-    /// the daemon's limit at `rate` (none when nil). Not `VmRSS`: that counts lulld's own code
-    /// pages too, which it gives back as start-up ends and faults in again by the megabyte, so
-    /// the two daemons' figures differed by more than the bound on timing alone.
+    /// The most lulld's allocated memory (`allocatedBytes`) rose over its idle reading while it
+    /// fetched `path`, in a daemon of its own, with the daemon's limit at `rate` (none when nil).
     static func growth(fetching path: String, from server: TestHTTPServer, rate: Int?) async throws -> Reading {
         var reading = Reading(growth: 0, seconds: 0)
         let config = rate.map { "[limits]\nmax_bytes_per_second = \($0)\n" }
         try await withDaemon(config: config) { daemon, client in
             let pid = daemon.pid
-            let idle = residentBytes(of: pid, counting: "RssAnon")
+            let idle = allocatedBytes(of: pid)
             let peak = Task {
                 var peak = idle
                 while !Task.isCancelled {
-                    peak = max(peak, residentBytes(of: pid, counting: "RssAnon"))
+                    peak = max(peak, allocatedBytes(of: pid))
                     try? await Task.sleep(for: .milliseconds(20))
                 }
                 return peak

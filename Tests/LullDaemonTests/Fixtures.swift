@@ -27,10 +27,13 @@ func withDaemon(
     }
 }
 
-/// A process's resident set size (`VmRSS`), in bytes; 0 once it is gone.
-func residentBytes(of pid: Int32, counting field: String = "VmRSS") -> Int64 {
+/// A process's anonymous resident memory (`RssAnon`), in bytes: what it allocated, where a
+/// backlog it buffers would be; 0 once it is gone. Not `VmRSS`: that counts lulld's code pages
+/// too, which it gives back as start-up ends and faults in again by the megabyte, so two readings
+/// moved by several MiB on timing alone.
+func allocatedBytes(of pid: Int32) -> Int64 {
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") } ?? ""
     return (Int64(line.split(separator: " ").dropFirst().first ?? "") ?? 0) << 10
 }
 

@@ -12,9 +12,9 @@ import Testing
     static let flood = [UInt8](repeating: 0x41, count: 1 << 20)
 
     /// Sends up to 256 MiB after `head` and returns how much went before lulld closed, and the
-    /// most lulld's resident size grew meanwhile.
+    /// most lulld's allocated memory grew meanwhile.
     private func flood(_ daemon: DaemonProcess, after head: String) throws -> (sent: Int, growth: Int64) {
-        let before = residentBytes(of: daemon.pid)
+        let before = allocatedBytes(of: daemon.pid)
         let connection = try UnixSocketConnection(path: daemon.socketPath)
         defer { connection.close() }
         #expect(connection.send(head))
@@ -22,7 +22,7 @@ import Testing
         var peak = before
         while sent < 256 << 20, connection.send(Self.flood) {
             sent += Self.flood.count
-            peak = max(peak, residentBytes(of: daemon.pid))
+            peak = max(peak, allocatedBytes(of: daemon.pid))
         }
         return (sent, peak - before)
     }
