@@ -20,7 +20,7 @@ extension Dispatcher {
             else { return nil }
             // Marked before anything is awaited: a second pause meanwhile must not freeze (and,
             // losing the race for the store, thaw) the group this one froze. A stop decided
-            // meanwhile waits, as for a frozen job, and is decided again if the pause fails.
+            // meanwhile waits, as for a frozen job, and is carried out if the pause fails.
             frozen.insert(job.id)
             guard await engine.freeze(job.id) else {
                 // Nothing is held (the manager refused): the usual pause ends the attempt.
