@@ -9,9 +9,15 @@ public protocol JobStore: Sendable {
     /// and `successor` is given, creates that job in the same transaction (the next occurrence of
     /// a periodic job, so a crash can neither lose it nor create it twice).
     func apply(_ update: JobUpdate, creating successor: NewJob?) async throws -> (JobUpdateOutcome, successor: Job?)
+    /// The job, nil when there is none; throws `UnreadableJob` when its row no longer decodes.
     func job(_ id: JobID) async throws -> Job?
-    /// Jobs that pass `filter`, by id, within the limit and `StorePage.byteBudget`.
-    func list(_ filter: JobFilter) async throws -> StorePage<Job>
+    /// Applies a change to a job whose row no longer decodes from its plain columns alone (a
+    /// cancel: the one command such a job takes); its columns as they are afterwards (`problem`
+    /// is not read again, so empty), nil when there is no such job.
+    func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableJob?
+    /// Jobs that pass `filter`, by id, within the limit and `StorePage.byteBudget`; a row that
+    /// no longer decodes is in its place as `UnreadableJob`.
+    func list(_ filter: JobFilter) async throws -> StorePage<StoredJob>
     /// Jobs per state; `owner == nil` counts every owner.
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int]
     /// Jobs in `state` over every owner: only those rows are read, however long the history.

@@ -42,7 +42,7 @@ struct RowCodec: Sendable {
     func fetchJob(_ id: JobID, from db: Database) throws -> Job? {
         let statement = try db.cachedStatement(sql: "SELECT \(Self.jobColumns) FROM jobs WHERE id = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id.rawValue]) else { return nil }
-        return try job(from: row)
+        return try job(from: row, in: db)
     }
 
     /// The columns `job(from:)` reads, by position (a name lookup per column per row costs more
@@ -54,9 +54,22 @@ struct RowCodec: Sendable {
     /// How many columns `jobColumns` names: a column a query adds after them is at this index.
     static let jobColumnCount = jobColumns.split(separator: ",").count
 
-    /// A job from a row of `jobColumns`.
-    func job(from row: Row) throws -> Job {
-        var spec = try specs.spec(row[2]) { try decode(JobSpec.self, from: $0) }
+    /// A job from a row of `jobColumns`; `UnreadableJob` when its records no longer decode.
+    func job(from row: Row, in db: Database) throws -> Job {
+        let state = try self.state(row[4])
+        do {
+            return try decodedJob(from: row, state: state)
+        } catch let error as ColumnDecodingError {
+            let id = JobID(row[0] as Int64)
+            guard let unreadable = try unreadable(id, in: db, problem: error.description) else {
+                throw StoreCorruption("job \(id)'s row vanished while it was read")
+            }
+            throw unreadable
+        }
+    }
+
+    private func decodedJob(from row: Row, state: JobState) throws -> Job {
+        var spec = try specs.spec(row[2]) { try decode(JobSpec.self, from: $0, column: "spec") }
         if let payload: Data = row[3] { spec.payload = spec.payload.attaching([UInt8](payload)) }
         let bytesDone: Int64? = row[8]
         let resultJSON: String? = row[10]
@@ -68,17 +81,39 @@ struct RowCodec: Sendable {
             id: JobID(row[0] as Int64),
             owner: OwnerID(UInt32(truncatingIfNeeded: row[1] as Int64)),
             spec: spec,
-            state: try state(row[4]),
+            state: state,
             createdAt: Date(timeIntervalSince1970: row[5]),
             updatedAt: Date(timeIntervalSince1970: row[6]),
             attempts: row[7],
             progress: bytesDone.map { TransferProgress(bytesDone: $0, bytesTotal: row[9]) },
-            result: try resultJSON.map { try decode(JobResult.self, from: $0) },
-            failure: try failureJSON.map { try decode(JobFailure.self, from: $0) },
-            resume: try resumeJSON.map { try decode(ResumeState.self, from: $0) },
+            result: try resultJSON.map { try decode(JobResult.self, from: $0, column: "result") },
+            failure: try failureJSON.map { try decode(JobFailure.self, from: $0, column: "failure") },
+            resume: try resumeJSON.map { try decode(ResumeState.self, from: $0, column: "resume") },
             retryAt: retryAt.map { Date(timeIntervalSince1970: $0) },
             stops: row[14] ?? 0,
             lastStop: lastStop.flatMap(WaitingReason.Code.init(rawValue:))
+        )
+    }
+
+    /// The plain columns of job `id`, whatever its records hold; nil when there is no such job.
+    func unreadable(_ id: JobID, in db: Database, problem: String) throws -> UnreadableJob? {
+        let statement = try db.cachedStatement(
+            sql: "SELECT owner, kind, state, class, label, created_at, updated_at, attempts FROM jobs WHERE id = ?"
+        )
+        guard let row = try Row.fetchOne(statement, arguments: [id.rawValue]) else { return nil }
+        let kindName: String = row[1]
+        guard let kind = JobKind(rawValue: kindName) else { throw StoreCorruption("unknown job kind \(kindName)") }
+        return UnreadableJob(
+            id: id,
+            owner: OwnerID(UInt32(truncatingIfNeeded: row[0] as Int64)),
+            kind: kind,
+            state: try state(row[2]),
+            jobClass: row[3],
+            label: row[4],
+            createdAt: Date(timeIntervalSince1970: row[5]),
+            updatedAt: Date(timeIntervalSince1970: row[6]),
+            attempts: row[7],
+            problem: problem
         )
     }
 
@@ -224,6 +259,15 @@ struct RowCodec: Sendable {
     private func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
         let decoder = JSONDecoder()
         return try decoder.decode(type, from: Data(json.utf8))
+    }
+
+    /// The same, naming the column when it fails (see `ColumnDecodingError`).
+    private func decode<T: Decodable>(_ type: T.Type, from json: String, column: String) throws -> T {
+        do {
+            return try decode(type, from: json)
+        } catch let error as DecodingError {
+            throw ColumnDecodingError(column: column, error: error)
+        }
     }
 }
 

@@ -5,7 +5,7 @@ import LullCore
 /// The reads that answer a page of the API (`GET /v1/jobs`, `GET /v1/events`): at most the
 /// limit asked for, and closed early at `StorePage.byteBudget` of stored rows.
 extension SQLiteJobStore {
-    public func list(_ filter: JobFilter) async throws -> StorePage<Job> {
+    public func list(_ filter: JobFilter) async throws -> StorePage<StoredJob> {
         let codec = self.codec
         return try await pool.read { db in
             var clauses: [String] = []
@@ -39,10 +39,14 @@ extension SQLiteJobStore {
                     """,
                 arguments: arguments
             )
-            var jobs: [Job] = []
+            var jobs: [StoredJob] = []
             var bytes = 0
             while let row = try rows.next() {
-                jobs.append(try codec.job(from: row))
+                do {
+                    jobs.append(.readable(try codec.job(from: row, in: db)))
+                } catch let unreadable as UnreadableJob {
+                    jobs.append(.unreadable(unreadable))
+                }
                 bytes += row[RowCodec.jobColumnCount] as Int? ?? 0
                 if bytes >= StorePage<Job>.byteBudget, jobs.count < filter.limit {
                     return StorePage(jobs, cutShort: true)

@@ -219,6 +219,31 @@ public final class SQLiteJobStore: JobStore {
         return try await pool.read { db in try codec.fetchJob(id, from: db) }
     }
 
+    public func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableJob? {
+        let codec = self.codec
+        return try await write { db, events in
+            guard var job = try codec.unreadable(update.id, in: db, problem: "") else { return nil }
+            guard update.from.contains(job.state) else { return job }
+            try db.execute(
+                sql: "UPDATE jobs SET state = ?, updated_at = ?, retry_at = NULL WHERE id = ?",
+                arguments: [update.state.rawValue, update.time.timeIntervalSince1970, update.id.rawValue]
+            )
+            (job.state, job.updatedAt) = (update.state, update.time)
+            events.append(
+                try codec.appendEvent(
+                    for: job.id,
+                    owner: job.owner,
+                    state: job.state,
+                    type: update.event,
+                    time: update.time,
+                    detail: update.message.map { JobEventDetail(message: $0) },
+                    into: db
+                )
+            )
+            return job
+        }
+    }
+
     public func countsByOwner(in states: Set<JobState>) async throws -> [OwnerID: Int] {
         try await pool.read { db in
             var counts: [OwnerID: Int] = [:]
@@ -342,7 +367,10 @@ public final class SQLiteJobStore: JobStore {
     public func pendingCompletionHooks() async throws -> [Job] {
         let codec = self.codec
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: Self.pendingHooksSQL).map { try codec.job(from: $0) }
+            // A job whose row no longer decodes cannot be described to its hook; it is left.
+            try Row.fetchAll(db, sql: Self.pendingHooksSQL).compactMap { row in
+                do { return try codec.job(from: row, in: db) } catch is UnreadableJob { return nil }
+            }
         }
     }
 

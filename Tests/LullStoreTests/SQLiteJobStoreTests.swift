@@ -59,7 +59,7 @@ import Testing
             #expect(try await store.job(inserted[1].id)?.spec == specs[1])
         }
         let listed = try await store.list(JobFilter(owner: nil)).items
-        #expect(listed.map(\.spec) == specs)
+        #expect(listed.map(\.job?.spec) == specs)
     }
 
     @Test func survivesReopening() async throws {
@@ -191,6 +191,36 @@ import Testing
         #expect(try await reopened.count(in: .queued) == 1)
         let requeued = try #require(try await reopened.events(after: 0, owner: nil, limit: 100).items.last)
         #expect(requeued.type == .requeued && requeued.owner == OwnerID(1234) && requeued.state == .queued)
+    }
+
+    @Test func aRowThatNoLongerDecodesIsReadFromItsColumnsAndCanBeCancelled() async throws {
+        let store = try SQLiteJobStore(path: path)
+        let ids = try await store.insert([fetch(1, owner: 1234), fetch(2), fetch(3)]).map(\.id)
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE jobs SET resume = '[1]' WHERE id = ?", arguments: [ids[0].rawValue])
+        }
+        let reopened = try SQLiteJobStore(path: path)
+        let error = await #expect(throws: UnreadableJob.self) { try await reopened.job(ids[0]) }
+        #expect(error?.owner == OwnerID(1234) && error?.kind == .fetch && error?.state == .queued)
+        #expect(error?.problem.hasPrefix("resume: ") == true, "\(String(describing: error))")
+
+        // In its place in a page, between readable jobs.
+        let page = try await reopened.list(JobFilter(owner: nil)).items
+        #expect(page.map(\.id) == ids)
+        #expect(page.map { $0.job == nil } == [true, false, false])
+
+        // A cancel from the columns, with its event; a second finds it no longer queued.
+        let cancel = JobUpdate(id: ids[0], from: [.queued], to: .cancelled, event: .cancelled, time: t0)
+        let cancelled = try await reopened.applyToUnreadable(cancel)
+        #expect(cancelled?.state == .cancelled && cancelled?.updatedAt == t0)
+        #expect(try await reopened.applyToUnreadable(cancel)?.state == .cancelled)
+        let events = try await reopened.events(after: 0, owner: OwnerID(1234), limit: 100).items
+        #expect(events.map(\.type) == [.submitted, .cancelled])
+        #expect(
+            try await reopened.applyToUnreadable(
+                JobUpdate(id: JobID(99), from: [.queued], to: .cancelled, event: .cancelled, time: t0)
+            ) == nil
+        )
     }
 
     @Test func eventsArePerOwnerAndPaged() async throws {

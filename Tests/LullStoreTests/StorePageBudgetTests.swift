@@ -46,7 +46,7 @@ import Testing
         while pages < 20 {
             let page = try await store.list(JobFilter(owner: nil, after: after, limit: 1000))
             pages += 1
-            let bytes = page.items.reduce(0) { $0 + ($1.result?.outputTail?.utf8.count ?? 0) }
+            let bytes = page.items.reduce(0) { $0 + ($1.job?.result?.outputTail?.utf8.count ?? 0) }
             // The budget, plus the one row that reached it.
             #expect(bytes <= StorePage<Job>.byteBudget + (1 << 20), "a page of \(bytes) bytes")
             seen += page.items.map(\.id.rawValue)

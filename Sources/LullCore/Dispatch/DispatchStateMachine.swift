@@ -165,8 +165,13 @@ public struct DispatchStateMachine: Sendable {
     /// A command was recorded: the job leaves the queue (a resumed one comes back with
     /// `commandTookEffect`), and a job it ended no longer counts against its owner's quota.
     public mutating func commandRecorded(_ job: Job) {
-        if job.state.isTerminal { release(1, for: job.owner) }
-        _ = scheduler.remove(job.id)
+        commandRecorded(job.id, owner: job.owner, state: job.state)
+    }
+
+    /// The same, for a job known by its plain columns (one whose row no longer decodes).
+    public mutating func commandRecorded(_ id: JobID, owner: OwnerID, state: JobState) {
+        if state.isTerminal { release(1, for: owner) }
+        _ = scheduler.remove(id)
     }
 
     /// A failed attempt's job waits in the queue for its retry (`backoffUntil` set).

@@ -132,6 +132,13 @@ struct ControlRouter: Sendable {
     }
 
     /// A job with, when it waits, the reasons it waits.
+    func view(_ stored: StoredJob) async -> JobView {
+        switch stored {
+        case .readable(let job): await view(job)
+        case .unreadable(let unreadable): JobView(unreadable)
+        }
+    }
+
     func view(_ job: Job) async -> JobView {
         var job = job
         if job.state == .running, let reported = await dispatcher.reportedProgress(of: job.id) {
@@ -156,6 +163,24 @@ struct ControlRouter: Sendable {
     }
 
     func ownedJob(_ rawID: String, _ request: ControlRequest) async throws -> Job {
+        switch try await ownedRow(rawID, request) {
+        case .readable(let job): return job
+        case .unreadable(let unreadable): throw Self.refusal(unreadable)
+        }
+    }
+
+    /// What a route other than show and cancel answers for a job whose row no longer decodes.
+    static func refusal(_ unreadable: UnreadableJob) -> APIError {
+        APIError(
+            .conflict,
+            code: "unreadable_job",
+            "\(unreadable); only a cancel applies to it: \(unreadable.remedy)",
+            field: "id"
+        )
+    }
+
+    /// The job `rawID` names, if the peer may see it, readable or not.
+    func ownedRow(_ rawID: String, _ request: ControlRequest) async throws -> StoredJob {
         // Digits only: Int64("+7") is 7, and one job must not have two paths.
         let digits = rawID.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         guard digits, let value = Int64(rawID), value > 0 else {
@@ -177,11 +202,16 @@ struct ControlRouter: Sendable {
                 field: "id"
             )
         }
-        guard let job = try await store.job(JobID(value)), request.peer.isAdmin || job.owner == request.peer.owner
-        else {
+        let stored: StoredJob?
+        do {
+            stored = try await store.job(JobID(value)).map(StoredJob.readable)
+        } catch let unreadable as UnreadableJob {
+            stored = .unreadable(unreadable)
+        }
+        guard let stored, request.peer.isAdmin || stored.owner == request.peer.owner else {
             throw APIError(.notFound, code: "not_found", "no job \(value) (lullctl list shows your jobs)", field: "id")
         }
-        return job
+        return stored
     }
 
     func checkQuery(_ request: ControlRequest, allowed: Set<String>) throws {

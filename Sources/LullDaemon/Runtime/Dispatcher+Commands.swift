@@ -47,4 +47,40 @@ extension Dispatcher {
         }
         return .failure(JobCommandRefusal(command: command, state: current.state))
     }
+
+    /// Cancels a job whose row no longer decodes, from its plain columns: it can never run, and
+    /// without this only `sqlite3` took it out of the queue.
+    func cancel(_ unreadable: UnreadableJob) async throws -> Result<UnreadableJob, JobCommandRefusal> {
+        var current = unreadable
+        for _ in 0..<3 {
+            guard case .success(let target) = JobCommand.cancel.target(from: current.state) else { break }
+            let update = JobUpdate(
+                id: current.id,
+                from: [current.state],
+                to: target,
+                event: .cancelled,
+                time: clock.now()
+            )
+            guard var updated = try await store.applyToUnreadable(update) else { break }
+            updated.problem = unreadable.problem
+            guard updated.state == target else {
+                current = updated
+                continue
+            }
+            machine.commandRecorded(updated.id, owner: updated.owner, state: updated.state)
+            if let task = running[updated.id] {
+                task.cancel()
+                await task.value
+            }
+            accounts.forget(updated.id)
+            metrics.jobFinished(kind: updated.kind, outcome: "cancelled", reason: nil)
+            logger.notice(
+                "job \(updated.id) cancelled; its stored row cannot be read (\(updated.problem)), so its partial files and completion hook are left",
+                metadata: ["job_id": "\(updated.id)"]
+            )
+            perform(machine.commandTookEffect(requeueing: nil, at: instant(), readings: readings))
+            return .success(updated)
+        }
+        return .failure(JobCommandRefusal(command: .cancel, state: current.state))
+    }
 }

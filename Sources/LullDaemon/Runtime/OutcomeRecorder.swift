@@ -242,7 +242,7 @@ struct OutcomeRecorder: Sendable {
                     )
                 }
                 return (outcome, created)
-            } catch  where error is EncodingError || error is DecodingError {
+            } catch  where error is EncodingError || error is DecodingError || error is UnreadableJob {
                 // The change itself cannot be written (a value JSON cannot hold), or the job's
                 // row no longer reads (a manual edit, a damaged page): trying again would hold
                 // the job's slot for good. Left as it is, the job is requeued at the next start,

@@ -32,7 +32,11 @@ final class FillableStore: JobStore {
         return try await base.apply(update, creating: successor)
     }
     func job(_ id: JobID) async throws -> Job? { try await base.job(id) }
-    func list(_ filter: JobFilter) async throws -> StorePage<Job> { try await base.list(filter) }
+    func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableJob? {
+        try check()
+        return try await base.applyToUnreadable(update)
+    }
+    func list(_ filter: JobFilter) async throws -> StorePage<StoredJob> { try await base.list(filter) }
     func countsByState(owner: OwnerID?) async throws -> [JobState: Int] { try await base.countsByState(owner: owner) }
     func count(in state: JobState) async throws -> Int { try await base.count(in: state) }
     func countsByClassAndState() async throws -> [JobCountKey: Int] { try await base.countsByClassAndState() }

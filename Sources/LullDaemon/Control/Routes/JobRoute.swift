@@ -7,7 +7,7 @@ extension ControlRouter {
     /// `GET /v1/jobs/{id}`.
     func show(_ rawID: String, _ request: ControlRequest) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
-        return .encode(.ok, await view(try await ownedJob(rawID, request)))
+        return .encode(.ok, await view(try await ownedRow(rawID, request)))
     }
 
     /// Cancel, pause or resume, where the job's state allows it; a 409 `invalid_state` says why not.
@@ -17,7 +17,13 @@ extension ControlRouter {
         _ request: ControlRequest
     ) async throws -> ControlResponse {
         try checkQuery(request, allowed: [])
-        let job = try await ownedJob(rawID, request)
+        let job: Job
+        switch try await ownedRow(rawID, request) {
+        case .readable(let readable): job = readable
+        case .unreadable(let unreadable) where command == .cancel:
+            return try await cancel(unreadable)
+        case .unreadable(let unreadable): throw Self.refusal(unreadable)
+        }
         switch try await dispatcher.apply(command, to: job) {
         case .success(let updated):
             return .encode(.ok, await view(updated))
@@ -52,5 +58,14 @@ extension ControlRouter {
             lastStopReason: job.lastStop
         )
         return .encode(.ok, view)
+    }
+
+    private func cancel(_ unreadable: UnreadableJob) async throws -> ControlResponse {
+        switch try await dispatcher.cancel(unreadable) {
+        case .success(let updated):
+            return .encode(.ok, JobView(updated))
+        case .failure(let refusal):
+            throw APIError(.conflict, code: "invalid_state", "job \(unreadable.id): \(refusal)", field: "state")
+        }
     }
 }
