@@ -15,7 +15,9 @@ public final class MockSystemBus: @unchecked Sendable {
             && (try? CommandRunner.run(python, ["-c", "import dbusmock, dbus"]).status) == 0
     }
 
-    public init() throws {
+    /// - Parameter running: false leaves the bus down until `restart()` (a bus that comes after
+    ///   its client).
+    public init(running: Bool = true) throws {
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("lull-mockbus-\(UUID().uuidString.prefix(8))")
             .path
@@ -23,7 +25,7 @@ public final class MockSystemBus: @unchecked Sendable {
         address = "unix:path=\(directory)/bus"
         let config = Self.configuration(listeningOn: address)
         try config.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
-        try startBus()
+        if running { try startBus() }
     }
 
     private func startBus() throws {

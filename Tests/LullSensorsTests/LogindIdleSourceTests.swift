@@ -1,5 +1,6 @@
 import Foundation
 import LullCore
+import LullTestSupport
 import Testing
 
 @testable import LullSensors
@@ -26,7 +27,7 @@ struct LogindIdleSourceTests {
         defer { bus.shutDown() }
         try await bus.startTemplate("logind", busName: login1)
         let source = LogindIdleSource(bus: .address(bus.address))
-        try await source.start()
+        await source.start()
         #expect(source.current == IdleState(.active, source: "logind IdleHint false"))
 
         // The user left at a known wall-clock time: the reading carries it to the microsecond.
@@ -64,7 +65,7 @@ struct LogindIdleSourceTests {
         defer { bus.shutDown() }
         try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
         let source = LogindIdleSource(bus: .address(bus.address))
-        try await source.start()
+        await source.start()
         #expect(source.current.state != .active)
 
         for (member, hint) in [("SessionNew", false), ("SessionRemoved", true)] {
@@ -90,7 +91,7 @@ struct LogindIdleSourceTests {
         defer { bus.shutDown() }
         try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
         let source = LogindIdleSource(bus: .address(bus.address))
-        try await source.start()
+        await source.start()
         let changes = source.changes()
         try setIdleSilently(bus, hint: false)
         try bus.python(
@@ -113,7 +114,7 @@ struct LogindIdleSourceTests {
         defer { bus.shutDown() }
         try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
         let source = LogindIdleSource(bus: .address(bus.address), refreshInterval: .milliseconds(200))
-        try await source.start()
+        await source.start()
         let changes = source.changes()
         try setIdleSilently(bus, hint: false)
         let (seen, _) = try await firstValue(changes, "active at the next read") { $0.state == .active }
@@ -149,7 +150,7 @@ struct LogindIdleSourceTests {
         defer { bus.shutDown() }
         try await bus.startTemplate("logind", busName: login1, parameters: #"{"IdleHint": true}"#)
         let source = LogindIdleSource(bus: .address(bus.address))
-        try await source.start()
+        await source.start()
         #expect(source.current == IdleState(.idle(since: .distantPast), source: "logind IdleHint true"))
         await source.stop()
     }
@@ -159,7 +160,7 @@ struct LogindIdleSourceTests {
         let bus = try PrivateBus.start()
         defer { bus.shutDown() }
         let source = LogindIdleSource(bus: .address(bus.address))
-        try await source.start()
+        await source.start()
         #expect(source.current == IdleState(.unknown, source: "logind not found"))
 
         var changes = source.changes()
@@ -174,11 +175,35 @@ struct LogindIdleSourceTests {
         await source.stop()
     }
 
-    @Test("no bus at all: start throws and idleness stays unknown, saying why")
+    @Test("no bus at start: idleness is unknown, saying why, and logind is read once the bus is there")
+    func busThatComesLater() async throws {
+        guard MockSystemBus.isAvailable else { try skip("needs dbus-daemon and python3-dbusmock") }
+        let bus = try MockSystemBus(running: false)
+        defer { bus.stop() }
+        let source = LogindIdleSource(bus: .address(bus.address), reconnectDelay: .milliseconds(100))
+        await source.start()
+        #expect(source.current.state == .unknown)
+        #expect(source.current.source.hasPrefix("no D-Bus connection"), "\(source.current.source)")
+
+        let changes = source.changes()
+        try bus.restart()
+        try bus.startTemplate("logind", busName: login1)
+        let (found, _) = try await firstValue(changes, "logind read once the bus came", timeout: .seconds(15)) {
+            $0.state != .unknown
+        }
+        #expect(found == IdleState(.active, source: "logind IdleHint false"))
+        await source.stop()
+    }
+
+    @Test("no bus ever: stop ends the waiting")
     func noBus() async throws {
-        let source = LogindIdleSource(bus: .address("unix:path=/nonexistent/lull-no-bus"))
-        await #expect(throws: BusError.self) { try await source.start() }
+        let source = LogindIdleSource(
+            bus: .address("unix:path=/nonexistent/lull-no-bus"),
+            reconnectDelay: .milliseconds(10)
+        )
+        await source.start()
         #expect(source.current.state == .unknown)
         #expect(source.current.source.hasPrefix("no D-Bus connection"))
+        await source.stop()
     }
 }

@@ -40,11 +40,7 @@ final class WorldMonitor: Sendable {
             logger: logger
         )
         let idle = LogindIdleSource(bus: config.bus, sleeper: sleeper, logger: logger)
-        do {
-            try await idle.start()
-        } catch {
-            logger.warning("cannot reach D-Bus; idleness stays unknown", metadata: ["error": "\(error)"])
-        }
+        await idle.start()
         logger.info(
             "idle source: logind",
             metadata: ["idle": "\(idle.current.name)", "source": "\(idle.current.source)"]

@@ -58,6 +58,37 @@ final class SensorBusLink: Sendable {
         )
     }
 
+    /// The same, for a bus that may come later (lulld started before it): when the first
+    /// connection or its set-up fails, the link goes on trying with the backoff of a lost
+    /// connection instead of throwing. Returns that failure, for the caller to say why it has
+    /// no reading yet.
+    func openOrWait(
+        _ bus: BusEndpoint,
+        name: String,
+        following what: String,
+        logger: Logger,
+        sleeper: any Sleeper,
+        lost: @escaping @Sendable () -> Void = {},
+        setUp: @escaping @Sendable (BusContext) throws -> Void
+    ) async -> (any Error)? {
+        let follow = Follow(
+            bus: bus,
+            name: name,
+            what: what,
+            logger: logger,
+            sleeper: sleeper,
+            lost: lost,
+            setUp: setUp
+        )
+        do {
+            try await connect(follow)
+            return nil
+        } catch {
+            reconnect(follow)
+            return error
+        }
+    }
+
     /// Runs `body` on the bus thread; nothing when the link is not connected.
     func perform(_ body: @escaping @Sendable (BusContext) throws -> Void) async throws {
         guard let connection = state.withLock({ $0.connection }) else { return }
@@ -113,6 +144,7 @@ final class SensorBusLink: Sendable {
             guard !state.closed else { return }
             state.connection = nil
             state.reconnecting?.cancel()
+            let again = state.connectedAt != nil ? "back on the D-Bus" : "on the D-Bus"
             let heldLong = state.connectedAt.map { .now - $0 >= Self.heldLongEnough } ?? true
             let first = heldLong ? reconnectDelay : min((state.lastDelay ?? reconnectDelay) * 2, .seconds(60))
             state.reconnecting = Task { [weak self] in
@@ -124,7 +156,7 @@ final class SensorBusLink: Sendable {
                         self.state.withLock { $0.lastDelay = delay }
                         try await connect(follow)
                         follow.logger.notice(
-                            "back on the D-Bus; following \(follow.what) again",
+                            "\(again); following \(follow.what)",
                             metadata: ["bus": "\(follow.bus)"]
                         )
                         return

@@ -39,7 +39,7 @@ public final class LogindIdleSource: IdleSource {
     private let logger: Logger
     private let broadcaster = StateBroadcaster(IdleState.unknown)
     private let model = Mutex(Model())
-    private let link = SensorBusLink()
+    private let link: SensorBusLink
 
     /// - Parameter sleeper: how the source waits between reads; the daemon passes its event-loop
     ///   sleeper.
@@ -47,8 +47,10 @@ public final class LogindIdleSource: IdleSource {
         bus: BusEndpoint = .system,
         refreshInterval: Duration = .seconds(60),
         sleeper: any Sleeper = TaskSleeper(),
+        reconnectDelay: Duration = .seconds(1),
         logger: Logger = Logger(label: "lull.sensors.idle")
     ) {
+        link = SensorBusLink(reconnectDelay: reconnectDelay)
         self.bus = bus
         self.refreshInterval = refreshInterval
         self.sleeper = sleeper
@@ -59,21 +61,27 @@ public final class LogindIdleSource: IdleSource {
     public func changes() -> AsyncStream<IdleState> { broadcaster.changes() }
     public func values() -> AsyncStream<IdleState> { broadcaster.values() }
 
-    /// Throws when the bus cannot be reached; `current` then says so and stays unknown.
-    public func start() async throws {
-        do {
-            try await link.open(bus, name: "lull-dbus-logind", following: "idleness", logger: logger, sleeper: sleeper)
-            {
-                [self] context in
-                try subscribe(context)
-                readAll(context)
-            }
-            startRefreshing()
-        } catch {
-            broadcaster.update(IdleState(.unknown, source: "no D-Bus connection to look for logind (\(bus))"))
-            broadcaster.finish()
-            throw error
+    /// Without a bus to reach yet (lulld started before it), idleness is unknown, saying so,
+    /// and the source keeps trying: logind is read once the bus is there.
+    public func start() async {
+        let failure = await link.openOrWait(
+            bus,
+            name: "lull-dbus-logind",
+            following: "idleness",
+            logger: logger,
+            sleeper: sleeper
+        ) { [self] context in
+            try subscribe(context)
+            readAll(context)
         }
+        if let failure {
+            logger.warning(
+                "cannot reach D-Bus; idleness is unknown until it can, trying again",
+                metadata: ["bus": "\(bus)", "error": "\(failure)"]
+            )
+            broadcaster.update(IdleState(.unknown, source: "no D-Bus connection to look for logind (\(bus))"))
+        }
+        startRefreshing()
     }
 
     public func stop() async {
