@@ -12,9 +12,10 @@ public protocol JobStore: Sendable {
     /// The job, nil when there is none; throws `UnreadableJob` when its row no longer decodes.
     func job(_ id: JobID) async throws -> Job?
     /// Applies a change to a job whose row no longer decodes from its plain columns alone (a
-    /// cancel: the one command such a job takes); its columns as they are afterwards (`problem`
-    /// is not read again, so empty), nil when there is no such job.
-    func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableJob?
+    /// cancel: the one command such a job takes), with its event; a job that reaches a final
+    /// state this way owes no completion hook (it cannot be described to one). The job's
+    /// `problem` is not read again, so empty.
+    func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableUpdateOutcome
     /// Jobs that pass `filter`, by id, within the limit and `StorePage.byteBudget`; a row that
     /// no longer decodes is in its place as `UnreadableJob`.
     func list(_ filter: JobFilter) async throws -> StorePage<StoredJob>
@@ -36,8 +37,9 @@ public protocol JobStore: Sendable {
     func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob]
     /// Validators of the last successful fetch of `url` into `destination` by `owner`.
     func fetchValidators(owner: OwnerID, url: String, destination: String) async throws -> FetchValidators?
-    /// Ended jobs whose `on_complete_unit` has not been started yet, oldest first.
-    func pendingCompletionHooks() async throws -> [Job]
+    /// Ended jobs whose `on_complete_unit` has not been started yet, oldest first; one whose row
+    /// no longer decodes is there as `UnreadableJob`.
+    func pendingCompletionHooks() async throws -> [StoredJob]
     /// Records that the job's completion hook ran (started or failed for good).
     func completionHookRan(_ id: JobID, at time: Date) async throws
 }

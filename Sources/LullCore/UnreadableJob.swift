@@ -51,6 +51,15 @@ public struct UnreadableJob: Error, Sendable, Equatable, CustomStringConvertible
     }
 }
 
+/// What a change to a job whose row no longer decodes did (see `JobStore.applyToUnreadable`).
+public enum UnreadableUpdateOutcome: Sendable, Equatable {
+    /// Applied; the job's plain columns as they are now.
+    case applied(UnreadableJob)
+    /// The job was not in a state the change applies from; as it is.
+    case conflict(UnreadableJob)
+    case notFound
+}
+
 /// A row of the jobs table as a page of the API reads it.
 public enum StoredJob: Sendable, Equatable {
     case readable(Job)

@@ -219,14 +219,21 @@ public final class SQLiteJobStore: JobStore {
         return try await pool.read { db in try codec.fetchJob(id, from: db) }
     }
 
-    public func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableJob? {
+    public func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableUpdateOutcome {
         let codec = self.codec
         return try await write { db, events in
-            guard var job = try codec.unreadable(update.id, in: db, problem: "") else { return nil }
-            guard update.from.contains(job.state) else { return job }
+            guard var job = try codec.unreadable(update.id, in: db, problem: "") else { return .notFound }
+            guard update.from.contains(job.state) else { return .conflict(job) }
             try db.execute(
-                sql: "UPDATE jobs SET state = ?, updated_at = ?, retry_at = NULL WHERE id = ?",
-                arguments: [update.state.rawValue, update.time.timeIntervalSince1970, update.id.rawValue]
+                sql: """
+                    UPDATE jobs SET state = ?, updated_at = ?, retry_at = NULL,
+                        hook_ran_at = CASE WHEN ? AND on_complete_unit IS NOT NULL THEN ? ELSE hook_ran_at END
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    update.state.rawValue, update.time.timeIntervalSince1970, update.state.isTerminal,
+                    update.time.timeIntervalSince1970, update.id.rawValue,
+                ]
             )
             (job.state, job.updatedAt) = (update.state, update.time)
             events.append(
@@ -240,7 +247,7 @@ public final class SQLiteJobStore: JobStore {
                     into: db
                 )
             )
-            return job
+            return .applied(job)
         }
     }
 
@@ -364,12 +371,13 @@ public final class SQLiteJobStore: JobStore {
         }
     }
 
-    public func pendingCompletionHooks() async throws -> [Job] {
+    public func pendingCompletionHooks() async throws -> [StoredJob] {
         let codec = self.codec
         return try await pool.read { db in
-            // A job whose row no longer decodes cannot be described to its hook; it is left.
-            try Row.fetchAll(db, sql: Self.pendingHooksSQL).compactMap { row in
-                do { return try codec.job(from: row, in: db) } catch is UnreadableJob { return nil }
+            try Row.fetchAll(db, sql: Self.pendingHooksSQL).map { row in
+                do { return .readable(try codec.job(from: row, in: db)) } catch let unreadable as UnreadableJob {
+                    return .unreadable(unreadable)
+                }
             }
         }
     }

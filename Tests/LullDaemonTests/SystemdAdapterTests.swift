@@ -115,7 +115,7 @@ import Testing
                 JobUpdate(id: job.id, from: [.queued], to: .cancelled, event: .cancelled, time: now)
             )
         }
-        let ended = try await store.pendingCompletionHooks()
+        let ended = try await store.pendingCompletionHooks().compactMap(\.job)
         let waits = Mutex<[Duration]>([])
         let starter = FlakyStarter(failuresBeforeStart: ["a.service": 2, "b.service": 9])
         let hooks = CompletionHooks(

@@ -82,6 +82,12 @@ struct UnreadableRowTests {
         let cancelled = try await client.cancel(badSpec.id)
         #expect(cancelled.state == .cancelled && cancelled.error?.code == "unreadable_job")
         #expect(try await client.job(badSpec.id).state == .cancelled)
+        do {
+            _ = try await client.cancel(badSpec.id)
+            Issue.record("a second cancel was accepted")
+        } catch LullClientError.api(let status, let detail) {
+            #expect(status == 409 && detail.code == "invalid_state", "\(detail)")
+        }
         let events = try await client.events(after: 0).events.filter { $0.jobId == badSpec.id }
         #expect(events.map(\.type) == [.submitted, .cancelled])
         #expect(daemon.log().contains("job \(badSpec.id) cancelled; its stored row cannot be read"), "\(daemon.log())")

@@ -40,6 +40,6 @@ import Testing
         let reopened = try SQLiteJobStore(path: path)
         let pending = try await reopened.pendingCompletionHooks()
         #expect(pending.map(\.id) == [jobs[2].id])
-        #expect(pending.first?.spec.onCompleteUnit == "c@.service")
+        #expect(pending.first?.job?.spec.onCompleteUnit == "c@.service")
     }
 }

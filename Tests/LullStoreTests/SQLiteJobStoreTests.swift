@@ -195,7 +195,9 @@ import Testing
 
     @Test func aRowThatNoLongerDecodesIsReadFromItsColumnsAndCanBeCancelled() async throws {
         let store = try SQLiteJobStore(path: path)
-        let ids = try await store.insert([fetch(1, owner: 1234), fetch(2), fetch(3)]).map(\.id)
+        var hooked = fetch(1, owner: 1234)
+        hooked.spec.onCompleteUnit = "done.service"
+        let ids = try await store.insert([hooked, fetch(2), fetch(3)]).map(\.id)
         try await DatabaseQueue(path: path).write { db in
             try db.execute(sql: "UPDATE jobs SET resume = '[1]' WHERE id = ?", arguments: [ids[0].rawValue])
         }
@@ -209,18 +211,27 @@ import Testing
         #expect(page.map(\.id) == ids)
         #expect(page.map { $0.job == nil } == [true, false, false])
 
-        // A cancel from the columns, with its event; a second finds it no longer queued.
+        // A cancel from the columns, with its event; a second finds it cancelled already.
         let cancel = JobUpdate(id: ids[0], from: [.queued], to: .cancelled, event: .cancelled, time: t0)
-        let cancelled = try await reopened.applyToUnreadable(cancel)
-        #expect(cancelled?.state == .cancelled && cancelled?.updatedAt == t0)
-        #expect(try await reopened.applyToUnreadable(cancel)?.state == .cancelled)
+        guard case .applied(let cancelled) = try await reopened.applyToUnreadable(cancel) else {
+            Issue.record("the cancel did not apply")
+            return
+        }
+        #expect(cancelled.state == .cancelled && cancelled.updatedAt == t0)
+        guard case .conflict(let again) = try await reopened.applyToUnreadable(cancel) else {
+            Issue.record("a second cancel applied too")
+            return
+        }
+        #expect(again.state == .cancelled)
         let events = try await reopened.events(after: 0, owner: OwnerID(1234), limit: 100).items
         #expect(events.map(\.type) == [.submitted, .cancelled])
-        #expect(
-            try await reopened.applyToUnreadable(
-                JobUpdate(id: JobID(99), from: [.queued], to: .cancelled, event: .cancelled, time: t0)
-            ) == nil
-        )
+        let missing = JobUpdate(id: JobID(99), from: [.queued], to: .cancelled, event: .cancelled, time: t0)
+        #expect(try await reopened.applyToUnreadable(missing) == .notFound)
+
+        // It owes no completion hook, so retention removes it like any ended job.
+        #expect(try await reopened.pendingCompletionHooks().isEmpty)
+        let expired = try await reopened.finishedJobs(endedBefore: t0.addingTimeInterval(1), limit: 10)
+        #expect(expired.map(\.id) == [ids[0]])
     }
 
     @Test func eventsArePerOwnerAndPaged() async throws {

@@ -50,10 +50,18 @@ struct CompletionHooks: Sendable {
         }
     }
 
-    /// Jobs that ended while their hook could not run (a stop or crash in between).
+    /// Jobs that ended while their hook could not run (a stop or crash in between). A job whose
+    /// row no longer decodes cannot be described to its hook: it is settled without one.
     func pending() async -> [Job] {
         do {
-            return try await store.pendingCompletionHooks()
+            var jobs: [Job] = []
+            for stored in try await store.pendingCompletionHooks() {
+                switch stored {
+                case .readable(let job): jobs.append(job)
+                case .unreadable(let unreadable): await settle(unreadable)
+                }
+            }
+            return jobs
         } catch {
             logger.error(
                 "could not read the pending completion hooks; they run at a later start: \(error)",
@@ -61,5 +69,13 @@ struct CompletionHooks: Sendable {
             )
             return []
         }
+    }
+
+    private func settle(_ unreadable: UnreadableJob) async {
+        logger.error(
+            "\(unreadable); its completion hook is not started",
+            metadata: ["job_id": "\(unreadable.id)", "error_code": "hook_failed"]
+        )
+        try? await store.completionHookRan(unreadable.id, at: clock.now())
     }
 }

@@ -61,12 +61,15 @@ extension Dispatcher {
                 event: .cancelled,
                 time: clock.now()
             )
-            guard var updated = try await store.applyToUnreadable(update) else { break }
-            updated.problem = unreadable.problem
-            guard updated.state == target else {
-                current = updated
+            var updated: UnreadableJob
+            switch try await store.applyToUnreadable(update) {
+            case .applied(let applied): updated = applied
+            case .conflict(let latest):
+                current = latest
                 continue
+            case .notFound: return .failure(JobCommandRefusal(command: .cancel, state: current.state))
             }
+            updated.problem = unreadable.problem
             machine.commandRecorded(updated.id, owner: updated.owner, state: updated.state)
             if let task = running[updated.id] {
                 task.cancel()
@@ -75,7 +78,7 @@ extension Dispatcher {
             accounts.forget(updated.id)
             metrics.jobFinished(kind: updated.kind, outcome: "cancelled", reason: nil)
             logger.notice(
-                "job \(updated.id) cancelled; its stored row cannot be read (\(updated.problem)), so its partial files and completion hook are left",
+                "job \(updated.id) cancelled; its stored row cannot be read (\(updated.problem)), so its partial files are left and its completion hook is not started",
                 metadata: ["job_id": "\(updated.id)"]
             )
             perform(machine.commandTookEffect(requeueing: nil, at: instant(), readings: readings))

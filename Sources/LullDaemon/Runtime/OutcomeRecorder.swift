@@ -242,11 +242,19 @@ struct OutcomeRecorder: Sendable {
                     )
                 }
                 return (outcome, created)
-            } catch  where error is EncodingError || error is DecodingError || error is UnreadableJob {
-                // The change itself cannot be written (a value JSON cannot hold), or the job's
-                // row no longer reads (a manual edit, a damaged page): trying again would hold
-                // the job's slot for good. Left as it is, the job is requeued at the next start,
-                // as after a crash.
+            } catch let unreadable as UnreadableJob {
+                // The job's row no longer reads (a manual edit, a damaged page): trying again
+                // would hold its slot for good. Quiet when a cancel moved it on meanwhile.
+                guard update.from.contains(unreadable.state) else { return nil }
+                logger.critical(
+                    "cannot record job \(update.id)'s \(update.event.rawValue): \(unreadable); it is left \(unreadable.state.rawValue) (\(unreadable.remedy))",
+                    metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(unreadable)"]
+                )
+                return nil
+            } catch  where error is EncodingError || error is DecodingError {
+                // The change itself cannot be written (a value JSON cannot hold): trying again
+                // would hold the job's slot for good. Left as it is, the job is requeued at the
+                // next start, as after a crash.
                 logger.critical(
                     "cannot record job \(update.id)'s \(update.event.rawValue): \(error); the job stays as it is until lulld restarts",
                     metadata: ["job_id": "\(update.id)", "event": "\(update.event.rawValue)", "error": "\(error)"]

@@ -59,9 +59,9 @@ final class SensorBusLink: Sendable {
     }
 
     /// The same, for a bus that may come later (lulld started before it): when the first
-    /// connection or its set-up fails, the link goes on trying with the backoff of a lost
-    /// connection instead of throwing. Returns that failure, for the caller to say why it has
-    /// no reading yet.
+    /// connection or its set-up fails, `unreachable` is told why (before any later connection
+    /// can set up, so the reading it publishes cannot overwrite a newer one) and the link goes
+    /// on trying with the backoff of a lost connection. Returns false when closed meanwhile.
     func openOrWait(
         _ bus: BusEndpoint,
         name: String,
@@ -69,8 +69,9 @@ final class SensorBusLink: Sendable {
         logger: Logger,
         sleeper: any Sleeper,
         lost: @escaping @Sendable () -> Void = {},
+        unreachable: @Sendable (any Error) -> Void,
         setUp: @escaping @Sendable (BusContext) throws -> Void
-    ) async -> (any Error)? {
+    ) async -> Bool {
         let follow = Follow(
             bus: bus,
             name: name,
@@ -82,10 +83,12 @@ final class SensorBusLink: Sendable {
         )
         do {
             try await connect(follow)
-            return nil
+            return true
         } catch {
+            guard !state.withLock({ $0.closed }) else { return false }
+            unreachable(error)
             reconnect(follow)
-            return error
+            return true
         }
     }
 
@@ -113,7 +116,6 @@ final class SensorBusLink: Sendable {
         let kept = state.withLock { state in
             guard !state.closed else { return false }
             state.connection = connection
-            state.connectedAt = .now
             return true
         }
         guard kept else {
@@ -135,6 +137,7 @@ final class SensorBusLink: Sendable {
             await connection.close()
             throw error
         }
+        state.withLock { $0.connectedAt = .now }
         // Closed during the set-up: `close()` closes this connection once this returns.
         if state.withLock({ $0.closed }) { throw CancellationError() }
     }

@@ -64,24 +64,24 @@ public final class LogindIdleSource: IdleSource {
     /// Without a bus to reach yet (lulld started before it), idleness is unknown, saying so,
     /// and the source keeps trying: logind is read once the bus is there.
     public func start() async {
-        let failure = await link.openOrWait(
+        let open = await link.openOrWait(
             bus,
             name: "lull-dbus-logind",
             following: "idleness",
             logger: logger,
-            sleeper: sleeper
+            sleeper: sleeper,
+            unreachable: { [self] failure in
+                logger.warning(
+                    "cannot reach D-Bus; idleness is unknown until it can, trying again",
+                    metadata: ["bus": "\(bus)", "error": "\(failure)"]
+                )
+                broadcaster.update(IdleState(.unknown, source: "no D-Bus connection to look for logind (\(bus))"))
+            }
         ) { [self] context in
             try subscribe(context)
             readAll(context)
         }
-        if let failure {
-            logger.warning(
-                "cannot reach D-Bus; idleness is unknown until it can, trying again",
-                metadata: ["bus": "\(bus)", "error": "\(failure)"]
-            )
-            broadcaster.update(IdleState(.unknown, source: "no D-Bus connection to look for logind (\(bus))"))
-        }
-        startRefreshing()
+        if open { startRefreshing() }
     }
 
     public func stop() async {

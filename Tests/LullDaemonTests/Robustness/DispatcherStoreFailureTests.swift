@@ -32,7 +32,7 @@ final class FillableStore: JobStore {
         return try await base.apply(update, creating: successor)
     }
     func job(_ id: JobID) async throws -> Job? { try await base.job(id) }
-    func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableJob? {
+    func applyToUnreadable(_ update: JobUpdate) async throws -> UnreadableUpdateOutcome {
         try check()
         return try await base.applyToUnreadable(update)
     }
@@ -53,7 +53,7 @@ final class FillableStore: JobStore {
     func queuedJobs(after: JobID?, limit: Int) async throws -> [QueuedJob] {
         try await base.queuedJobs(after: after, limit: limit)
     }
-    func pendingCompletionHooks() async throws -> [Job] { try await base.pendingCompletionHooks() }
+    func pendingCompletionHooks() async throws -> [StoredJob] { try await base.pendingCompletionHooks() }
     func completionHookRan(_ id: JobID, at time: Date) async throws {
         try check()
         try await base.completionHookRan(id, at: time)
