@@ -233,8 +233,18 @@ struct RowCodec: Sendable {
             time: Date(timeIntervalSince1970: row["time"]),
             type: type,
             state: try state(row["state"]),
-            detail: try detailJSON.map { try decode(JobEventDetail.self, from: $0) }
+            detail: try detailJSON.map(eventDetail)
         )
+    }
+
+    /// An event's detail; one that no longer decodes (a manual edit, a damaged page) is replaced
+    /// by a message saying so, since a page that failed on it would stop every follower there.
+    private func eventDetail(_ json: String) throws -> JobEventDetail {
+        do {
+            return try decode(JobEventDetail.self, from: json, column: "detail")
+        } catch let error as ColumnDecodingError {
+            return JobEventDetail(message: "this event's stored detail cannot be read (\(error))")
+        }
     }
 
     private func state(_ raw: String) throws -> JobState {

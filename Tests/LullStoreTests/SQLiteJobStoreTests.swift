@@ -234,6 +234,21 @@ import Testing
         #expect(expired.map(\.id) == [ids[0]])
     }
 
+    @Test func anEventWhoseDetailNoLongerDecodesIsServedSayingSo() async throws {
+        let store = try SQLiteJobStore(path: path)
+        let id = try await store.insert([fetch(1)])[0].id
+        let pause = JobUpdate(id: id, from: [.queued], to: .paused, event: .paused, time: t0, message: "by hand")
+        _ = try await store.apply(pause)
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE events SET detail = '{\"attempt\":\"x\"}' WHERE type = 'paused'")
+        }
+        let reopened = try SQLiteJobStore(path: path)
+        let events = try await reopened.events(after: 0, owner: nil, limit: 100).items
+        #expect(events.map(\.type) == [.submitted, .paused])
+        let message = events.last?.detail?.message ?? ""
+        #expect(message.hasPrefix("this event's stored detail cannot be read (detail: "), "\(message)")
+    }
+
     @Test func eventsArePerOwnerAndPaged() async throws {
         let published = Mutex<[Int64]>([])
         let store = try SQLiteJobStore(path: path) { events in published.withLock { $0 += events.map(\.seq) } }
