@@ -67,6 +67,10 @@ struct UnreadableRowTests {
         #expect(listed[1].error?.message.contains("spec: not valid JSON") == true, "\(listed[1])")
         #expect(listed[1].error?.message.contains("lullctl cancel \(badSpec.id)") == true, "\(listed[1])")
 
+        let listing = try CommandRunner.run(DaemonProcess.binary("lullctl"), ["list", "--socket", daemon.socketPath])
+        let line = listing.stdout.split(separator: "\n").first { $0.hasPrefix("\(badSpec.id) ") } ?? ""
+        #expect(line.contains("(its stored row cannot be read: lullctl show \(badSpec.id))"), "\(listing.stdout)")
+
         let shown = try await client.job(badSpec.id)
         #expect(shown.state == .queued && shown.kind == .run && shown.error?.code == "unreadable_job")
 

@@ -146,6 +146,8 @@ enum Format {
     /// What the job works on: the destination of a fetch, the source of an upload, a run job's
     /// command, else the URL.
     static func target(_ job: JobView) -> String {
-        job.destination ?? job.source ?? (job.url.isEmpty ? job.argv?.joined(separator: " ") : nil) ?? job.url
+        // A job whose stored row no longer decodes is shown without any of its own fields.
+        if job.error?.code == "unreadable_job" { return "(its stored row cannot be read: lullctl show \(job.id))" }
+        return job.destination ?? job.source ?? (job.url.isEmpty ? job.argv?.joined(separator: " ") : nil) ?? job.url
     }
 }
