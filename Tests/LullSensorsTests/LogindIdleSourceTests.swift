@@ -180,7 +180,7 @@ struct LogindIdleSourceTests {
         guard MockSystemBus.isAvailable else { try skip("needs dbus-daemon and python3-dbusmock") }
         let bus = try MockSystemBus(running: false)
         defer { bus.stop() }
-        let source = LogindIdleSource(bus: .address(bus.address), reconnectDelay: .milliseconds(100))
+        let source = LogindIdleSource(bus: .address(bus.address), busWaitInterval: .milliseconds(100))
         await source.start()
         #expect(source.current.state == .unknown)
         #expect(source.current.source.hasPrefix("no D-Bus connection"), "\(source.current.source)")
@@ -199,7 +199,7 @@ struct LogindIdleSourceTests {
     func noBus() async throws {
         let source = LogindIdleSource(
             bus: .address("unix:path=/nonexistent/lull-no-bus"),
-            reconnectDelay: .milliseconds(10)
+            busWaitInterval: .milliseconds(10)
         )
         await source.start()
         #expect(source.current.state == .unknown)

@@ -19,7 +19,7 @@ enum FailureCodeLabel {
         "start_stuck",
         "memory_limit",
         "unit_failed", "unit_not_found", "not_enforceable",
-        "invalid_job", "unsupported_kind", "internal_error",
+        "invalid_job", "unreadable_job", "unsupported_kind", "internal_error",
     ]
 
     static func value(_ code: String) -> String {

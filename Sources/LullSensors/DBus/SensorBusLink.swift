@@ -15,6 +15,8 @@ final class SensorBusLink: Sendable {
         /// lost again soon after goes on backing off instead of starting over at a second.
         var connectedAt: ContinuousClock.Instant?
         var lastDelay: Duration?
+        /// Whether a connection was ever set up (the log says "back on the D-Bus" only then).
+        var wasSetUp = false
     }
 
     /// A connection that held this long is a fresh start: the backoff begins again.
@@ -60,14 +62,16 @@ final class SensorBusLink: Sendable {
 
     /// The same, for a bus that may come later (lulld started before it): when the first
     /// connection or its set-up fails, `unreachable` is told why (before any later connection
-    /// can set up, so the reading it publishes cannot overwrite a newer one) and the link goes
-    /// on trying with the backoff of a lost connection. Returns false when closed meanwhile.
+    /// can set up, so the reading it publishes cannot overwrite a newer one) and the link looks
+    /// again every `interval` (steady: a bus absent at start may never come, and an idle
+    /// daemon must not wake for it more often). Returns false when closed meanwhile.
     func openOrWait(
         _ bus: BusEndpoint,
         name: String,
         following what: String,
         logger: Logger,
         sleeper: any Sleeper,
+        every interval: Duration,
         lost: @escaping @Sendable () -> Void = {},
         unreachable: @Sendable (any Error) -> Void,
         setUp: @escaping @Sendable (BusContext) throws -> Void
@@ -87,7 +91,7 @@ final class SensorBusLink: Sendable {
         } catch {
             guard !state.withLock({ $0.closed }) else { return false }
             unreachable(error)
-            reconnect(follow)
+            reconnect(follow, every: interval)
             return true
         }
     }
@@ -116,6 +120,7 @@ final class SensorBusLink: Sendable {
         let kept = state.withLock { state in
             guard !state.closed else { return false }
             state.connection = connection
+            state.connectedAt = .now
             return true
         }
         guard kept else {
@@ -137,19 +142,21 @@ final class SensorBusLink: Sendable {
             await connection.close()
             throw error
         }
-        state.withLock { $0.connectedAt = .now }
+        state.withLock { $0.wasSetUp = true }
         // Closed during the set-up: `close()` closes this connection once this returns.
         if state.withLock({ $0.closed }) { throw CancellationError() }
     }
 
-    private func reconnect(_ follow: Follow) {
+    /// Connects again with backoff, or every `interval` when given.
+    private func reconnect(_ follow: Follow, every interval: Duration? = nil) {
         state.withLock { state in
             guard !state.closed else { return }
             state.connection = nil
             state.reconnecting?.cancel()
-            let again = state.connectedAt != nil ? "back on the D-Bus" : "on the D-Bus"
+            let again = state.wasSetUp ? "back on the D-Bus" : "on the D-Bus"
             let heldLong = state.connectedAt.map { .now - $0 >= Self.heldLongEnough } ?? true
-            let first = heldLong ? reconnectDelay : min((state.lastDelay ?? reconnectDelay) * 2, .seconds(60))
+            let first =
+                interval ?? (heldLong ? reconnectDelay : min((state.lastDelay ?? reconnectDelay) * 2, .seconds(60)))
             state.reconnecting = Task { [weak self] in
                 var delay = first
                 while !Task.isCancelled {
@@ -164,7 +171,7 @@ final class SensorBusLink: Sendable {
                         )
                         return
                     } catch {
-                        delay = min(delay * 2, .seconds(60))
+                        delay = interval ?? min(delay * 2, .seconds(60))
                     }
                 }
             }

@@ -35,11 +35,14 @@ public final class LogindIdleSource: IdleSource {
     public let bus: BusEndpoint
     private let refreshInterval: Duration
     private let sleeper: any Sleeper
-    private let refresher = Mutex<Task<Void, Never>?>(nil)
+    /// The periodic reader, and whether `stop()` came (after which none is started).
+    private let refresher = Mutex<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
     private let logger: Logger
     private let broadcaster = StateBroadcaster(IdleState.unknown)
     private let model = Mutex(Model())
     private let link: SensorBusLink
+    /// How often the source looks for a bus that was not there at start.
+    private let busWaitInterval: Duration
 
     /// - Parameter sleeper: how the source waits between reads; the daemon passes its event-loop
     ///   sleeper.
@@ -48,8 +51,10 @@ public final class LogindIdleSource: IdleSource {
         refreshInterval: Duration = .seconds(60),
         sleeper: any Sleeper = TaskSleeper(),
         reconnectDelay: Duration = .seconds(1),
+        busWaitInterval: Duration = .seconds(60),
         logger: Logger = Logger(label: "lull.sensors.idle")
     ) {
+        self.busWaitInterval = busWaitInterval
         link = SensorBusLink(reconnectDelay: reconnectDelay)
         self.bus = bus
         self.refreshInterval = refreshInterval
@@ -62,7 +67,7 @@ public final class LogindIdleSource: IdleSource {
     public func values() -> AsyncStream<IdleState> { broadcaster.values() }
 
     /// Without a bus to reach yet (lulld started before it), idleness is unknown, saying so,
-    /// and the source keeps trying: logind is read once the bus is there.
+    /// and the source looks again every `busWaitInterval`: logind is read once the bus is there.
     public func start() async {
         let open = await link.openOrWait(
             bus,
@@ -70,6 +75,7 @@ public final class LogindIdleSource: IdleSource {
             following: "idleness",
             logger: logger,
             sleeper: sleeper,
+            every: busWaitInterval,
             unreachable: { [self] failure in
                 logger.warning(
                     "cannot reach D-Bus; idleness is unknown until it can, trying again",
@@ -81,11 +87,14 @@ public final class LogindIdleSource: IdleSource {
             try subscribe(context)
             readAll(context)
         }
-        if open { startRefreshing() }
+        if open { startRefreshing() }  // a stop meanwhile: `startRefreshing` starts nothing
     }
 
     public func stop() async {
-        refresher.withLock { $0?.cancel() }
+        refresher.withLock { refresher in
+            refresher.stopped = true
+            refresher.task?.cancel()
+        }
         await link.close()
         broadcaster.finish()
     }
@@ -121,15 +130,17 @@ public final class LogindIdleSource: IdleSource {
     }
 
     private func startRefreshing() {
-        let task = Task { [self] in
-            while true {
-                do { try await sleeper.sleep(for: refreshInterval) } catch { return }
-                try? await link.perform { [self] context in
-                    if model.withLock({ $0.present }) == true { readAll(context) }
+        refresher.withLock { refresher in
+            guard !refresher.stopped else { return }
+            refresher.task = Task { [self] in
+                while true {
+                    do { try await sleeper.sleep(for: refreshInterval) } catch { return }
+                    try? await link.perform { [self] context in
+                        if model.withLock({ $0.present }) == true { readAll(context) }
+                    }
                 }
             }
         }
-        refresher.withLock { $0 = task }
     }
 
     /// Reads the manager's properties; logind absent (or unreadable) makes idleness unknown.
