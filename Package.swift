@@ -183,7 +183,10 @@ let package = Package(
             dependencies: ["LullCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LullAPITests", dependencies: ["LullAPI", "LullClient", "LullCore", "LullTestSupport"]),
-        .testTarget(name: "LullSensorsTests", dependencies: ["LullSensors", "LullCore", "LullTestSupport"]),
+        .testTarget(
+            name: "LullSensorsTests",
+            dependencies: ["LullSensors", "LullCore", "LullKernelFiles", "LullTestSupport"]
+        ),
         .testTarget(name: "LullStoreTests", dependencies: ["LullStore", "LullCore", "LullTestSupport"]),
         .testTarget(
             name: "LullDaemonTests",

@@ -35,9 +35,7 @@ public enum KernelFile {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = DirectoryEntry.withName(entry) { String(decoding: $0, as: UTF8.self) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

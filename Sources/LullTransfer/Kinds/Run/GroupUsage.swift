@@ -1,4 +1,5 @@
 import LullCore
+import LullKernelFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -47,9 +48,9 @@ public enum GroupUsage {
         var path = [CChar](repeating: 0, count: 288)
         while let entry = readdir(directory) {
             var pid: Int32 = 0
-            let digits = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int in
+            let digits = DirectoryEntry.withName(entry) { name -> Int in
                 var count = 0
-                while count < name.count, name[count] != 0 {
+                while count < name.count, count < path.count - 8 {
                     guard name[count] >= 0x30 && name[count] <= 0x39 else { return 0 }
                     path[count] = CChar(bitPattern: name[count])
                     pid = pid &* 10 &+ Int32(name[count] - 0x30)
