@@ -12,6 +12,10 @@ struct ControlServer: Sendable {
 
     let router: ControlRouter
     let logger: Logger
+    /// Called after a request whose body reached `largeBodyBytes` was answered and its buffers
+    /// freed: decoding and answering a large batch grows the heap, which keeps it otherwise.
+    var largeRequestAnswered: @Sendable () -> Void = {}
+    static let largeBodyBytes = 64 << 10
 
     /// How each accepted connection is set up: its read deadline, and the caps on who may hold how many.
     struct Admission: Sendable {
@@ -119,13 +123,16 @@ struct ControlServer: Sendable {
                 var parts = inbound.makeAsyncIterator()
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { continue }
+                    var bodyBytes = 0
                     let keepAlive = try await respond(
                         to: head,
                         parts: &parts,
                         outbound: outbound,
                         peer: peer,
-                        channel: connection.channel
+                        channel: connection.channel,
+                        bodyBytes: &bodyBytes
                     )
+                    if bodyBytes >= Self.largeBodyBytes { largeRequestAnswered() }
                     if !keepAlive { return }
                 }
             }
@@ -140,7 +147,8 @@ struct ControlServer: Sendable {
         parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         peer: PeerCredentials,
-        channel: any Channel
+        channel: any Channel,
+        bodyBytes: inout Int
     ) async throws -> Bool {
         // After a CONNECT or an Upgrade request the parser reads no further (the decoder's buffer
         // limit bounds what it keeps meanwhile). CONNECT means nothing here; an Upgrade is
@@ -200,6 +208,7 @@ struct ControlServer: Sendable {
             )
             return false
         }
+        bodyBytes = body.readableBytes
         let request = ControlRequest(head: head, body: body, peer: peer)
         let response = await router.handle(request)
         if case .stream(let contentType, let producer) = response {

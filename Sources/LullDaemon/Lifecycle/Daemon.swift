@@ -53,7 +53,7 @@ public enum Daemon {
         let group = MultiThreadedEventLoopGroup.singleton
         let activated = SystemdNotifier.listenDescriptor(named: settings.config.socketName)
         ConfigWarning.log(ConfigWarning.atStart(settings, socketActivated: activated != nil), to: logger)
-        let trimmer = HeapTrimmer { logger.debug("gave free heap memory back after many connections closed") }
+        let trimmer = HeapTrimmer { logger.debug("gave free heap memory back") }
         let connections = ConnectionLimit(
             ConfigReloader.connectionCaps(settings.config, descriptorLimit: descriptorLimit)
         ) { trimmer.trim() }
@@ -82,6 +82,7 @@ public enum Daemon {
                 clients: clients,
                 connections: ConfigReloader.Connections(limit: connections, descriptorLimit: descriptorLimit),
                 commandDescriptorLimit: descriptors.raisedFrom,
+                trimmer: trimmer,
                 logger: logger
             )
         } catch {
@@ -132,6 +133,7 @@ public enum Daemon {
         clients: HTTPClients,
         connections: ConfigReloader.Connections,
         commandDescriptorLimit: UInt64?,
+        trimmer: HeapTrimmer,
         logger: Logger
     ) async throws {
         // Taken over before the restore, which can take seconds with a large queue: a stop
@@ -223,7 +225,9 @@ public enum Daemon {
             reloader: reloader,
             sleeper: clients.sleeper
         )
-        let server = ControlServer(router: router, logger: logger)
+        let server = ControlServer(router: router, logger: logger) {
+            trimmer.trimWhenQuiet(for: .seconds(1), sleeper: clients.sleeper)
+        }
 
         let queued = await dispatcher.queuedCount
         logger.notice(
