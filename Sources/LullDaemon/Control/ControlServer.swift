@@ -15,7 +15,7 @@ struct ControlServer: Sendable {
     /// Called after a request whose body reached `largeBodyBytes` was answered and its buffers
     /// freed: decoding and answering a large batch grows the heap, which keeps it otherwise.
     var largeRequestAnswered: @Sendable () -> Void = {}
-    static let largeBodyBytes = 64 << 10
+    static let largeBodyBytes = 16 << 10
 
     /// How each accepted connection is set up: its read deadline, and the caps on who may hold how many.
     struct Admission: Sendable {
