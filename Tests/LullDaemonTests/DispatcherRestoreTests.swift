@@ -23,19 +23,8 @@ import Testing
                 )
             }
 
-            var policy = SchedulingPolicy.defaults
-            policy.maxConcurrent = ConfiguredLimit(0)
             let (gate, _) = AsyncStream.makeStream(of: Void.self)
-            let dispatcher = Dispatcher(
-                store: store,
-                engines: [.push: GatedEngine(gate: gate)],
-                policy: policy,
-                pressure: NoPressureGauge(),
-                metrics: DaemonMetrics(),
-                clock: SystemClock(),
-                sleeper: TaskSleeper(),
-                logger: Logger(label: "lull.test")
-            )
+            let dispatcher = holdingDispatcher(store: store, engines: [.push: GatedEngine(gate: gate)])
             try await dispatcher.restore(pageSize: 50)
             #expect(await dispatcher.queuedCount == 220, "220 queued jobs over five pages, the last one short")
             #expect(await dispatcher.runningCount == 0)

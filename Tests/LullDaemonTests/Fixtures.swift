@@ -1,9 +1,12 @@
 import Foundation
+import Logging
 import LullAPI
 import LullClient
 import LullCore
 import LullTestSupport
 import Testing
+
+@testable import LullDaemon
 
 /// Runs `body` against a fresh real lulld and a client on its socket; always cleans up.
 /// `environment` is added to the daemon's (e.g. `HTTP_PROXY`); `launcher` execs lulld (e.g. in a namespace).
@@ -192,5 +195,22 @@ func submitFetches(
                 destination: directory.appendingPathComponent("f\(index)").path
             )
         }
+    )
+}
+
+/// A dispatcher over `store` that starts nothing (`max_concurrent = 0`), for tests of what it
+/// holds and records.
+func holdingDispatcher(store: any JobStore, engines: [JobKind: any TransferEngine] = [:]) -> Dispatcher {
+    var policy = SchedulingPolicy.defaults
+    policy.maxConcurrent = ConfiguredLimit(0)
+    return Dispatcher(
+        store: store,
+        engines: engines,
+        policy: policy,
+        pressure: NoPressureGauge(),
+        metrics: DaemonMetrics(),
+        clock: SystemClock(),
+        sleeper: TaskSleeper(),
+        logger: Logger(label: "lull.test")
     )
 }

@@ -24,18 +24,7 @@ import Testing
                 try db.execute(sql: "UPDATE jobs SET spec = '{' WHERE id = ?", arguments: [jobs[0].id.rawValue])
             }
             let store = try SQLiteJobStore(path: path)
-            var policy = SchedulingPolicy.defaults
-            policy.maxConcurrent = ConfiguredLimit(0)
-            let dispatcher = Dispatcher(
-                store: store,
-                engines: [:],
-                policy: policy,
-                pressure: NoPressureGauge(),
-                metrics: DaemonMetrics(),
-                clock: SystemClock(),
-                sleeper: TaskSleeper(),
-                logger: Logger(label: "lull.test")
-            )
+            let dispatcher = holdingDispatcher(store: store)
             try await dispatcher.restore(pageSize: 50)
             let stale = try #require(await #expect(throws: UnreadableJob.self) { try await store.job(jobs[0].id) })
 

@@ -131,7 +131,7 @@ struct ControlRouter: Sendable {
         }
     }
 
-    /// A job with, when it waits, the reasons it waits.
+    /// A job as stored: its view, or the plain columns of one whose row no longer decodes.
     func view(_ stored: StoredJob) async -> JobView {
         switch stored {
         case .readable(let job): await view(job)
@@ -139,6 +139,7 @@ struct ControlRouter: Sendable {
         }
     }
 
+    /// A job with, when it waits, the reasons it waits.
     func view(_ job: Job) async -> JobView {
         var job = job
         if job.state == .running, let reported = await dispatcher.reportedProgress(of: job.id) {

@@ -28,7 +28,7 @@ extension ControlRouter {
         case .success(let updated):
             return .encode(.ok, await view(updated))
         case .failure(let refusal):
-            throw APIError(.conflict, code: "invalid_state", "job \(job.id): \(refusal)", field: "state")
+            throw Self.invalidState(job.id, refusal)
         }
     }
 
@@ -65,7 +65,11 @@ extension ControlRouter {
         case .success(let updated):
             return .encode(.ok, JobView(updated))
         case .failure(let refusal):
-            throw APIError(.conflict, code: "invalid_state", "job \(unreadable.id): \(refusal)", field: "state")
+            throw Self.invalidState(unreadable.id, refusal)
         }
+    }
+
+    private static func invalidState(_ id: JobID, _ refusal: JobCommandRefusal) -> APIError {
+        APIError(.conflict, code: "invalid_state", "job \(id): \(refusal)", field: "state")
     }
 }
