@@ -15,6 +15,8 @@ struct ControlServer: Sendable {
     /// Called after a request whose body reached `largeBodyBytes` was answered and its buffers
     /// freed: decoding and answering a large batch grows the heap, which keeps it otherwise.
     var largeRequestAnswered: @Sendable () -> Void = {}
+    /// Called as each request's head arrives.
+    var requestArrived: @Sendable () -> Void = {}
     static let largeBodyBytes = 16 << 10
 
     /// How each accepted connection is set up: its read deadline, and the caps on who may hold how many.
@@ -123,6 +125,7 @@ struct ControlServer: Sendable {
                 var parts = inbound.makeAsyncIterator()
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { continue }
+                    requestArrived()
                     var bodyBytes = 0
                     let keepAlive = try await respond(
                         to: head,

@@ -225,9 +225,13 @@ public enum Daemon {
             reloader: reloader,
             sleeper: clients.sleeper
         )
-        let server = ControlServer(router: router, logger: logger) {
-            trimmer.trimWhenQuiet(for: .seconds(1), sleeper: clients.sleeper)
-        }
+        let startupPages = StartupPages()
+        let server = ControlServer(
+            router: router,
+            logger: logger,
+            largeRequestAnswered: { trimmer.trimWhenQuiet(for: .seconds(1), sleeper: clients.sleeper) },
+            requestArrived: { startupPages.workArrived() }
+        )
 
         let queued = await dispatcher.queuedCount
         logger.notice(
@@ -254,7 +258,7 @@ public enum Daemon {
         let serving = Task { try await server.serve(listener) }
         // After READY: a first sweep over a long history must not hold up the start.
         await pruner.start()
-        await StartupPages.release(logger: logger)
+        await startupPages.release(logger: logger)
         var stopSignal = "end of signals"
         for await signal in signals.stream {
             if signal == SIGHUP {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,38 +13,71 @@ import Glibc
 /// the pages around it; the steady state needs a fraction of them. `MADV_PAGEOUT` reclaims the
 /// pages only this process maps, and what is needed again faults back in, as after the kernel
 /// reclaimed them under pressure. Nothing writable is touched.
-enum StartupPages {
+///
+/// Until the first request the same mappings are advised `MADV_RANDOM`: otherwise each later
+/// fault reads around the page it needs and maps the large folio that read made, and the few
+/// faults of an idle daemon's first timers bring back megabytes of code it never runs again.
+/// The first request lets faults read around again, so that a busy daemon's code comes back in
+/// the kernel's large reads rather than a page at a time from the disk.
+final class StartupPages: Sendable {
     /// Linux 5.4's `MADV_PAGEOUT`; older kernels answer EINVAL and nothing changes.
     static let pageOutAdvice: CInt = 21
 
+    private static let starting: UInt8 = 0
+    private static let released: UInt8 = 1
+    private static let busy: UInt8 = 2
+
+    private let phase = Atomic<UInt8>(StartupPages.starting)
+    private let advised = Mutex<[Mapping]>([])
+
     /// Releases the pages as start-up ends, on the thread pool (it reads the mappings and the
     /// kernel walks them): a later release would wake an idle daemon for it.
-    static func release(logger: Logger) async {
-        let advised = try? await NIOThreadPool.singleton.runIfActive { pageOutOwnImage() }
-        logger.debug("start-up pages released", metadata: ["bytes": "\(advised ?? 0)"])
+    func release(logger: Logger) async {
+        let bytes = try? await NIOThreadPool.singleton.runIfActive { self.releaseNow() }
+        logger.debug("start-up pages released", metadata: ["bytes": "\(bytes ?? 0)"])
     }
 
-    /// Advises every read-only mapping of the running executable out; returns the bytes advised.
+    /// Advises every read-only mapping of the running executable out, and to be read back one
+    /// page at a time until `workArrived`; returns the bytes advised.
     @discardableResult
-    static func pageOutOwnImage(maps: String = "/proc/self/maps") -> Int {
+    func releaseNow() -> Int {
+        let mappings = Self.imageMappings()
+        // Random first: the code this loop runs after a page-out must not read around again.
+        for mapping in mappings { _ = madvise(mapping.address, mapping.length, MADV_RANDOM) }
+        var bytes = 0
+        for mapping in mappings where madvise(mapping.address, mapping.length, Self.pageOutAdvice) == 0 {
+            bytes += mapping.length
+        }
+        advised.withLock { $0 = mappings }
+        phase.store(Self.released, ordering: .releasing)
+        return bytes
+    }
+
+    /// Called for each request; the first after the release lets faults read around again
+    /// (a flag change in the kernel, no I/O). Every later call is one atomic load.
+    func workArrived() {
+        guard phase.load(ordering: .acquiring) == Self.released,
+            phase.compareExchange(expected: Self.released, desired: Self.busy, ordering: .acquiring).exchanged
+        else { return }
+        for mapping in advised.withLock({ $0 }) { _ = madvise(mapping.address, mapping.length, MADV_NORMAL) }
+    }
+
+    /// The running executable's read-only mappings.
+    static func imageMappings(maps: String = "/proc/self/maps") -> [Mapping] {
         guard let image = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
             let text = try? String(contentsOfFile: maps, encoding: .utf8)
-        else { return 0 }
-        var advised = 0
-        for line in text.split(separator: "\n") {
-            guard let mapping = Mapping(line), mapping.path == image, !mapping.writable else { continue }
-            guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
-            if madvise(start, mapping.length, pageOutAdvice) == 0 { advised += mapping.length }
-        }
-        return advised
+        else { return [] }
+        return text.split(separator: "\n").compactMap(Mapping.init).filter { $0.path == image && !$0.writable }
     }
 
     /// One line of /proc/PID/maps: `start-end perms offset dev inode path`.
-    struct Mapping {
+    struct Mapping: Sendable {
         var start: UInt
         var length: Int
         var writable: Bool
         var path: String
+
+        var address: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: start) }
 
         init?(_ line: Substring) {
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)

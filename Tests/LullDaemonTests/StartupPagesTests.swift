@@ -1,0 +1,77 @@
+import Foundation
+import LullClient
+import LullTestSupport
+import Testing
+
+@testable import LullDaemon
+
+/// The release at the end of start-up advises every read-only mapping of the running executable
+/// to be read back one page at a time, leaves writable ones alone, and the first request lets
+/// faults read around again.
+@Suite struct StartupPagesTests {
+    @Test func readOnlyMappingsAreReadPageByPageUntilWorkArrives() throws {
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let pages = StartupPages()
+        pages.workArrived()  // before the release: nothing to undo, and it must not disarm it
+        let advised = pages.releaseNow()
+        #expect(advised > 0)
+
+        let released = try Self.imageMappings(image, pid: "self")
+        let readOnly = released.filter { !$0.writable }
+        #expect(readOnly.count >= 2, "code and read-only data: \(released)")
+        #expect(readOnly.map(\.length).reduce(0, +) == advised)
+        for mapping in readOnly { #expect(mapping.readsPageByPage, "\(mapping)") }
+        for mapping in released where mapping.writable { #expect(!mapping.readsPageByPage, "\(mapping)") }
+
+        pages.workArrived()
+        for mapping in try Self.imageMappings(image, pid: "self") { #expect(!mapping.readsPageByPage, "\(mapping)") }
+    }
+
+    /// The real lulld: advised once it is ready, read around again after its first request.
+    @Test func theDaemonReadsPageByPageWhileIdleOnly() async throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.remove() }
+        try daemon.start()
+        let pid = String(daemon.pid)
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        try await waitUntil("lulld's code is advised page by page") {
+            try Self.imageMappings(image, pid: pid).contains { !$0.writable && $0.readsPageByPage }
+        }
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        _ = try await client.status()
+        try await waitUntil("lulld's code is read around again") {
+            try !Self.imageMappings(image, pid: pid).contains(where: \.readsPageByPage)
+        }
+    }
+
+    struct Advised: CustomStringConvertible {
+        var line: String
+        var length: Int
+        var writable: Bool
+        var flags: [Substring]
+        /// `rr` in `VmFlags`: `MADV_RANDOM` is in force.
+        var readsPageByPage: Bool { flags.contains("rr") }
+        var description: String { "\(line) [\(flags.joined(separator: " "))]" }
+    }
+
+    /// The image's mappings in /proc/PID/smaps, with the kernel's `VmFlags`.
+    static func imageMappings(_ image: String, pid: String) throws -> [Advised] {
+        let smaps = try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)
+        var found: [Advised] = []
+        var current: Advised?
+        for line in smaps.split(separator: "\n") {
+            if let mapping = StartupPages.Mapping(line) {
+                current =
+                    mapping.path == image
+                    ? Advised(line: String(line), length: mapping.length, writable: mapping.writable, flags: [])
+                    : nil
+            } else if line.hasPrefix("VmFlags:"), var advised = current {
+                advised.flags = line.dropFirst("VmFlags:".count).split(separator: " ")
+                found.append(advised)
+                current = nil
+            }
+        }
+        return found
+    }
+}
