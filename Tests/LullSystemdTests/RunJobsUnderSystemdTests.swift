@@ -145,6 +145,32 @@ struct RunJobsUnderSystemdTests {
         try machine.waitFor("the resumed job to burn CPU again", timeout: .seconds(20)) {
             try cpuTicks() > frozenLater + 20 ? true : nil
         }
+
+        // The total timeout stops while the unit is frozen: paused for longer than its 4 s, the
+        // command is still there, and it times out once the rest of its time has run after the
+        // resume. (With the unit's RuntimeMaxSec=, systemd stopped it during the pause.)
+        let timed = try api.submit(
+            [
+                "kind": "run", "timeouts": ["total_seconds": 4], "retry": ["max_attempts": 1],
+                "argv": ["sleep", "300"],
+            ],
+            as: "alice"
+        )
+        let timedUnit = "lull-job-\(timed).service"
+        _ = try machine.waitFor("\(timedUnit) to run", timeout: .seconds(20)) { () -> String? in
+            let pid = try machine.property(timedUnit, "MainPID")
+            return pid != "0" && !pid.isEmpty ? pid : nil
+        }
+        #expect(try api.request("POST", "/v1/jobs/\(timed)/pause", as: "alice").status == 200)
+        Thread.sleep(forTimeInterval: 6)
+        #expect(try api.state(timed, as: "alice") == "paused")
+        #expect(try machine.property(timedUnit, "ActiveState") == "active")
+        #expect(try api.request("POST", "/v1/jobs/\(timed)/resume", as: "alice").status == 200)
+        let resumedAt = Date()
+        #expect(try api.waitForState(timed, "failed", as: "alice") == "failed")
+        #expect(Date().timeIntervalSince(resumedAt) >= 1, "timed out at its resume")
+        let timedOut = try #require(try api.view(timed, as: "alice"))
+        #expect((timedOut["error"] as? [String: Any])?["code"] as? String == "total_timeout", "\(timedOut)")
         // A lulld that dies leaves its command's unit running; the job's next attempt stops that
         // unit before it starts the command again: never two at once.
         let long = try api.submit(

@@ -24,7 +24,6 @@ enum TransientUnitProperties {
             // A stop: SIGTERM to every process of the unit, SIGKILL after the grace.
             ("KillMode", .string("control-group")),
             ("TimeoutStopUSec", .uint64(microseconds(service.stopGraceSeconds))),
-            ("RuntimeMaxUSec", .uint64(microseconds(service.runtimeMaxSeconds))),
             ("CPUAccounting", .bool(true)),
             ("MemoryAccounting", .bool(true)),
             ("IOAccounting", .bool(true)),

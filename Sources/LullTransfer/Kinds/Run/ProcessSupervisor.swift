@@ -19,11 +19,6 @@ final class ProcessSupervisor: Sendable {
     /// Time the command spent frozen by a pause, which its deadline does not count.
     private let paused = Mutex(PausedTime())
 
-    private struct PausedTime {
-        var since: Double?
-        var total: Double = 0
-    }
-
     private enum StartState {
         /// `returned`: the attempt's thread came back before its process ran (it failed to
         /// start); nothing is left to give up.
@@ -50,15 +45,11 @@ final class ProcessSupervisor: Sendable {
     }
 
     /// The command was frozen: its deadline stops until `thawed`.
-    func froze() { paused.withLock { if $0.since == nil { $0.since = Self.now() } } }
+    func froze() { paused.withLock { $0.froze(at: Self.now()) } }
 
     /// The command goes on: its deadline moves on by the time it was frozen.
     func thawed() {
-        paused.withLock { time in
-            guard let since = time.since else { return }
-            time.total += Self.now() - since
-            time.since = nil
-        }
+        paused.withLock { $0.thawed(at: Self.now()) }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
     }
@@ -66,7 +57,7 @@ final class ProcessSupervisor: Sendable {
     /// The deadline now: nil while frozen, moved on by the time frozen before.
     private func due(_ deadline: Double?) -> Double? {
         guard let deadline else { return nil }
-        return paused.withLock { $0.since == nil ? deadline + $0.total : nil }
+        return paused.withLock { $0.due(deadline) }
     }
 
     /// The attempt is about to launch its process; false when it was given up meanwhile, and

@@ -34,8 +34,7 @@ extension RunTransfer {
             description: "Lull job \(job.id.rawValue): \(command.summary)",
             launch: launch,
             user: units.isSystemManager ? attempt.owner : nil,
-            stopGraceSeconds: command.stopGraceSeconds ?? RunJob.defaultStopGraceSeconds,
-            runtimeMaxSeconds: max(1, attempt.deadline - Self.now())
+            stopGraceSeconds: command.stopGraceSeconds ?? RunJob.defaultStopGraceSeconds
         )
         do {
             try await manager.startTransient(service)
@@ -45,7 +44,8 @@ extension RunTransfer {
             _ = await pump.finish(drain: 0)
             throw error
         }
-        let end = await follow(service.name, of: job.id, manager: manager)
+        let deadline = UnitDeadline(at: attempt.deadline)
+        let end = await follow(service.name, of: job.id, deadline: deadline, manager: manager)
         let tail = await pump.finish()
         await manager.release(service.name)
         if Task.isCancelled { throw CancellationError() }
@@ -69,7 +69,7 @@ extension RunTransfer {
             )
         }
         try await manager.start(existing: unit, jobID: job.id)
-        let end = await follow(unit, of: job.id, manager: manager)
+        let end = await follow(unit, of: job.id, deadline: nil, manager: manager)
         await manager.release(unit)
         if Task.isCancelled { throw CancellationError() }
         return try Self.outcome(of: end, tail: nil, job: command, memoryMax: nil, unit: unit).get()
@@ -82,8 +82,15 @@ extension RunTransfer {
 
     /// Waits for the unit's end, keeping its usage readable meanwhile; a cancelled attempt (a
     /// stop, pause or cancel) stops the unit and still waits for its end.
-    private func follow(_ unit: String, of id: JobID, manager: any ServiceManager) async -> ServiceEnd {
-        units.add(id, unit: unit)
+    /// Follows the unit to its end, reading its usage every second; with a `deadline`, stops
+    /// the unit once it has passed and reports the end as a timeout.
+    private func follow(
+        _ unit: String,
+        of id: JobID,
+        deadline: UnitDeadline?,
+        manager: any ServiceManager
+    ) async -> ServiceEnd {
+        units.add(id, unit: unit, deadline: deadline)
         defer { units.remove(id) }
         let sleeper = self.sleeper
         let sampling = Task {
@@ -93,11 +100,18 @@ extension RunTransfer {
             }
         }
         defer { sampling.cancel() }
+        let timeout = Task {
+            guard let deadline, (try? await deadline.passed(sleeper: sleeper)) != nil else { return false }
+            await manager.stop(unit)
+            return true
+        }
         var end = await withTaskCancellationHandler {
             await manager.end(of: unit)
         } onCancel: {
             Task { await manager.stop(unit) }
         }
+        timeout.cancel()
+        if await timeout.value { end.outcome = .timedOut }
         // Where the manager keeps no peak, the highest reading while it ran stands for it.
         if end.usage.memoryPeakBytes == nil { end.usage.memoryPeakBytes = units.memoryPeak(of: id) }
         return end

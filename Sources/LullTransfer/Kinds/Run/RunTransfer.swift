@@ -199,12 +199,16 @@ extension RunTransfer: FreezableEngine {
     /// keeps its state and its slot. The manager's answer is awaited, so a refused freeze is not
     /// recorded as a pause, and a thaw that follows is never sent before it.
     public func freeze(_ id: JobID) async -> Bool {
-        if let manager, let unit = units.unit(of: id) { return await manager.freeze(unit) }
-        return running.freeze(id)
+        guard let manager, let unit = units.unit(of: id) else { return running.freeze(id) }
+        guard await manager.freeze(unit) else { return false }
+        units.deadline(of: id)?.froze()
+        return true
     }
 
     public func thaw(_ id: JobID) async -> Bool {
-        if let manager, let unit = units.unit(of: id) { return await manager.thaw(unit) }
-        return running.thaw(id)
+        guard let manager, let unit = units.unit(of: id) else { return running.thaw(id) }
+        guard await manager.thaw(unit) else { return false }
+        units.deadline(of: id)?.thawed()
+        return true
     }
 }

@@ -10,6 +10,7 @@ import Glibc
 public final class RunningUnits: Sendable {
     private struct Entry {
         var unit: String
+        var deadline: UnitDeadline?
         var usage: ServiceUsage?
         var cpuPercent: Double?
         var readAt: Double?
@@ -25,7 +26,12 @@ public final class RunningUnits: Sendable {
 
     public func unit(of id: JobID) -> String? { entries.withLock { $0[id]?.unit } }
 
-    func add(_ id: JobID, unit: String) { entries.withLock { $0[id] = Entry(unit: unit) } }
+    /// The total timeout of the job's unit, where lulld keeps one.
+    func deadline(of id: JobID) -> UnitDeadline? { entries.withLock { $0[id]?.deadline } }
+
+    func add(_ id: JobID, unit: String, deadline: UnitDeadline?) {
+        entries.withLock { $0[id] = Entry(unit: unit, deadline: deadline) }
+    }
     func remove(_ id: JobID) { _ = entries.withLock { $0.removeValue(forKey: id) } }
 
     /// Keeps a reading, with the CPU share since the one before and the memory peak so far.

@@ -34,16 +34,13 @@ public struct TransientService: Sendable {
     /// The owner's uid for `User=`; nil on a user manager (the unit runs as that user).
     public var user: UInt32?
     public var stopGraceSeconds: Double
-    /// The unit's `RuntimeMaxSec=`: the attempt's total timeout.
-    public var runtimeMaxSeconds: Double
 
     public init(
         jobID: JobID,
         description: String,
         launch: LaunchRequest,
         user: UInt32?,
-        stopGraceSeconds: Double,
-        runtimeMaxSeconds: Double
+        stopGraceSeconds: Double
     ) {
         self.name = Self.unitName(of: jobID)
         self.jobID = jobID
@@ -51,7 +48,6 @@ public struct TransientService: Sendable {
         self.launch = launch
         self.user = user
         self.stopGraceSeconds = stopGraceSeconds
-        self.runtimeMaxSeconds = runtimeMaxSeconds
     }
 
     /// The unit a job's command runs in.
