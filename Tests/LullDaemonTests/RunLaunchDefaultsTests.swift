@@ -37,6 +37,7 @@ import Glibc
         func thaw(_ unit: String) async -> Bool { false }
         func usage(of unit: String) async -> ServiceUsage? { nil }
         func release(_ unit: String) async {}
+        func endLeftovers() async -> [String] { [] }
     }
 
     let directory: String

@@ -9,19 +9,29 @@ import Testing
 @testable import LullDaemon
 
 /// A service manager that runs nothing: a unit "runs" until it is stopped, and every call is
-/// written down in order. Its freeze answers late (a busy manager), or refuses.
+/// written down in order. Its freeze answers late (a busy manager), or refuses; its first
+/// `lostStops` stops are lost (a manager that timed out), and a stopped unit ends as `endsAs`.
 final class UnitCallLog: ServiceManager, Sendable {
     let calls = Mutex<[String]>([])
     let freezes: Bool
     let thaws: Bool
+    let endsAs: ServiceEnd.Outcome
+    private let lostStops: Mutex<Int>
     /// Set once the unit is being followed (its usage read): a pause from then on finds it.
     let followed = Mutex(false)
     private let stopped: AsyncStream<Void>
     private let stop: AsyncStream<Void>.Continuation
 
-    init(freezes: Bool, thaws: Bool = true) {
+    init(
+        freezes: Bool,
+        thaws: Bool = true,
+        lostStops: Int = 0,
+        endsAs: ServiceEnd.Outcome = .killed(signal: Int(SIGTERM))
+    ) {
         self.freezes = freezes
         self.thaws = thaws
+        self.lostStops = Mutex(lostStops)
+        self.endsAs = endsAs
         (stopped, stop) = AsyncStream.makeStream(of: Void.self)
     }
 
@@ -31,11 +41,15 @@ final class UnitCallLog: ServiceManager, Sendable {
     func start(existing unit: String, jobID: JobID) async throws(JobFailure) { record("start") }
     func end(of unit: String) async -> ServiceEnd {
         for await _ in stopped { break }
-        return ServiceEnd(outcome: .killed(signal: Int(SIGTERM)))
+        return ServiceEnd(outcome: endsAs)
     }
     func stop(_ unit: String) async {
         record("stop")
-        stop.yield()
+        let lost = lostStops.withLock { lost in
+            defer { lost = max(0, lost - 1) }
+            return lost > 0
+        }
+        if !lost { stop.yield() }
     }
     func freeze(_ unit: String) async -> Bool {
         try? await Task.sleep(for: .milliseconds(200))
@@ -51,6 +65,7 @@ final class UnitCallLog: ServiceManager, Sendable {
         return nil
     }
     func release(_ unit: String) async {}
+    func endLeftovers() async -> [String] { [] }
 }
 
 /// Pause and resume of a command on the systemd host go through its manager: the dispatcher

@@ -14,20 +14,44 @@ import Testing
 @Suite(.serialized) struct RunUnitTimeoutTests {
     @Test func aUnitPastItsTimeoutIsStoppedAndTheJobFailsWithTotalTimeout() async throws {
         let manager = UnitCallLog(freezes: true)
-        try await withRunningUnit(manager, timeout: 1) { dispatcher, job, temporary in
+        try await withRunningUnit(manager, timeout: 1) { _, job, temporary in
             let failed = try await ended(job, in: temporary)
             #expect(failed.failure?.code == "total_timeout", "\(String(describing: failed.failure))")
             #expect(manager.calls.withLock { $0 } == ["start", "stop"])
         }
     }
 
+    /// A stop the manager lost (a D-Bus timeout) is sent again until the unit ends.
+    @Test func aLostStopIsSentAgain() async throws {
+        let manager = UnitCallLog(freezes: true, lostStops: 1)
+        try await withRunningUnit(manager, timeout: 1) { _, job, temporary in
+            let failed = try await ended(job, in: temporary, within: .seconds(15))
+            #expect(failed.failure?.code == "total_timeout", "\(String(describing: failed.failure))")
+            #expect(manager.calls.withLock { $0 } == ["start", "stop", "stop"])
+        }
+    }
+
+    /// A command that exited by itself as its deadline passed, or was killed at its memory
+    /// limit, keeps that end: only an end by the stop's signal is a timeout.
+    @Test(arguments: [
+        (ServiceEnd.Outcome.exited(0), JobState.succeeded, nil),
+        (ServiceEnd.Outcome.memoryLimit, JobState.failed, "memory_limit"),
+    ])
+    func anEndOfItsOwnAtTheDeadlineIsKept(end: ServiceEnd.Outcome, state: JobState, code: String?) async throws {
+        let manager = UnitCallLog(freezes: true, endsAs: end)
+        try await withRunningUnit(manager, timeout: 1) { _, job, temporary in
+            let done = try await ended(job, in: temporary, as: state)
+            #expect(done.failure?.code == code, "\(String(describing: done.failure))")
+        }
+    }
+
     @Test func aPauseDoesNotCountTowardsTheTimeout() async throws {
         let manager = UnitCallLog(freezes: true)
-        try await withRunningUnit(manager, timeout: 2) { dispatcher, job, temporary in
+        try await withRunningUnit(manager, timeout: 3) { dispatcher, job, temporary in
             let paused = try await dispatcher.apply(.pause, to: job).get()
             #expect(paused.state == .paused)
             // Paused for longer than the whole timeout: the unit is left frozen.
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: .seconds(4))
             #expect(manager.calls.withLock { $0 } == ["start", "freeze"])
             let resumedAt = ContinuousClock.now
             let resumed = try await dispatcher.apply(.resume, to: paused).get()
@@ -35,8 +59,8 @@ import Testing
             let failed = try await ended(job, in: temporary)
             #expect(failed.failure?.code == "total_timeout", "\(String(describing: failed.failure))")
             #expect(manager.calls.withLock { $0 } == ["start", "freeze", "thaw", "stop"])
-            // What was left of the 2 s before the pause (at least 1.5 s: the pause came right
-            // after the start) ran on after the resume.
+            // What was left of the 3 s before the pause ran on after the resume: the pause came
+            // right after the start (within the fake's 0.2 s freeze and a busy machine's delays).
             #expect(ContinuousClock.now - resumedAt >= .seconds(1.5))
         }
     }
@@ -73,11 +97,16 @@ import Testing
         await dispatcher.drain()
     }
 
-    private func ended(_ job: Job, in temporary: TemporaryStore) async throws -> Job {
+    private func ended(
+        _ job: Job,
+        in temporary: TemporaryStore,
+        as state: JobState = .failed,
+        within timeout: Duration = .seconds(10)
+    ) async throws -> Job {
         var ended: Job?
-        try await waitUntil("job \(job.id) to end", timeout: .seconds(10)) {
+        try await waitUntil("job \(job.id) to be \(state)", timeout: timeout) {
             ended = try await temporary.store.job(job.id)
-            return ended?.state == .failed
+            return ended?.state == state
         }
         return try #require(ended)
     }

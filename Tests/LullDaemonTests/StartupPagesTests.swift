@@ -8,11 +8,10 @@ import Testing
 /// The release at the end of start-up advises every read-only mapping of the running executable
 /// to be read back one page at a time, leaves writable ones alone, and the first request lets
 /// faults read around again.
-@Suite struct StartupPagesTests {
+@Suite(.serialized) struct StartupPagesTests {
     @Test func readOnlyMappingsAreReadPageByPageUntilWorkArrives() throws {
         let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let pages = StartupPages()
-        pages.workArrived()  // before the release: nothing to undo, and it must not disarm it
         let advised = pages.releaseNow()
         #expect(advised > 0)
 
@@ -24,6 +23,16 @@ import Testing
         for mapping in released where mapping.writable { #expect(!mapping.readsPageByPage, "\(mapping)") }
 
         pages.workArrived()
+        for mapping in try Self.imageMappings(image, pid: "self") { #expect(!mapping.readsPageByPage, "\(mapping)") }
+    }
+
+    /// A request before the release (the one that started a socket-activated lulld): the pages
+    /// are still given back, but read around as usual.
+    @Test func aRequestBeforeTheReleaseKeepsTheUsualReadAround() throws {
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let pages = StartupPages()
+        pages.workArrived()
+        #expect(pages.releaseNow() > 0)
         for mapping in try Self.imageMappings(image, pid: "self") { #expect(!mapping.readsPageByPage, "\(mapping)") }
     }
 

@@ -188,6 +188,13 @@ struct RunJobsUnderSystemdTests {
             return pid != "0" && !pid.isEmpty && pid != firstPID ? pid : nil
         }
         #expect(try machine.check(["cat", "/home/alice/runs"]) == "run\nrun\n")
+        // Stopped as the new lulld started, before any job ran: no attempt follows such a unit,
+        // and without RuntimeMaxSec= nothing else would end it.
+        let startLog = try machine.check(["journalctl", "-u", "lulld.service", "--no-pager", "-o", "cat"])
+        #expect(
+            startLog.contains("stopped \(longUnit), a command a previous lulld left running"),
+            "lulld's log: \(startLog.suffix(2000))"
+        )
         #expect(try machine.run(["kill", "-0", firstPID]).status != 0, "the first attempt's \(firstPID) still runs")
         #expect(try machine.run(["kill", "-0", secondPID]).status == 0)
         #expect(try api.request("DELETE", "/v1/jobs/\(long)", as: "alice").status == 200)

@@ -53,6 +53,16 @@ struct DaemonCore {
         for group in run.endLeftovers() {
             logger.notice("ended process group \(group), a command a previous lulld left running")
         }
+        do {
+            for unit in try await run.endLeftoverUnits() {
+                logger.notice("stopped \(unit), a command a previous lulld left running")
+            }
+        } catch {
+            logger.warning(
+                "cannot list the job units a previous lulld may have left running; each is stopped before its job runs again",
+                metadata: ["error": "\(error)"]
+            )
+        }
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
             .fetch: FetchTransfer(clients: clients, files: files, settings: config.transfers),

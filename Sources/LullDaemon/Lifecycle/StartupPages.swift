@@ -18,17 +18,23 @@ import Glibc
 /// fault reads around the page it needs and maps the large folio that read made, and the few
 /// faults of an idle daemon's first timers bring back megabytes of code it never runs again.
 /// The first request lets faults read around again, so that a busy daemon's code comes back in
-/// the kernel's large reads rather than a page at a time from the disk.
+/// the kernel's large reads rather than a page at a time from the disk. (A lulld that only runs
+/// queued work, with no request, keeps the advice; its faults then read less around.)
 final class StartupPages: Sendable {
     /// Linux 5.4's `MADV_PAGEOUT`; older kernels answer EINVAL and nothing changes.
     static let pageOutAdvice: CInt = 21
 
-    private static let starting: UInt8 = 0
-    private static let released: UInt8 = 1
-    private static let busy: UInt8 = 2
+    private enum Phase {
+        case starting
+        /// Advised to be read page by page, until the first request.
+        case released([Mapping])
+        /// Serving: faults read around as usual.
+        case busy
+    }
 
-    private let phase = Atomic<UInt8>(StartupPages.starting)
-    private let advised = Mutex<[Mapping]>([])
+    private let phase = Mutex(Phase.starting)
+    /// Set once busy, so that every later request costs one atomic load.
+    private let settled = Atomic<Bool>(false)
 
     /// Releases the pages as start-up ends, on the thread pool (it reads the mappings and the
     /// kernel walks them): a later release would wake an idle daemon for it.
@@ -37,29 +43,35 @@ final class StartupPages: Sendable {
         logger.debug("start-up pages released", metadata: ["bytes": "\(bytes ?? 0)"])
     }
 
-    /// Advises every read-only mapping of the running executable out, and to be read back one
-    /// page at a time until `workArrived`; returns the bytes advised.
+    /// Advises every read-only mapping of the running executable out, and, unless a request
+    /// came first, to be read back one page at a time until one does; returns the bytes advised.
     @discardableResult
     func releaseNow() -> Int {
         let mappings = Self.imageMappings()
         // Random first: the code this loop runs after a page-out must not read around again.
-        for mapping in mappings { _ = madvise(mapping.address, mapping.length, MADV_RANDOM) }
+        phase.withLock { phase in
+            guard case .starting = phase else { return }
+            for mapping in mappings { _ = madvise(mapping.address, mapping.length, MADV_RANDOM) }
+            phase = .released(mappings)
+        }
         var bytes = 0
         for mapping in mappings where madvise(mapping.address, mapping.length, Self.pageOutAdvice) == 0 {
             bytes += mapping.length
         }
-        advised.withLock { $0 = mappings }
-        phase.store(Self.released, ordering: .releasing)
         return bytes
     }
 
-    /// Called for each request; the first after the release lets faults read around again
-    /// (a flag change in the kernel, no I/O). Every later call is one atomic load.
+    /// Called for each request: the first lets faults read around again (a flag change in the
+    /// kernel, no I/O), or, before the release, keeps the release from advising otherwise.
     func workArrived() {
-        guard phase.load(ordering: .acquiring) == Self.released,
-            phase.compareExchange(expected: Self.released, desired: Self.busy, ordering: .acquiring).exchanged
-        else { return }
-        for mapping in advised.withLock({ $0 }) { _ = madvise(mapping.address, mapping.length, MADV_NORMAL) }
+        guard !settled.load(ordering: .relaxed) else { return }
+        phase.withLock { phase in
+            if case .released(let mappings) = phase {
+                for mapping in mappings { _ = madvise(mapping.address, mapping.length, MADV_NORMAL) }
+            }
+            phase = .busy
+        }
+        settled.store(true, ordering: .relaxed)
     }
 
     /// The running executable's read-only mappings.

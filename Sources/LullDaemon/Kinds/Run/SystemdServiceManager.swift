@@ -156,6 +156,31 @@ final class SystemdServiceManager: ServiceManager {
         _ = try? await managerCall("ResetFailedUnit", unit)
     }
 
+    func endLeftovers() async throws -> [String] {
+        let states: [DBusValue] = ["active", "activating", "deactivating", "reloading"].map { .string($0) }
+        let listed = try await bus.perform { context in
+            try context.call(
+                destination: Self.destination,
+                path: Self.managerPath,
+                interface: Self.managerInterface,
+                member: "ListUnitsByPatterns",
+                signature: "asas",
+                arguments: [.array(states), .array([.string("lull-job-*.service")])]
+            ).readAll()
+        }
+        // a(ssssssouso): each unit's name first.
+        guard case .array(let units)? = listed.first else { return [] }
+        var ended: [String] = []
+        for case .structure(let fields) in units {
+            guard let unit = fields.first?.string else { continue }
+            // Not waited for: a command slow to stop must not hold up the start. The job's next
+            // attempt waits for the unit's end before it starts it again (`endLeftover`).
+            await stop(unit)
+            ended.append(unit)
+        }
+        return ended
+    }
+
     // MARK: following
 
     /// A failure to read the state (a call timing out while the manager is busy, the bus being
@@ -207,8 +232,10 @@ final class SystemdServiceManager: ServiceManager {
         let outcome: ServiceEnd.Outcome
         switch (result, code) {
         case ("oom-kill", _): outcome = .memoryLimit
-        case ("timeout", _): outcome = .timedOut
+        // A main process that exited by itself keeps its status: the time limit was then the
+        // stop's, of processes it left behind.
         case (_, 1): outcome = .exited(status)
+        case ("timeout", _): outcome = .timedOut
         case (_, 2), (_, 3):
             // cgroup v1: systemd cannot tell an OOM kill; the kernel's count of them can.
             let oomKilled =

@@ -80,10 +80,9 @@ extension RunTransfer {
         return { line in outputLines(id, line) }
     }
 
-    /// Waits for the unit's end, keeping its usage readable meanwhile; a cancelled attempt (a
-    /// stop, pause or cancel) stops the unit and still waits for its end.
-    /// Follows the unit to its end, reading its usage every second; with a `deadline`, stops
-    /// the unit once it has passed and reports the end as a timeout.
+    /// Waits for the unit's end, reading its usage every second meanwhile; a cancelled attempt
+    /// (a stop, pause or cancel) stops the unit and still waits for its end. With a `deadline`,
+    /// the unit is stopped once it has passed, and an end by a signal is then a timeout.
     private func follow(
         _ unit: String,
         of id: JobID,
@@ -102,7 +101,9 @@ extension RunTransfer {
         defer { sampling.cancel() }
         let timeout = Task {
             guard let deadline, (try? await deadline.passed(sleeper: sleeper)) != nil else { return false }
-            await manager.stop(unit)
+            // Sent again until the end arrives: a stop lost to a busy manager or a reconnecting
+            // bus would leave the command running past its timeout.
+            repeat { await manager.stop(unit) } while (try? await sleeper.sleep(for: .seconds(5))) != nil
             return true
         }
         var end = await withTaskCancellationHandler {
@@ -111,7 +112,9 @@ extension RunTransfer {
             Task { await manager.stop(unit) }
         }
         timeout.cancel()
-        if await timeout.value { end.outcome = .timedOut }
+        // Only an end by a signal is the stop's: a command that exited by itself just before
+        // it, or was killed at its memory limit, keeps that end.
+        if await timeout.value, end.outcome.isKill { end.outcome = .timedOut }
         // Where the manager keeps no peak, the highest reading while it ran stands for it.
         if end.usage.memoryPeakBytes == nil { end.usage.memoryPeakBytes = units.memoryPeak(of: id) }
         return end

@@ -154,6 +154,12 @@ public struct RunTransfer: TransferEngine {
         groups.endAll()
     }
 
+    /// On the systemd host, the units a crashed lulld left running, stopped; see
+    /// `ServiceManager.endLeftovers`.
+    public func endLeftoverUnits() async throws -> [String] {
+        try await manager?.endLeftovers() ?? []
+    }
+
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {
         // A unit takes every control as a property; a process only what its cgroup enforces.
         let cgroups = cgroups
@@ -200,8 +206,13 @@ extension RunTransfer: FreezableEngine {
     /// recorded as a pause, and a thaw that follows is never sent before it.
     public func freeze(_ id: JobID) async -> Bool {
         guard let manager, let unit = units.unit(of: id) else { return running.freeze(id) }
-        guard await manager.freeze(unit) else { return false }
-        units.deadline(of: id)?.froze()
+        // Stopped first: a deadline passing while the manager freezes must not stop the unit.
+        let deadline = units.deadline(of: id)
+        deadline?.froze()
+        guard await manager.freeze(unit) else {
+            deadline?.thawed()
+            return false
+        }
         return true
     }
 

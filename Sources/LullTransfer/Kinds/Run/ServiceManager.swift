@@ -21,6 +21,10 @@ public protocol ServiceManager: Sendable {
     func usage(of unit: String) async -> ServiceUsage?
     /// Lets the manager forget an ended unit (the reference that kept its figures).
     func release(_ unit: String) async
+    /// Stops every job unit still running from a lulld that crashed, and returns their names:
+    /// called at start, before any job runs, since no attempt follows them and lulld keeps
+    /// their time limit.
+    func endLeftovers() async throws -> [String]
 }
 
 /// A command to run as `lull-job-<id>.service`.
@@ -63,10 +67,19 @@ public struct ServiceEnd: Sendable, Equatable {
         case killed(signal: Int)
         /// The kernel killed it at its memory limit.
         case memoryLimit
-        /// It ran past its runtime limit and the manager stopped it.
+        /// It ran past its time limit and was stopped (lulld's total timeout of a transient
+        /// unit, or an existing unit's own `RuntimeMaxSec=`).
         case timedOut
         /// The manager could not start or follow it; the text says why.
         case failed(String)
+
+        /// Ended by a signal or a time limit, as a stop ends it.
+        var isKill: Bool {
+            switch self {
+            case .killed, .timedOut: true
+            case .exited, .memoryLimit, .failed: false
+            }
+        }
     }
 
     public var outcome: Outcome
