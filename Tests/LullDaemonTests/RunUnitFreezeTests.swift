@@ -68,36 +68,37 @@ final class UnitCallLog: ServiceManager, Sendable {
     func endLeftovers() async -> [String] { [] }
 }
 
+/// A dispatcher whose run jobs are units of `manager`, with one job of `submission` running.
+func withRunningUnit(
+    _ manager: UnitCallLog,
+    submission: JobSubmission = JobSubmission(kind: .run, url: "", argv: ["true"]),
+    _ body: (Dispatcher, Job, TemporaryStore) async throws -> Void
+) async throws {
+    let temporary = try TemporaryStore("unit")
+    defer { temporary.remove() }
+    let runner = RunTransfer(
+        logs: RunLogs(stateDirectory: temporary.directory.path),
+        settings: RunSettings(),
+        manager: manager,
+        managerIsSystem: false
+    )
+    let dispatcher = Dispatcher.forTest(store: temporary.store, engines: [.run: runner])
+    let spec = try submission.spec().prepared()
+    let jobs = try await temporary.store.insert([NewJob(owner: OwnerID(getuid()), spec: spec, createdAt: Date())])
+    await dispatcher.enqueue(jobs)
+    try await waitUntil("the unit to be followed") { manager.followed.withLock { $0 } }
+    #expect(manager.calls.withLock { $0 } == ["start"])
+    let job = try #require(try await temporary.store.job(jobs[0].id))
+    try await body(dispatcher, job, temporary)
+    await dispatcher.drain()
+}
+
 /// Pause and resume of a command on the systemd host go through its manager: the dispatcher
 /// waits for the manager's answer before it records anything. Before, the freeze and the thaw
 /// were sent from tasks of their own and the pause was recorded at once: a refused freeze still
 /// said `paused` while the command ran on, and a quick resume could reach the manager before
 /// the freeze and leave the unit frozen while its job said `running`.
 @Suite(.serialized) struct RunUnitFreezeTests {
-    /// A dispatcher whose run jobs are units of `manager`, with one job running.
-    func withRunningUnit(
-        _ manager: UnitCallLog,
-        _ body: (Dispatcher, Job, TemporaryStore) async throws -> Void
-    ) async throws {
-        let temporary = try TemporaryStore("freeze")
-        defer { temporary.remove() }
-        let runner = RunTransfer(
-            logs: RunLogs(stateDirectory: temporary.directory.path),
-            settings: RunSettings(),
-            manager: manager,
-            managerIsSystem: false
-        )
-        let dispatcher = Dispatcher.forTest(store: temporary.store, engines: [.run: runner])
-        let spec = try JobSubmission(kind: .run, url: "", argv: ["true"]).spec().prepared()
-        let jobs = try await temporary.store.insert([NewJob(owner: OwnerID(getuid()), spec: spec, createdAt: Date())])
-        await dispatcher.enqueue(jobs)
-        try await waitUntil("the unit to be followed") { manager.followed.withLock { $0 } }
-        #expect(manager.calls.withLock { $0 } == ["start"])
-        let job = try #require(try await temporary.store.job(jobs[0].id))
-        try await body(dispatcher, job, temporary)
-        await dispatcher.drain()
-    }
-
     @Test func aResumeReachesTheManagerAfterThePausesFreeze() async throws {
         let manager = UnitCallLog(freezes: true)
         try await withRunningUnit(manager) { dispatcher, job, _ in

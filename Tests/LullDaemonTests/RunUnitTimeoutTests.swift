@@ -65,22 +65,12 @@ import Testing
         }
     }
 
-    /// A dispatcher whose run jobs are units of `manager`, with one job running that may run
-    /// `timeout` seconds and is not retried.
+    /// `withRunningUnit` with a job that may run `timeout` seconds and is not retried.
     private func withRunningUnit(
         _ manager: UnitCallLog,
         timeout: Double,
         _ body: (Dispatcher, Job, TemporaryStore) async throws -> Void
     ) async throws {
-        let temporary = try TemporaryStore("unit-timeout")
-        defer { temporary.remove() }
-        let runner = RunTransfer(
-            logs: RunLogs(stateDirectory: temporary.directory.path),
-            settings: RunSettings(),
-            manager: manager,
-            managerIsSystem: false
-        )
-        let dispatcher = Dispatcher.forTest(store: temporary.store, engines: [.run: runner])
         let submission = JobSubmission(
             kind: .run,
             url: "",
@@ -88,13 +78,7 @@ import Testing
             timeouts: TimeoutSettings(totalSeconds: timeout),
             argv: ["sleep", "300"]
         )
-        let spec = try submission.spec().prepared()
-        let jobs = try await temporary.store.insert([NewJob(owner: OwnerID(getuid()), spec: spec, createdAt: Date())])
-        await dispatcher.enqueue(jobs)
-        try await waitUntil("the unit to be followed") { manager.followed.withLock { $0 } }
-        let job = try #require(try await temporary.store.job(jobs[0].id))
-        try await body(dispatcher, job, temporary)
-        await dispatcher.drain()
+        try await LullDaemonTests.withRunningUnit(manager, submission: submission, body)
     }
 
     private func ended(
