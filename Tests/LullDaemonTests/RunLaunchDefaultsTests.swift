@@ -32,12 +32,12 @@ import Glibc
         }
         func start(existing unit: String, jobID: JobID) async throws(JobFailure) {}
         func end(of unit: String) async -> ServiceEnd { ServiceEnd(outcome: .failed("never started")) }
-        func stop(_ unit: String) async {}
+        func stop(_ unit: String) async -> Bool { true }
         func freeze(_ unit: String) async -> Bool { false }
         func thaw(_ unit: String) async -> Bool { false }
         func usage(of unit: String) async -> ServiceUsage? { nil }
         func release(_ unit: String) async {}
-        func endLeftovers() async -> [String] { [] }
+        func endLeftovers(of jobs: [JobID]) async -> [String] { [] }
     }
 
     let directory: String

@@ -10,12 +10,14 @@ import Testing
 
 /// A service manager that runs nothing: a unit "runs" until it is stopped, and every call is
 /// written down in order. Its freeze answers late (a busy manager), or refuses; its first
-/// `lostStops` stops are lost (a manager that timed out), and a stopped unit ends as `endsAs`.
+/// `lostStops` stops are lost (a manager that timed out), and a stopped unit ends as `endsAs`;
+/// with `endsByItself` it has ended before any stop (which then finds nothing to stop).
 final class UnitCallLog: ServiceManager, Sendable {
     let calls = Mutex<[String]>([])
     let freezes: Bool
     let thaws: Bool
     let endsAs: ServiceEnd.Outcome
+    let endsByItself: Bool
     private let lostStops: Mutex<Int>
     /// Set once the unit is being followed (its usage read): a pause from then on finds it.
     let followed = Mutex(false)
@@ -26,12 +28,14 @@ final class UnitCallLog: ServiceManager, Sendable {
         freezes: Bool,
         thaws: Bool = true,
         lostStops: Int = 0,
-        endsAs: ServiceEnd.Outcome = .killed(signal: Int(SIGTERM))
+        endsAs: ServiceEnd.Outcome = .killed(signal: Int(SIGTERM)),
+        endsByItself: Bool = false
     ) {
         self.freezes = freezes
         self.thaws = thaws
         self.lostStops = Mutex(lostStops)
         self.endsAs = endsAs
+        self.endsByItself = endsByItself
         (stopped, stop) = AsyncStream.makeStream(of: Void.self)
     }
 
@@ -43,13 +47,14 @@ final class UnitCallLog: ServiceManager, Sendable {
         for await _ in stopped { break }
         return ServiceEnd(outcome: endsAs)
     }
-    func stop(_ unit: String) async {
+    func stop(_ unit: String) async -> Bool {
         record("stop")
         let lost = lostStops.withLock { lost in
             defer { lost = max(0, lost - 1) }
             return lost > 0
         }
         if !lost { stop.yield() }
+        return !endsByItself
     }
     func freeze(_ unit: String) async -> Bool {
         try? await Task.sleep(for: .milliseconds(200))
@@ -65,7 +70,7 @@ final class UnitCallLog: ServiceManager, Sendable {
         return nil
     }
     func release(_ unit: String) async {}
-    func endLeftovers() async -> [String] { [] }
+    func endLeftovers(of jobs: [JobID]) async -> [String] { [] }
 }
 
 /// A dispatcher whose run jobs are units of `manager`, with one job of `submission` running.
@@ -87,7 +92,7 @@ func withRunningUnit(
     let jobs = try await temporary.store.insert([NewJob(owner: OwnerID(getuid()), spec: spec, createdAt: Date())])
     await dispatcher.enqueue(jobs)
     try await waitUntil("the unit to be followed") { manager.followed.withLock { $0 } }
-    #expect(manager.calls.withLock { $0 } == ["start"])
+    #expect(manager.calls.withLock { $0 }.first == "start")
     let job = try #require(try await temporary.store.job(jobs[0].id))
     try await body(dispatcher, job, temporary)
     await dispatcher.drain()

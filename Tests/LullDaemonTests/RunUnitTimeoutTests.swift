@@ -31,14 +31,16 @@ import Testing
         }
     }
 
-    /// A command that exited by itself as its deadline passed, or was killed at its memory
-    /// limit, keeps that end: only an end by the stop's signal is a timeout.
+    /// However the stopped command ends (it may exit 0 on SIGTERM), it ran past its timeout,
+    /// as on the process host; but a kill at its memory limit, or an end of its own before the
+    /// stop, keeps that end.
     @Test(arguments: [
-        (ServiceEnd.Outcome.exited(0), JobState.succeeded, nil),
-        (ServiceEnd.Outcome.memoryLimit, JobState.failed, "memory_limit"),
+        (ServiceEnd.Outcome.exited(0), false, JobState.failed, "total_timeout"),
+        (ServiceEnd.Outcome.exited(0), true, JobState.succeeded, nil),
+        (ServiceEnd.Outcome.memoryLimit, false, JobState.failed, "memory_limit"),
     ])
-    func anEndOfItsOwnAtTheDeadlineIsKept(end: ServiceEnd.Outcome, state: JobState, code: String?) async throws {
-        let manager = UnitCallLog(freezes: true, endsAs: end)
+    func theEndOfAStoppedUnit(end: ServiceEnd.Outcome, byItself: Bool, state: JobState, code: String?) async throws {
+        let manager = UnitCallLog(freezes: true, endsAs: end, endsByItself: byItself)
         try await withRunningUnit(manager, timeout: 1) { _, job, temporary in
             let done = try await ended(job, in: temporary, as: state)
             #expect(done.failure?.code == code, "\(String(describing: done.failure))")
@@ -47,11 +49,11 @@ import Testing
 
     @Test func aPauseDoesNotCountTowardsTheTimeout() async throws {
         let manager = UnitCallLog(freezes: true)
-        try await withRunningUnit(manager, timeout: 3) { dispatcher, job, temporary in
+        try await withRunningUnit(manager, timeout: 4) { dispatcher, job, temporary in
             let paused = try await dispatcher.apply(.pause, to: job).get()
             #expect(paused.state == .paused)
             // Paused for longer than the whole timeout: the unit is left frozen.
-            try await Task.sleep(for: .seconds(4))
+            try await Task.sleep(for: .seconds(5))
             #expect(manager.calls.withLock { $0 } == ["start", "freeze"])
             let resumedAt = ContinuousClock.now
             let resumed = try await dispatcher.apply(.resume, to: paused).get()
@@ -59,9 +61,9 @@ import Testing
             let failed = try await ended(job, in: temporary)
             #expect(failed.failure?.code == "total_timeout", "\(String(describing: failed.failure))")
             #expect(manager.calls.withLock { $0 } == ["start", "freeze", "thaw", "stop"])
-            // What was left of the 3 s before the pause ran on after the resume: the pause came
+            // What was left of the 4 s before the pause ran on after the resume: the pause came
             // right after the start (within the fake's 0.2 s freeze and a busy machine's delays).
-            #expect(ContinuousClock.now - resumedAt >= .seconds(1.5))
+            #expect(ContinuousClock.now - resumedAt >= .seconds(2))
         }
     }
 

@@ -53,15 +53,8 @@ struct DaemonCore {
         for group in run.endLeftovers() {
             logger.notice("ended process group \(group), a command a previous lulld left running")
         }
-        do {
-            for unit in try await run.endLeftoverUnits() {
-                logger.notice("stopped \(unit), a command a previous lulld left running")
-            }
-        } catch {
-            logger.warning(
-                "cannot list the job units a previous lulld may have left running; each is stopped before its job runs again",
-                metadata: ["error": "\(error)"]
-            )
+        for unit in await run.endLeftoverUnits(of: await interruptedRunJobs(in: store, logger: logger)) {
+            logger.notice("stopped \(unit), a command a previous lulld left running")
         }
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
@@ -106,6 +99,34 @@ struct DaemonCore {
             bandwidth: bandwidth,
             commandsOnlyOf: runHost.commandsOnlyOf
         )
+    }
+
+    /// The run jobs the store still has `running` before the restore requeues them: what a
+    /// crashed lulld left running (read before any job starts here).
+    private static func interruptedRunJobs(in store: SQLiteJobStore, logger: Logger) async -> [JobID] {
+        var ids: [JobID] = []
+        var after: JobID?
+        do {
+            while true {
+                let filter = JobFilter(owner: nil, state: .running, after: after, limit: JobFilter.maxLimit)
+                let page = try await store.list(filter).items
+                guard let last = page.last else { break }
+                for stored in page {
+                    switch stored {
+                    case .readable(let job) where job.spec.kind == .run: ids.append(job.id)
+                    case .unreadable(let job) where job.kind == .run: ids.append(job.id)
+                    default: break
+                    }
+                }
+                after = last.id
+            }
+        } catch {
+            logger.warning(
+                "cannot read which run jobs a previous lulld left running; their units are stopped before they run again",
+                metadata: ["error": "\(error)"]
+            )
+        }
+        return ids
     }
 
     /// Stops the sensors and samplers; the dispatcher is drained by the caller first.

@@ -156,26 +156,12 @@ final class SystemdServiceManager: ServiceManager {
         _ = try? await managerCall("ResetFailedUnit", unit)
     }
 
-    func endLeftovers() async throws -> [String] {
-        let states: [DBusValue] = ["active", "activating", "deactivating", "reloading"].map { .string($0) }
-        let listed = try await bus.perform { context in
-            try context.call(
-                destination: Self.destination,
-                path: Self.managerPath,
-                interface: Self.managerInterface,
-                member: "ListUnitsByPatterns",
-                signature: "asas",
-                arguments: [.array(states), .array([.string("lull-job-*.service")])]
-            ).readAll()
-        }
-        // a(ssssssouso): each unit's name first.
-        guard case .array(let units)? = listed.first else { return [] }
+    func endLeftovers(of jobs: [JobID]) async -> [String] {
         var ended: [String] = []
-        for case .structure(let fields) in units {
-            guard let unit = fields.first?.string else { continue }
+        for unit in jobs.map(TransientService.unitName) {
             // Not waited for: a command slow to stop must not hold up the start. The job's next
             // attempt waits for the unit's end before it starts it again (`endLeftover`).
-            await stop(unit)
+            guard let state = try? await state(of: unit), !state.hasEnded, await stop(unit) else { continue }
             ended.append(unit)
         }
         return ended
@@ -232,10 +218,12 @@ final class SystemdServiceManager: ServiceManager {
         let outcome: ServiceEnd.Outcome
         switch (result, code) {
         case ("oom-kill", _): outcome = .memoryLimit
-        // A main process that exited by itself keeps its status: the time limit was then the
-        // stop's, of processes it left behind.
-        case (_, 1): outcome = .exited(status)
+        // lulld keeps a job unit's time limit itself: there `timeout` is the stop grace's, of
+        // processes an exited command left behind, and its exit stands. An existing unit's own
+        // `RuntimeMaxSec=` is a timeout.
+        case ("timeout", 1) where TransientService.isJobUnit(unit): outcome = .exited(status)
         case ("timeout", _): outcome = .timedOut
+        case (_, 1): outcome = .exited(status)
         case (_, 2), (_, 3):
             // cgroup v1: systemd cannot tell an OOM kill; the kernel's count of them can.
             let oomKilled =
@@ -247,8 +235,16 @@ final class SystemdServiceManager: ServiceManager {
         return ServiceEnd(outcome: outcome, usage: usage)
     }
 
-    func stop(_ unit: String) async {
+    @discardableResult
+    func stop(_ unit: String) async -> Bool {
+        do {
+            // Gone, or ended by itself: nothing to stop.
+            if try await state(of: unit)?.hasEnded ?? true { return false }
+        } catch {
+            // A state that cannot be read is taken as running: the stop is sent.
+        }
         _ = try? await managerCall("StopUnit", unit, .string("replace"))
+        return true
     }
 
     func freeze(_ unit: String) async -> Bool {

@@ -82,7 +82,7 @@ extension RunTransfer {
 
     /// Waits for the unit's end, reading its usage every second meanwhile; a cancelled attempt
     /// (a stop, pause or cancel) stops the unit and still waits for its end. With a `deadline`,
-    /// the unit is stopped once it has passed, and an end by a signal is then a timeout.
+    /// a unit still running once it has passed is stopped, and its end is then a timeout.
     private func follow(
         _ unit: String,
         of id: JobID,
@@ -101,9 +101,11 @@ extension RunTransfer {
         defer { sampling.cancel() }
         let timeout = Task {
             guard let deadline, (try? await deadline.passed(sleeper: sleeper)) != nil else { return false }
+            // A unit that ended by itself just before keeps its end.
+            guard await manager.stop(unit) else { return false }
             // Sent again until the end arrives: a stop lost to a busy manager or a reconnecting
             // bus would leave the command running past its timeout.
-            repeat { await manager.stop(unit) } while (try? await sleeper.sleep(for: .seconds(5))) != nil
+            while (try? await sleeper.sleep(for: .seconds(5))) != nil { await manager.stop(unit) }
             return true
         }
         var end = await withTaskCancellationHandler {
@@ -112,9 +114,9 @@ extension RunTransfer {
             Task { await manager.stop(unit) }
         }
         timeout.cancel()
-        // Only an end by a signal is the stop's: a command that exited by itself just before
-        // it, or was killed at its memory limit, keeps that end.
-        if await timeout.value, end.outcome.isKill { end.outcome = .timedOut }
+        // However the command ended once stopped (it may exit 0 on SIGTERM), as on the process
+        // host; a kill at its memory limit keeps that end.
+        if await timeout.value, end.outcome != .memoryLimit { end.outcome = .timedOut }
         // Where the manager keeps no peak, the highest reading while it ran stands for it.
         if end.usage.memoryPeakBytes == nil { end.usage.memoryPeakBytes = units.memoryPeak(of: id) }
         return end

@@ -154,10 +154,11 @@ public struct RunTransfer: TransferEngine {
         groups.endAll()
     }
 
-    /// On the systemd host, the units a crashed lulld left running, stopped; see
-    /// `ServiceManager.endLeftovers`.
-    public func endLeftoverUnits() async throws -> [String] {
-        try await manager?.endLeftovers() ?? []
+    /// On the systemd host, the units of `jobs` (run jobs a crashed lulld left `running`) that
+    /// still run, stopped; see `ServiceManager.endLeftovers`.
+    public func endLeftoverUnits(of jobs: [JobID]) async -> [String] {
+        guard let manager, !jobs.isEmpty else { return [] }
+        return await manager.endLeftovers(of: jobs)
     }
 
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {

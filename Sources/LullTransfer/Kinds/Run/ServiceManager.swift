@@ -12,8 +12,10 @@ public protocol ServiceManager: Sendable {
     func start(existing unit: String, jobID: JobID) async throws(JobFailure)
     /// Returns once the unit's run has ended (its main process exited and the unit stopped).
     func end(of unit: String) async -> ServiceEnd
-    /// Stops the unit: SIGTERM to all its processes, SIGKILL after its stop timeout.
-    func stop(_ unit: String) async
+    /// Stops the unit: SIGTERM to all its processes, SIGKILL after its stop timeout. Returns
+    /// false when the unit had already ended by itself (nothing was stopped).
+    @discardableResult
+    func stop(_ unit: String) async -> Bool
     /// Freezes (or thaws) every process of the unit; false when the unit runs nothing.
     func freeze(_ unit: String) async -> Bool
     func thaw(_ unit: String) async -> Bool
@@ -21,10 +23,10 @@ public protocol ServiceManager: Sendable {
     func usage(of unit: String) async -> ServiceUsage?
     /// Lets the manager forget an ended unit (the reference that kept its figures).
     func release(_ unit: String) async
-    /// Stops every job unit still running from a lulld that crashed, and returns their names:
-    /// called at start, before any job runs, since no attempt follows them and lulld keeps
-    /// their time limit.
-    func endLeftovers() async throws -> [String]
+    /// Stops the units of `jobs` (run jobs a crashed lulld left `running`) that still run, and
+    /// returns their names: called at start, before any job runs, since no attempt follows them
+    /// and lulld kept their time limit.
+    func endLeftovers(of jobs: [JobID]) async -> [String]
 }
 
 /// A command to run as `lull-job-<id>.service`.
@@ -56,6 +58,8 @@ public struct TransientService: Sendable {
 
     /// The unit a job's command runs in.
     public static func unitName(of id: JobID) -> String { "lull-job-\(id.rawValue).service" }
+    /// Whether `unit` is such a unit (an existing unit a job names cannot be one).
+    public static func isJobUnit(_ unit: String) -> Bool { unit.hasPrefix("lull-job-") }
     /// The slice every job's unit is placed in.
     public static let slice = "lull-jobs.slice"
 }
@@ -73,13 +77,6 @@ public struct ServiceEnd: Sendable, Equatable {
         /// The manager could not start or follow it; the text says why.
         case failed(String)
 
-        /// Ended by a signal or a time limit, as a stop ends it.
-        var isKill: Bool {
-            switch self {
-            case .killed, .timedOut: true
-            case .exited, .memoryLimit, .failed: false
-            }
-        }
     }
 
     public var outcome: Outcome
