@@ -29,15 +29,22 @@ struct RunHostChoice: Sendable, CustomStringConvertible {
         commandsOnlyOf = self.host == .process ? ProcessHostRights.commandsOnlyOf() : nil
     }
 
-    /// `auto` becomes `systemd` for a daemon in a user's own service manager, which may start
-    /// that user's units without asking anyone; else `process`. The system instance runs
-    /// commands as units only when asked to (`host = "systemd"`), as that needs a polkit rule
-    /// that cannot be fenced (examples/50-lull-jobs.rules says why).
+    /// `auto` becomes `systemd` for a daemon running as a service of a user's own service
+    /// manager, which may start that user's units without asking anyone; else `process`. The
+    /// system instance runs commands as units only when asked to (`host = "systemd"`), as that
+    /// needs a polkit rule that cannot be fenced (examples/50-lull-jobs.rules says why).
     static func resolve(_ setting: RunHost) -> RunHost {
         switch setting {
         case .systemd, .process: setting
-        case .auto: OwnServiceManager.isUsers && sd_booted() > 0 ? .systemd : .process
+        case .auto: autoHost(userUnit: OwnServiceManager.userUnit, booted: sd_booted() > 0)
         }
+    }
+
+    /// A lulld started by hand from a desktop's terminal is in a scope of the user's manager,
+    /// not its service: it runs its commands itself, as one started over SSH does, and never in
+    /// units beside those of the user's own lulld.
+    static func autoHost(userUnit: String?, booted: Bool) -> RunHost {
+        booted && userUnit?.hasSuffix(".service") == true ? .systemd : .process
     }
 
     /// The manager to run commands through, on the systemd host.
