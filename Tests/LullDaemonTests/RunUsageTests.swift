@@ -62,11 +62,14 @@ struct RunUsageTests {
     func storageWritesAreCountedLiveAndInTheResultMetricsAndJournal() async throws {
         try await withDaemon(config: "[transfers]\nprogress_interval = 0.2\n") { daemon, client in
             let file = daemon.directory.appendingPathComponent("written").path
+            let seen = daemon.directory.appendingPathComponent("sampled").path
             // O_DIRECT: the 8 MiB reach the disk now, not at a later write-back. The loop after
-            // it gives the sampler time and the metrics some CPU.
+            // it gives the metrics some CPU; the command then waits until the test has seen a
+            // sample after the write, 30 s at most (a fast machine ran the loop within one interval).
             let script =
                 "dd if=/dev/zero of=\(file) bs=1M count=8 oflag=direct 2>/dev/null; i=0; "
-                + "while [ $i -lt 300000 ]; do i=$((i+1)); done"
+                + "while [ $i -lt 300000 ]; do i=$((i+1)); done; "
+                + "n=0; while [ ! -e \(seen) ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n+1)); done"
             let job = try await client.submit(
                 JobSubmission(kind: .run, url: "", label: "io", jobClass: "default", argv: ["sh", "-c", script])
             )
@@ -74,6 +77,7 @@ struct RunUsageTests {
                 $0.jobId == job.id && ($0.usage?.ioWriteBytes ?? 0) >= 8 << 20
             }
             #expect(live.usage?.ioReadBytes != nil)
+            #expect(FileManager.default.createFile(atPath: seen, contents: nil))
 
             let ended = try await awaitJob(job.id, in: [.succeeded, .failed], client: client)
             #expect(ended.state == .succeeded, "\(String(describing: ended.error))")
