@@ -136,34 +136,24 @@ enum TransferBenchmark {
         sync()
     }
 
-    /// Submits with lullctl and waits for the job to end by following its events.
-    static func runJob(_ lullctl: String, _ arguments: [String], socket: String) throws {
+    /// Submits with `lullctl` and waits for the job's `succeeded` on the event stream; throws
+    /// on `failed` or `retrying`, and after `timeout` seconds without either.
+    static func runJob(_ lullctl: String, _ arguments: [String], socket: String, timeout: Double = 600) throws {
         let submitted = try CommandRunner.run(lullctl, arguments + ["--json", "--socket", socket])
         try submitted.requireSuccess("lullctl submit")
         guard let data = submitted.stdout.data(using: .utf8),
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["id"] as? Int
         else { throw BenchError("unexpected submit output: \(submitted.stdout)") }
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: lullctl)
-        watcher.arguments = ["events", "--follow", "--json", "--socket", socket]
-        let pipe = Pipe()
-        watcher.standardOutput = pipe
-        try watcher.run()
-        defer { watcher.terminate() }
-        var buffer = Data()
-        while true {
-            let chunk = pipe.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw BenchError("event stream ended") }
-            buffer += chunk
-            while let newline = buffer.firstIndex(of: 10) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer = buffer[buffer.index(after: newline)...]
-                guard let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-                    event["job_id"] as? Int == id, let type = event["type"] as? String
-                else { continue }
-                if type == "succeeded" { return }
-                if type == "failed" || type == "retrying" { throw BenchError("job \(id) \(type): \(event)") }
-            }
+        let stream = try RawHTTPConnection(socketPath: socket)
+        var failure: String?
+        try stream.follow(RawHTTPConnection.request("GET", "/v1/events?after=0"), timeout: timeout) { line in
+            guard line.hasPrefix("data:"),
+                let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(5).utf8)) as? [String: Any],
+                event["job_id"] as? Int == id, let type = event["type"] as? String
+            else { return false }
+            if type == "failed" || type == "retrying" { failure = "job \(id) \(type): \(event)" }
+            return type == "succeeded" || failure != nil
         }
+        if let failure { throw BenchError(failure) }
     }
 }
