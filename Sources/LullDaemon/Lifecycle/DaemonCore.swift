@@ -53,8 +53,11 @@ struct DaemonCore {
         for group in run.endLeftovers() {
             logger.notice("ended process group \(group), a command a previous lulld left running")
         }
-        for unit in await run.endLeftoverUnits(of: await interruptedRunJobs(in: store, logger: logger)) {
-            logger.notice("stopped \(unit), a command a previous lulld left running")
+        // Only the systemd host has units to look for: no store read at every start elsewhere.
+        if runHost.host == .systemd {
+            for unit in await run.endLeftoverUnits(of: await interruptedRunJobs(in: store, logger: logger)) {
+                logger.notice("stopped \(unit), a command a previous lulld left running")
+            }
         }
         // Where each kind's runner is registered.
         let engines: [JobKind: any TransferEngine] = [
