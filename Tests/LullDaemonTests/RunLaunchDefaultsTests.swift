@@ -25,6 +25,7 @@ import Glibc
     /// Records each transient unit it is asked for and starts nothing.
     final class RecordingManager: ServiceManager, Sendable {
         let services = Mutex<[TransientService]>([])
+        let leftovers = Mutex<[String]>([])
 
         func startTransient(_ service: TransientService) async throws(JobFailure) {
             services.withLock { $0.append(service) }
@@ -37,7 +38,10 @@ import Glibc
         func thaw(_ unit: String) async -> Bool { false }
         func usage(of unit: String) async -> ServiceUsage? { nil }
         func release(_ unit: String) async {}
-        func endLeftovers(of jobs: [JobID]) async -> [String] { [] }
+        func endLeftovers(of units: [String]) async -> [String] {
+            leftovers.withLock { $0 += units }
+            return units
+        }
     }
 
     let directory: String

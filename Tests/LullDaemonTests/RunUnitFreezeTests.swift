@@ -70,7 +70,7 @@ final class UnitCallLog: ServiceManager, Sendable {
         return nil
     }
     func release(_ unit: String) async {}
-    func endLeftovers(of jobs: [JobID]) async -> [String] { [] }
+    func endLeftovers(of units: [String]) async -> [String] { [] }
 }
 
 /// A dispatcher whose run jobs are units of `manager`, with one job of `submission` running.

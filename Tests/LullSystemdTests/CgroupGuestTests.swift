@@ -92,7 +92,12 @@ struct CgroupGuestTests {
         // The systemd host on the same kernel: the unit's CPUUsageNSec, and its MemoryCurrent
         // sampled each second (systemd 252 has no MemoryPeak).
         let unit = try view(said, "unit")
-        #expect(unit.state == "succeeded" && unit.result["unit"] as? String == "lull-job-1.service", "\(unit)")
+        // This lulld is lull-cg.service, not the shipped lulld.service: its units carry the tag
+        // of its state directory (`JobUnitNames`).
+        let name = unit.result["unit"] as? String ?? ""
+        let tag = name.dropFirst("lull-job-".count).prefix(8)
+        #expect(unit.state == "succeeded" && name == "lull-job-\(tag)-1.service", "\(unit)")
+        #expect(tag.count == 8 && tag.allSatisfy(\.isHexDigit), "\(unit)")
         #expect((unit.result["cpu_seconds"] as? Double ?? 0) >= 0.8, "\(unit)")
         #expect((unit.result["memory_peak_bytes"] as? Int ?? 0) >= 64 << 20, "\(unit)")
         print(

@@ -62,6 +62,19 @@ struct RunJobsUnderSystemdTests {
         #expect(try machine.property(unit, "User") == alice)
         let group = try machine.property(unit, "ControlGroup")
         #expect(group == "/lull.slice/lull-jobs.slice/\(unit)", "ControlGroup \(group)")
+        // The rule lets lulld stop its job units, a second instance's tagged ones included, and
+        // nothing else.
+        let lulld = try machine.property("lulld.service", "MainPID")
+        for (name, allowed) in [
+            (unit, true), ("lull-job-0123abcd-7.service", true), ("lull-job-x-7.service", false),
+            ("ssh.service", false),
+        ] {
+            let asked = try machine.run([
+                "pkcheck", "--action-id", "org.freedesktop.systemd1.manage-units", "--process", lulld,
+                "--detail", "unit", name, "--detail", "verb", "stop",
+            ])
+            #expect((asked.status == 0) == allowed, "\(name): pkcheck exited \(asked.status) \(asked.stderr)")
+        }
         // A second uid neither sees nor stops it.
         #expect(try api.view(job, as: "bob") == nil)
         #expect(try api.request("DELETE", "/v1/jobs/\(job)", as: "bob").status == 404)
@@ -240,8 +253,36 @@ struct RunJobsUnderSystemdTests {
         try machine.check(userctl + ["start", "lulld.socket"])
         let api = ContainerAPI(machine: machine, socket: "/run/user/\(uid)/lull/lull.sock")
 
+        // A second lulld of bob's on the same manager, with a store of its own: its job 1 runs
+        // while the first lulld's job 1 starts, runs and ends beside it (both were named
+        // lull-job-1.service, and the second start stopped the first command as a leftover).
+        try machine.check(
+            [
+                "runuser", "-u", "bob", "--", "env", "XDG_RUNTIME_DIR=/run/user/\(uid)", "systemd-run", "--user",
+                "--unit=lull-second", "--property=Type=notify", "/usr/bin/lulld", "--state-dir",
+                "/home/bob/.local/state/lull-second", "--socket", "/run/user/\(uid)/lull-second.sock",
+            ]
+        )
+        let second = ContainerAPI(machine: machine, socket: "/run/user/\(uid)/lull-second.sock")
+        let neighbour = try second.submit(["kind": "run", "argv": ["sleep", "300"]], as: "bob")
+        #expect(neighbour == 1)
+        let neighbourUnit = try machine.waitFor("the second lulld's unit to run", timeout: .seconds(20)) {
+            () -> String? in
+            let listed = try machine.check(
+                userctl + ["list-units", "--plain", "--no-legend", "--state=active", "lull-job-*"]
+            )
+            return listed.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+                .first { $0.hasPrefix("lull-job-") && $0.hasSuffix("-1.service") }
+        }
+        #expect(neighbourUnit != "lull-job-1.service", "the second lulld tags its units")
+
         let job = try api.submit(["kind": "run", "argv": ["sh", "-c", "cat /proc/self/cgroup; sleep 1"]], as: "bob")
+        #expect(job == 1, "the same id in both stores")
         #expect(try api.waitForState(job, "succeeded", as: "bob") == "succeeded")
+        #expect(try machine.property(neighbourUnit, "ActiveState", user: "bob") == "active")
+        #expect(try second.view(neighbour, as: "bob")?["state"] as? String == "running")
+        #expect(try second.request("DELETE", "/v1/jobs/\(neighbour)", as: "bob").status == 200)
+        #expect(try second.waitForState(neighbour, "cancelled", as: "bob") == "cancelled")
         let tail = (try api.view(job, as: "bob")?["result"] as? [String: Any])?["output_tail"] as? String ?? ""
         #expect(
             tail.contains("user@\(uid).service/lull.slice/lull-jobs.slice/lull-job-\(job).service"),

@@ -36,13 +36,18 @@ struct DaemonCore {
         let clock = SystemClock()
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
         let runHost = RunHostChoice(resolved: config.run.host)
-        logger.info("run jobs: commands \(runHost)")
+        let unitManager = runHost.makeManager(sleeper: clients.sleeper)
+        // Tagged unless this lulld is its manager's lulld.service: two lullds on one manager
+        // keep to their own units.
+        let unitNames = JobUnitNames.of(ownUnit: await unitManager?.ownUnit(), stateDirectory: stateDirectory)
+        logger.info("run jobs: commands \(runHost)\(unitManager == nil ? "" : ", named \(unitNames)")")
         let run = RunTransfer(
             launcher: SpawnLauncher(descriptorSoftLimit: commandDescriptorLimit),
             logs: RunLogs(stateDirectory: stateDirectory),
             settings: config.runSettings,
-            manager: runHost.makeManager(sleeper: clients.sleeper),
+            manager: unitManager,
             managerIsSystem: runHost.isSystemManager,
+            unitNames: unitNames,
             outputLines: runHost.host == .systemd
                 ? JournalOutput(now: { clock.now().timeIntervalSince1970 }).forward : nil,
             cgroups: config.run.cgroups,

@@ -76,11 +76,11 @@ extension RunJob {
                 "unit \"\(UntrustedText.escaped(unit))\" is not a service name; give an existing unit such as backup.service (not a template, at most \(UnitName.maxLength) bytes)"
             )
         }
-        guard !unit.hasPrefix("lull-job-") else {
+        guard !unit.hasPrefix(Self.ownUnitPrefix) else {
             throw ValidationError(
                 .invalidValue,
                 field: "unit",
-                "units named lull-job-* are lulld's own; name another unit"
+                "units named \(Self.ownUnitPrefix)* are lulld's own; name another unit"
             )
         }
         for (field, present) in [

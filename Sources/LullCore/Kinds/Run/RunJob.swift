@@ -30,6 +30,8 @@ public struct RunJob: KindPayload {
 
     public static let defaultStopGraceSeconds = 10.0
     public static let defaultOutputTailBytes = 64 << 10
+    /// How the units lulld makes for commands begin; a job may not name one as its `unit`.
+    public static let ownUnitPrefix = "lull-job-"
 
     public init(
         argv: [String],

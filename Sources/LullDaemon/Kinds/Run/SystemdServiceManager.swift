@@ -156,15 +156,37 @@ final class SystemdServiceManager: ServiceManager {
         _ = try? await managerCall("ResetFailedUnit", unit)
     }
 
-    func endLeftovers(of jobs: [JobID]) async -> [String] {
+    func endLeftovers(of units: [String]) async -> [String] {
         var ended: [String] = []
-        for unit in jobs.map(TransientService.unitName) {
+        for unit in units {
             // Not waited for: a command slow to stop must not hold up the start. The job's next
             // attempt waits for the unit's end before it starts it again (`endLeftover`).
             guard let state = try? await state(of: unit), !state.hasEnded, await stop(unit) else { continue }
             ended.append(unit)
         }
         return ended
+    }
+
+    /// The unit lulld itself runs in on this manager, or nil in none of its units. The manager
+    /// is asked (`GetUnitByPID` of 0 is the caller's): `sd_pid_get_unit` also reads PID 1's
+    /// cgroup, which the system unit's `ProtectProc=invisible` hides.
+    func ownUnit() async -> String? {
+        try? await bus.perform { context -> String? in
+            let path =
+                try context.call(
+                    destination: Self.destination,
+                    path: Self.managerPath,
+                    interface: Self.managerInterface,
+                    member: "GetUnitByPID",
+                    arguments: [.uint32(0)]
+                ).read().string ?? ""
+            return try context.get(
+                destination: Self.destination,
+                path: path,
+                interface: "org.freedesktop.systemd1.Unit",
+                property: "Id"
+            ).string
+        }
     }
 
     // MARK: following
@@ -221,7 +243,7 @@ final class SystemdServiceManager: ServiceManager {
         // lulld keeps a job unit's time limit itself: there `timeout` is the stop grace's, of
         // processes an exited command left behind, and its exit stands. An existing unit's own
         // `RuntimeMaxSec=` is a timeout.
-        case ("timeout", 1) where TransientService.isJobUnit(unit): outcome = .exited(status)
+        case ("timeout", 1) where JobUnitNames.isJobUnit(unit): outcome = .exited(status)
         case ("timeout", _): outcome = .timedOut
         case (_, 1): outcome = .exited(status)
         case (_, 2), (_, 3):

@@ -6,7 +6,8 @@ import NIOPosix
 import Glibc
 #endif
 
-/// Run jobs on the systemd host: each attempt is a transient `lull-job-<id>.service` in
+/// Run jobs on the systemd host: each attempt is a transient `lull-job-<id>.service` (tagged
+/// when lulld is not the manager's `lulld.service`: `JobUnitNames`) in
 /// `lull-jobs.slice`, started as the owner (`User=` on the system manager), with the job's
 /// limits as unit properties. The manager owns the processes; lulld reads their output through
 /// a pipe handed to the unit and turns the unit's end into the job's outcome.
@@ -30,6 +31,7 @@ extension RunTransfer {
         )
         launch.outputDescriptor = pipe[1]
         let service = TransientService(
+            name: unitNames.unit(of: job.id),
             jobID: job.id,
             description: "Lull job \(job.id.rawValue): \(command.summary)",
             launch: launch,

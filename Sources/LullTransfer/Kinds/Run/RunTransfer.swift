@@ -28,6 +28,8 @@ public struct RunTransfer: TransferEngine {
     let manager: (any ServiceManager)?
     /// The units of running jobs on the systemd host.
     public let units: RunningUnits
+    /// What those units are named.
+    public let unitNames: JobUnitNames
     /// Where each line of a unit's output also goes (the journal, with the job's id).
     let outputLines: (@Sendable (JobID, Substring) -> Void)?
     /// The subtree delegated to lulld, where each command started by lulld gets a cgroup of
@@ -48,6 +50,7 @@ public struct RunTransfer: TransferEngine {
         running: RunningCommands = RunningCommands(),
         manager: (any ServiceManager)? = nil,
         managerIsSystem: Bool = true,
+        unitNames: JobUnitNames = .plain,
         outputLines: (@Sendable (JobID, Substring) -> Void)? = nil,
         cgroups: DelegatedCgroups? = nil,
         commandsOnlyOf: OwnerID? = nil,
@@ -66,6 +69,7 @@ public struct RunTransfer: TransferEngine {
         self.running = running
         self.manager = manager
         self.units = RunningUnits(isSystemManager: managerIsSystem)
+        self.unitNames = unitNames
     }
 
     public func run(_ job: Job, context: TransferContext) async throws -> JobResult {
@@ -158,7 +162,7 @@ public struct RunTransfer: TransferEngine {
     /// still run, stopped; see `ServiceManager.endLeftovers`.
     public func endLeftoverUnits(of jobs: [JobID]) async -> [String] {
         guard let manager, !jobs.isEmpty else { return [] }
-        return await manager.endLeftovers(of: jobs)
+        return await manager.endLeftovers(of: jobs.map(unitNames.unit))
     }
 
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {

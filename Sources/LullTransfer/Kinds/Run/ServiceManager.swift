@@ -23,13 +23,13 @@ public protocol ServiceManager: Sendable {
     func usage(of unit: String) async -> ServiceUsage?
     /// Lets the manager forget an ended unit (the reference that kept its figures).
     func release(_ unit: String) async
-    /// Stops the units of `jobs` (run jobs a crashed lulld left `running`) that still run, and
-    /// returns their names: called at start, before any job runs, since no attempt follows them
-    /// and lulld kept their time limit.
-    func endLeftovers(of jobs: [JobID]) async -> [String]
+    /// Stops those of `units` (the units of run jobs a crashed lulld left `running`) that still
+    /// run, and returns their names: called at start, before any job runs, since no attempt
+    /// follows them and lulld kept their time limit.
+    func endLeftovers(of units: [String]) async -> [String]
 }
 
-/// A command to run as `lull-job-<id>.service`.
+/// A command to run as a job's unit (`JobUnitNames`).
 public struct TransientService: Sendable {
     public var name: String
     public var jobID: JobID
@@ -42,13 +42,14 @@ public struct TransientService: Sendable {
     public var stopGraceSeconds: Double
 
     public init(
+        name: String,
         jobID: JobID,
         description: String,
         launch: LaunchRequest,
         user: UInt32?,
         stopGraceSeconds: Double
     ) {
-        self.name = Self.unitName(of: jobID)
+        self.name = name
         self.jobID = jobID
         self.description = description
         self.launch = launch
@@ -56,10 +57,6 @@ public struct TransientService: Sendable {
         self.stopGraceSeconds = stopGraceSeconds
     }
 
-    /// The unit a job's command runs in.
-    public static func unitName(of id: JobID) -> String { "lull-job-\(id.rawValue).service" }
-    /// Whether `unit` is such a unit (an existing unit a job names cannot be one).
-    public static func isJobUnit(_ unit: String) -> Bool { unit.hasPrefix("lull-job-") }
     /// The slice every job's unit is placed in.
     public static let slice = "lull-jobs.slice"
 }
