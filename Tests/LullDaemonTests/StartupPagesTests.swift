@@ -1,4 +1,5 @@
 import Foundation
+import LullAPI
 import LullClient
 import LullTestSupport
 import Testing
@@ -52,6 +53,32 @@ import Testing
         try await waitUntil("lulld's code is read around again") {
             try !Self.imageMappings(image, pid: pid).contains(where: \.readsPageByPage)
         }
+    }
+
+    /// A lulld that runs queued work and gets no request: the job's start lifts the advice.
+    @Test func aJobStartedWithoutARequestLetsFaultsReadAroundAgain() async throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.remove() }
+        try daemon.start()
+        let client = LullClient(socketPath: daemon.socketPath)
+        defer { Task { await client.shutdown() } }
+        // Whole seconds, as the API keeps times.
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 10).rounded(.down))
+        let job = try await client.submit(JobSubmission(kind: .run, url: "", notBefore: due, argv: ["true"]))
+        _ = daemon.stop()
+        // Restarted, it gets no request until the job has started.
+        try daemon.start()
+        let pid = String(daemon.pid)
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        try await waitUntil("lulld's code is advised page by page", timeout: .seconds(9)) {
+            try Self.imageMappings(image, pid: pid).contains { !$0.writable && $0.readsPageByPage }
+        }
+        #expect(Date() < due, "advised before the job was due")
+        try await waitUntil("lulld's code is read around again", timeout: .seconds(30)) {
+            try !Self.imageMappings(image, pid: pid).contains(where: \.readsPageByPage)
+        }
+        #expect(Date() >= due, "lifted by the job's start, not before")
+        #expect(try await client.job(job.id).state != .queued)
     }
 
     struct Advised: CustomStringConvertible {

@@ -250,6 +250,7 @@ public enum Daemon {
             send: { notifier.status($0) }
         )
         await dispatcher.observeStatus { status.changed() }
+        await dispatcher.observeStarts { startupPages.workArrived() }
         if let interval = SystemdNotifier.watchdogInterval() {
             await dispatcher.startHeartbeat(every: interval) { notifier.watchdog() }
             logger.info("watchdog enabled", metadata: ["ping_interval": "\(interval)"])

@@ -17,9 +17,8 @@ import Glibc
 /// Until the first request the same mappings are advised `MADV_RANDOM`: otherwise each later
 /// fault reads around the page it needs and maps the large folio that read made, and the few
 /// faults of an idle daemon's first timers bring back megabytes of code it never runs again.
-/// The first request lets faults read around again, so that a busy daemon's code comes back in
-/// the kernel's large reads rather than a page at a time from the disk. (A lulld that only runs
-/// queued work, with no request, keeps the advice; its faults then read less around.)
+/// The first request, or the first job started, lets faults read around again, so that a busy
+/// daemon's code comes back in the kernel's large reads rather than a page at a time from the disk.
 final class StartupPages: Sendable {
     /// Linux 5.4's `MADV_PAGEOUT`; older kernels answer EINVAL and nothing changes.
     static let pageOutAdvice: CInt = 21
@@ -61,7 +60,7 @@ final class StartupPages: Sendable {
         return bytes
     }
 
-    /// Called for each request: the first lets faults read around again (a flag change in the
+    /// Called for each request and each job's start: the first lets faults read around again (a flag change in the
     /// kernel, no I/O), or, before the release, keeps the release from advising otherwise.
     func workArrived() {
         guard !settled.load(ordering: .relaxed) else { return }

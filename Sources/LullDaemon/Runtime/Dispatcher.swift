@@ -36,6 +36,8 @@ actor Dispatcher {
     let hooks: CompletionHooks?
     /// Told whenever the queue or the running set may have changed (the service STATUS line).
     var statusObserver: (@Sendable () -> Void)?
+    /// Told at each start of an attempt (lulld's code is about to be busy: `StartupPages`).
+    var startObserver: (@Sendable () -> Void)?
     var heartbeat: Task<Void, Never>?
     /// Least time between two stored progress updates of one job.
     let progressInterval: TimeInterval
@@ -103,6 +105,12 @@ actor Dispatcher {
     func observeStatus(_ observer: @escaping @Sendable () -> Void) {
         statusObserver = observer
         observer()
+    }
+
+    /// Calls `observer` at each attempt's start from now on, and at once if one already runs.
+    func observeStarts(_ observer: @escaping @Sendable () -> Void) {
+        startObserver = observer
+        if !running.isEmpty { observer() }
     }
 
     /// The service manager's status line (see `ServiceStatusLine`).
@@ -232,7 +240,9 @@ actor Dispatcher {
             switch action {
             case .statusChanged: statusObserver?()
             case .holdOnPressure(let holding): readings.gauge.setHolding(holding)
-            case .start(let job): running[job.id] = Task { await self.execute(job.id) }
+            case .start(let job):
+                startObserver?()
+                running[job.id] = Task { await self.execute(job.id) }
             // A frozen attempt is not stopped while it is held: the stop is decided again when
             // it is thawed.
             case .stop(let id, _) where !frozen.contains(id): running[id]?.cancel()
