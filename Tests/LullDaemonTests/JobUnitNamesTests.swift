@@ -17,6 +17,7 @@ import Testing
     }
 
     @Test func theShippedUnitNamesItsJobsUnitsByIdAlone() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let names = JobUnitNames.of(ownUnit: "lulld.service", stateDirectory: try directory("a"))
         #expect(names == .plain)
         #expect(names.unit(of: JobID(7)) == "lull-job-7.service")
@@ -38,6 +39,32 @@ import Testing
         #expect(JobUnitNames.of(ownUnit: "app-term-1.scope", stateDirectory: root + "/link") == second)
         #expect(JobUnitNames.of(ownUnit: "lull-second.service", stateDirectory: b) != second)
         #expect(JobUnitNames.of(ownUnit: nil, stateDirectory: b).unit(of: JobID(7)) != second.unit(of: JobID(7)))
+    }
+
+    /// Decided at the first start and kept: a later start in another unit, or one whose manager
+    /// did not answer, still finds the units the first one named.
+    @Test func theNamesAreDecidedOnceAndKeptInTheStateDirectory() async throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let shipped = try directory("shipped")
+        let first = await JobUnitNames.settled(in: shipped) { "lulld.service" }
+        #expect(first.names == .plain && first.keptFailure == nil)
+        let unanswered = await JobUnitNames.settled(in: shipped) { nil }
+        #expect(unanswered.names == .plain, "kept, not decided again")
+
+        let other = try directory("other")
+        let tagged = await JobUnitNames.settled(in: other) { nil }
+        #expect(tagged.names.tag != nil)
+        #expect(await JobUnitNames.settled(in: other) { "lulld.service" }.names == tagged.names)
+
+        // A kept file that does not read as a decision is decided again.
+        let damaged = try directory("damaged")
+        try "lull-job-1\n".write(toFile: damaged + "/" + JobUnitNames.keptFile, atomically: true, encoding: .utf8)
+        #expect(await JobUnitNames.settled(in: damaged) { "lulld.service" }.names == .plain)
+        #expect(try String(contentsOfFile: damaged + "/" + JobUnitNames.keptFile, encoding: .utf8) == "plain\n")
+
+        // One that cannot be written: the names are used all the same, and the failure said.
+        let gone = await JobUnitNames.settled(in: root + "/missing") { "lulld.service" }
+        #expect(gone.names == .plain && gone.keptFailure != nil)
     }
 
     /// The runner starts its units, and looks for its leftovers, under its own names.

@@ -39,7 +39,16 @@ struct DaemonCore {
         let unitManager = runHost.makeManager(sleeper: clients.sleeper)
         // Tagged unless this lulld is its manager's lulld.service: two lullds on one manager
         // keep to their own units.
-        let unitNames = JobUnitNames.of(ownUnit: await unitManager?.ownUnit(), stateDirectory: stateDirectory)
+        var unitNames = JobUnitNames.plain
+        if let unitManager {
+            let settled = await JobUnitNames.settled(in: stateDirectory) { await unitManager.ownUnit() }
+            unitNames = settled.names
+            if let failure = settled.keptFailure {
+                logger.warning(
+                    "cannot keep the job units' names in the state directory (\(failure)); a later start may name them otherwise and miss the units of jobs that run now"
+                )
+            }
+        }
         logger.info("run jobs: commands \(runHost)\(unitManager == nil ? "" : ", named \(unitNames)")")
         let run = RunTransfer(
             launcher: SpawnLauncher(descriptorSoftLimit: commandDescriptorLimit),

@@ -16,6 +16,7 @@ final class SystemdServiceManager: ServiceManager {
     /// The event loops' timers, not `Task.sleep` (see `Sleeper`).
     private let sleeper: any Sleeper
     private let bus: ReconnectingBus
+    private let endpoint: BusEndpoint
     /// Units frozen by SIGSTOP, where the manager cannot freeze (cgroup v1).
     private let stoppedBySignal = Mutex<Set<String>>([])
     /// What each running unit's end is judged against: its memory limit and the kernel's count
@@ -37,6 +38,7 @@ final class SystemdServiceManager: ServiceManager {
     init(endpoint: BusEndpoint, sleeper: any Sleeper, followPatience: Duration = .seconds(300)) {
         let changes = UnitChanges(sleeper: sleeper)
         self.changes = changes
+        self.endpoint = endpoint
         self.sleeper = sleeper
         let referenced = Referenced()
         self.referenced = referenced
@@ -167,11 +169,14 @@ final class SystemdServiceManager: ServiceManager {
         return ended
     }
 
-    /// The unit lulld itself runs in on this manager, or nil in none of its units. The manager
-    /// is asked (`GetUnitByPID` of 0 is the caller's): `sd_pid_get_unit` also reads PID 1's
-    /// cgroup, which the system unit's `ProtectProc=invisible` hides.
+    /// The unit lulld itself runs in on this manager, or nil in none of its units or when the
+    /// manager does not answer. The manager is asked (`GetUnitByPID` of 0 is the caller's):
+    /// `sd_pid_get_unit` also reads PID 1's cgroup, which the system unit's `ProtectProc=invisible`
+    /// hides. Over a connection of its own, closed after: the manager's connection subscribes to
+    /// every unit's changes, which a lulld that runs no command has no use for.
     func ownUnit() async -> String? {
-        try? await bus.perform { context -> String? in
+        guard let connection = try? await BusConnection.connect(endpoint, name: "lull-own-unit") else { return nil }
+        let unit = try? await connection.perform { context -> String? in
             let path =
                 try context.call(
                     destination: Self.destination,
@@ -187,6 +192,8 @@ final class SystemdServiceManager: ServiceManager {
                 property: "Id"
             ).string
         }
+        await connection.close()
+        return unit ?? nil
     }
 
     // MARK: following

@@ -1,3 +1,4 @@
+import Foundation
 import LullCore
 
 #if canImport(Glibc)
@@ -34,6 +35,45 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
         return JobUnitNames(tag: String(digest.hex().prefix(8)))
     }
 
+    /// The names kept in `stateDirectory`; at the first start on the systemd host, those for the
+    /// unit `ownUnit` names, kept there from then on. Decided once: names that changed between
+    /// starts (the manager too busy to answer at one of them, lulld moved to another unit) would
+    /// miss the units a crashed lulld left running. `keptFailure` says why names that are used
+    /// all the same could not be kept.
+    public static func settled(
+        in stateDirectory: String,
+        ownUnit: () async -> String?
+    ) async -> (names: JobUnitNames, keptFailure: (any Error)?) {
+        let file = URL(fileURLWithPath: stateDirectory + "/" + keptFile)
+        if let kept = try? String(contentsOf: file, encoding: .utf8), let names = JobUnitNames(kept: kept) {
+            return (names, nil)
+        }
+        let names = of(ownUnit: await ownUnit(), stateDirectory: stateDirectory)
+        do {
+            try Data(((names.tag ?? plainMark) + "\n").utf8).write(to: file, options: .atomic)
+            return (names, nil)
+        } catch {
+            return (names, error)
+        }
+    }
+
+    /// The file in the state directory that keeps the decision: the tag, or `plain`.
+    static let keptFile = "job-unit-tag"
+    private static let plainMark = "plain"
+
+    private init?(kept: String) {
+        let text = kept.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text == Self.plainMark {
+            tag = nil
+        } else if text.utf8.count == 8,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        {
+            tag = text
+        } else {
+            return nil
+        }
+    }
+
     /// The unit a job's command runs in.
     public func unit(of id: JobID) -> String {
         guard let tag else { return "\(RunJob.ownUnitPrefix)\(id.rawValue).service" }
@@ -42,7 +82,7 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         guard let tag else { return "\(RunJob.ownUnitPrefix)<id>.service" }
-        return "\(RunJob.ownUnitPrefix)\(tag)-<id>.service (tagged: this lulld is not its manager's lulld.service)"
+        return "\(RunJob.ownUnitPrefix)\(tag)-<id>.service (tagged, as kept in job-unit-tag: at its first start here this lulld was not its manager's lulld.service)"
     }
 
     /// Whether `unit` is a job's unit, of this lulld or another (a job may not name one).
