@@ -82,7 +82,8 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         guard let tag else { return "\(RunJob.ownUnitPrefix)<id>.service" }
-        return "\(RunJob.ownUnitPrefix)\(tag)-<id>.service (tagged, as kept in job-unit-tag: at its first start here this lulld was not its manager's lulld.service)"
+        return "\(RunJob.ownUnitPrefix)\(tag)-<id>.service "
+            + "(tagged, as kept in job-unit-tag: at its first start here this lulld was not its manager's lulld.service)"
     }
 
     /// Whether `unit` is a job's unit, of this lulld or another (a job may not name one).
