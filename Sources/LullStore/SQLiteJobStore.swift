@@ -234,7 +234,7 @@ public final class SQLiteJobStore: JobStore {
     public func countsByClassAndState() async throws -> [JobCountKey: Int] {
         try await pool.read { db in
             var counts: [JobCountKey: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT class, state, COUNT(*) AS n FROM jobs GROUP BY class, state") {
+            for row in try Row.fetchAll(db, sql: "SELECT class, state, n FROM job_counts WHERE n > 0") {
                 if let state = JobState(rawValue: row["state"]) {
                     counts[JobCountKey(jobClass: row["class"], state: state)] = row["n"]
                 }
@@ -244,9 +244,14 @@ public final class SQLiteJobStore: JobStore {
     }
 
     public func count(in state: JobState) async throws -> Int {
-        // A range of the `jobs_by_state` index, not a pass over every job ever kept.
+        // The counts the triggers keep, not a pass over every job ever kept.
         try await pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM jobs WHERE state = ?", arguments: [state.rawValue]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COALESCE(SUM(n), 0) FROM job_counts WHERE state = ?",
+                arguments: [state.rawValue]
+            )
+                ?? 0
         }
     }
 
@@ -261,7 +266,10 @@ public final class SQLiteJobStore: JobStore {
                         arguments: [Int64(owner.rawValue)]
                     )
                 } else {
-                    try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")
+                    try Row.fetchAll(
+                        db,
+                        sql: "SELECT state, SUM(n) AS n FROM job_counts GROUP BY state HAVING SUM(n) > 0"
+                    )
                 }
             for row in rows {
                 if let state = JobState(rawValue: row["state"]) { counts[state] = row["n"] }

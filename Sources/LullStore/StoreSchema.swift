@@ -113,6 +113,36 @@ enum StoreSchema {
             try db.execute(sql: "ALTER TABLE fetch_validators ADD COLUMN file TEXT")
             try db.execute(sql: "ALTER TABLE fetch_validators ADD COLUMN sha256 TEXT")
         }
+        migrator.registerMigration("v9: job counts by class and state") { db in
+            // Kept by triggers in the same transaction as every change of a job, so that
+            // `/metrics` and `GET /v1/status` read a few rows instead of counting every job ever
+            // kept (a scan of a million rows a scrape).
+            try db.execute(
+                sql: """
+                    CREATE TABLE job_counts (
+                        class TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        n INTEGER NOT NULL,
+                        PRIMARY KEY (class, state)
+                    ) WITHOUT ROWID;
+                    INSERT INTO job_counts (class, state, n) SELECT class, state, COUNT(*) FROM jobs GROUP BY class, state;
+                    CREATE TRIGGER job_counted AFTER INSERT ON jobs BEGIN
+                        INSERT INTO job_counts (class, state, n) VALUES (NEW.class, NEW.state, 1)
+                            ON CONFLICT (class, state) DO UPDATE SET n = n + 1;
+                    END;
+                    CREATE TRIGGER job_count_moved AFTER UPDATE OF class, state ON jobs
+                        WHEN OLD.class IS NOT NEW.class OR OLD.state IS NOT NEW.state
+                    BEGIN
+                        UPDATE job_counts SET n = n - 1 WHERE class = OLD.class AND state = OLD.state;
+                        INSERT INTO job_counts (class, state, n) VALUES (NEW.class, NEW.state, 1)
+                            ON CONFLICT (class, state) DO UPDATE SET n = n + 1;
+                    END;
+                    CREATE TRIGGER job_uncounted AFTER DELETE ON jobs BEGIN
+                        UPDATE job_counts SET n = n - 1 WHERE class = OLD.class AND state = OLD.state;
+                    END;
+                    """
+            )
+        }
         TestMigration.register(in: &migrator, environment: ProcessInfo.processInfo.environment)
         return migrator
     }
