@@ -184,6 +184,40 @@ struct RunJobsUnderSystemdTests {
         #expect(Date().timeIntervalSince(resumedAt) >= 1, "timed out at its resume")
         let timedOut = try #require(try api.view(timed, as: "alice"))
         #expect((timedOut["error"] as? [String: Any])?["code"] as? String == "total_timeout", "\(timedOut)")
+        // Under cgroup v1 an OOM kill is told from the kernel's count, which is the whole
+        // machine's: a command with a memory limit that ignores SIGTERM, killed at the end of its
+        // timeout's stop while another job went past its own limit, still timed out (systemd
+        // calls that SIGKILL the stop's timeout, which the count does not override).
+        let stubborn = try api.submit(
+            [
+                "kind": "run", "memory_max": 256 << 20, "timeouts": ["total_seconds": 4], "stop_grace_seconds": 1,
+                "retry": ["max_attempts": 1],
+                "argv": [
+                    "python3", "-c",
+                    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)",
+                ],
+            ],
+            as: "alice"
+        )
+        let stubbornUnit = "lull-job-\(stubborn).service"
+        _ = try machine.waitFor("\(stubbornUnit) to run", timeout: .seconds(20)) { () -> String? in
+            let pid = try machine.property(stubbornUnit, "MainPID")
+            return pid != "0" && !pid.isEmpty ? pid : nil
+        }
+        let overLimit = try api.submit(
+            [
+                "kind": "run", "memory_max": 32 << 20, "retry": ["max_attempts": 1],
+                "argv": ["python3", "-c", "b = bytearray(256 << 20)"],
+            ],
+            as: "alice"
+        )
+        #expect(try api.waitForState(overLimit, "failed", as: "alice") == "failed")
+        let overView = try #require(try api.view(overLimit, as: "alice"))
+        #expect((overView["error"] as? [String: Any])?["code"] as? String == "memory_limit", "\(overView)")
+        #expect(try api.state(stubborn, as: "alice") == "running", "the other job's kill came before the timeout")
+        #expect(try api.waitForState(stubborn, "failed", as: "alice") == "failed")
+        let stopped = try #require(try api.view(stubborn, as: "alice"))
+        #expect((stopped["error"] as? [String: Any])?["code"] as? String == "total_timeout", "\(stopped)")
         // A lulld that dies leaves its command's unit running; the job's next attempt stops that
         // unit before it starts the command again: never two at once.
         let long = try api.submit(
