@@ -277,12 +277,27 @@ final class SystemdServiceManager: ServiceManager {
     }
 
     func freeze(_ unit: String) async -> Bool {
-        if (try? await managerCall("FreezeUnit", unit)) != nil { return true }
-        // Without the cgroup v2 freezer: SIGSTOP to every process of the unit.
+        do {
+            try await managerCall("FreezeUnit", unit)
+            return true
+        } catch let error as BusError where Self.unitStateErrors.contains(error.name ?? "") {
+            // A stop under way, or the unit gone: a SIGSTOP now would keep a stopping command
+            // from ending by itself. The refusal ends the attempt instead.
+            return false
+        } catch {
+            // No cgroup v2 freezer (cgroup v1), or not ours to use: the system bus's policy lets
+            // only root call FreezeUnit (systemd 252). SIGSTOP to every process of the unit.
+        }
         guard (try? await managerCall("KillUnit", unit, .string("all"), .int32(19))) != nil else { return false }
         stoppedBySignal.withLock { _ = $0.insert(unit) }
         return true
     }
+
+    /// The manager's answers that the unit, not the freezer, is why it cannot be frozen now.
+    private static let unitStateErrors: Set<String> = [
+        "org.freedesktop.systemd1.UnitBusy", "org.freedesktop.systemd1.UnitInactive",
+        "org.freedesktop.systemd1.NoSuchUnit",
+    ]
 
     func thaw(_ unit: String) async -> Bool {
         if stoppedBySignal.withLock({ $0.remove(unit) != nil }) {
