@@ -91,12 +91,6 @@ struct CgroupGuestTests {
         #expect((io.result["io_write_bytes"] as? Int ?? 0) >= 8 << 20, "\(io)")
         // The systemd host on the same kernel: the unit's CPUUsageNSec, and its MemoryCurrent
         // sampled each second (systemd 252 has no MemoryPeak).
-        // A freeze of a unit that is being stopped is refused for the stop, by name: lulld then
-        // ends the attempt instead of SIGSTOPping a command on its way out.
-        #expect(
-            said["freeze-busy"]?.contains("org.freedesktop.systemd1.UnitBusy") == true,
-            "\(said["freeze-busy"] ?? "")"
-        )
         let unit = try view(said, "unit")
         // This lulld is lull-cg.service, not the shipped lulld.service: its units carry the tag
         // of its state directory (`JobUnitNames`).

@@ -218,6 +218,35 @@ struct RunJobsUnderSystemdTests {
         #expect(try api.waitForState(stubborn, "failed", as: "alice") == "failed")
         let stopped = try #require(try api.view(stubborn, as: "alice"))
         #expect((stopped["error"] as? [String: Any])?["code"] as? String == "total_timeout", "\(stopped)")
+        // A pause that meets a unit on its way down (an admin's stop) does not SIGSTOP its
+        // processes: a command cleaning up after SIGTERM (here for 2 s) finishes and ends by
+        // itself, well within its 30 s stop grace. The refused freeze ends the attempt.
+        let leaving = try api.submit(
+            [
+                "kind": "run", "stop_grace_seconds": 30, "retry": ["max_attempts": 1],
+                "argv": [
+                    "python3", "-c",
+                    "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *_: (time.sleep(2), sys.exit(0))); time.sleep(300)",
+                ],
+            ],
+            as: "alice"
+        )
+        let leavingUnit = "lull-job-\(leaving).service"
+        let leavingPID = try machine.waitFor("\(leavingUnit) to run", timeout: .seconds(20)) { () -> String? in
+            let pid = try machine.property(leavingUnit, "MainPID")
+            return pid != "0" && !pid.isEmpty ? pid : nil
+        }
+        try machine.check(["systemctl", "stop", "--no-block", leavingUnit])
+        try machine.waitFor("\(leavingUnit) to be stopping", timeout: .seconds(10)) {
+            try machine.property(leavingUnit, "ActiveState") == "deactivating" ? true : nil
+        }
+        let stopAsked = Date()
+        #expect(try api.request("POST", "/v1/jobs/\(leaving)/pause", as: "alice").status == 200)
+        try machine.waitFor("the stopping command to end by itself", timeout: .seconds(15)) {
+            try machine.run(["test", "-e", "/proc/\(leavingPID)"]).status != 0 ? true : nil
+        }
+        #expect(Date().timeIntervalSince(stopAsked) < 15, "the command ended by its stop grace's SIGKILL")
+        _ = try api.request("DELETE", "/v1/jobs/\(leaving)", as: "alice")
         // A lulld that dies leaves its command's unit running; the job's next attempt stops that
         // unit before it starts the command again: never two at once.
         let long = try api.submit(

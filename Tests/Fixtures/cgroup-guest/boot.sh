@@ -68,16 +68,6 @@ while ! lullctl --socket $sock status > /dev/null 2>&1; do
     [ $i -lt 1800 ] || { say "error the second lulld did not come up"; exit 1; }
     sleep 0.1
 done
-# What the manager answers a freeze of a unit whose stop is under way, on cgroup v2: lulld then
-# ends the attempt rather than SIGSTOP a command that is stopping (SystemdServiceManager.freeze).
-systemd-run --quiet --unit=lull-busy --property=TimeoutStopSec=30 \
-    python3 -c 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'
-sleep 0.5
-systemctl stop --no-block lull-busy.service
-sleep 0.2
-say "freeze-busy $(dbus-send --system --print-reply --dest=org.freedesktop.systemd1 /org/freedesktop/systemd1 \
-    org.freedesktop.systemd1.Manager.FreezeUnit string:lull-busy.service 2>&1 | tr '\n' ' ')"
-systemctl kill --signal=KILL lull-busy.service
 job unit --network none -- python3 -c 'import time
 t = time.process_time()
 while time.process_time() - t < 1: pass

@@ -277,27 +277,24 @@ final class SystemdServiceManager: ServiceManager {
     }
 
     func freeze(_ unit: String) async -> Bool {
+        if (try? await managerCall("FreezeUnit", unit)) != nil { return true }
+        // Refused: no cgroup v2 freezer (cgroup v1), not ours to call (systemd 252's system bus
+        // passes FreezeUnit only from root), or a pending job (a oneshot's whole run is its
+        // start job). Then SIGSTOP to every process of the unit, unless the unit is on its way
+        // down or gone: a stopped command could not end by itself, so the refusal ends the
+        // attempt instead.
         do {
-            try await managerCall("FreezeUnit", unit)
-            return true
-        } catch let error as BusError where Self.unitStateErrors.contains(error.name ?? "") {
-            // A stop under way, or the unit gone: a SIGSTOP now would keep a stopping command
-            // from ending by itself. The refusal ends the attempt instead.
-            return false
+            guard let state = try await state(of: unit), Self.running.contains(state.active) else { return false }
         } catch {
-            // No cgroup v2 freezer (cgroup v1), or not ours to use: the system bus's policy lets
-            // only root call FreezeUnit (systemd 252). SIGSTOP to every process of the unit.
+            // A state that cannot be read is taken as running.
         }
         guard (try? await managerCall("KillUnit", unit, .string("all"), .int32(19))) != nil else { return false }
         stoppedBySignal.withLock { _ = $0.insert(unit) }
         return true
     }
 
-    /// The manager's answers that the unit, not the freezer, is why it cannot be frozen now.
-    private static let unitStateErrors: Set<String> = [
-        "org.freedesktop.systemd1.UnitBusy", "org.freedesktop.systemd1.UnitInactive",
-        "org.freedesktop.systemd1.NoSuchUnit",
-    ]
+    /// Active states whose processes a pause may stop by signal.
+    private static let running: Set<String> = ["active", "activating", "reloading"]
 
     func thaw(_ unit: String) async -> Bool {
         if stoppedBySignal.withLock({ $0.remove(unit) != nil }) {
