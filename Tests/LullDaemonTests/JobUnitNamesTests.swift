@@ -41,30 +41,44 @@ import Testing
         #expect(JobUnitNames.of(ownUnit: nil, stateDirectory: b).unit(of: JobID(7)) != second.unit(of: JobID(7)))
     }
 
-    /// Decided at the first start and kept: a later start in another unit, or one whose manager
-    /// did not answer, still finds the units the first one named.
+    /// Decided at the first start and kept: a later start in another unit still finds the units
+    /// the first one named. A manager that does not answer gets tagged names, kept by no one.
     @Test func theNamesAreDecidedOnceAndKeptInTheStateDirectory() async throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
+        struct NoAnswer: Error {}
         let shipped = try directory("shipped")
+        let unanswered = await JobUnitNames.settled(in: shipped) { throw NoAnswer() }
+        #expect(unanswered.names.tag != nil && unanswered.problem is NoAnswer)
+        #expect(!FileManager.default.fileExists(atPath: shipped + "/" + JobUnitNames.keptFile), "nothing kept")
         let first = await JobUnitNames.settled(in: shipped) { "lulld.service" }
-        #expect(first.names == .plain && first.keptFailure == nil)
-        let unanswered = await JobUnitNames.settled(in: shipped) { nil }
-        #expect(unanswered.names == .plain, "kept, not decided again")
+        #expect(first.names == .plain && first.problem == nil)
+        #expect(await JobUnitNames.settled(in: shipped) { "lull-other.service" }.names == .plain, "kept")
+        #expect(await JobUnitNames.settled(in: shipped) { throw NoAnswer() }.names == .plain, "kept, not asked")
 
         let other = try directory("other")
         let tagged = await JobUnitNames.settled(in: other) { nil }
-        #expect(tagged.names.tag != nil)
+        #expect(tagged.names.tag != nil && tagged.problem == nil)
         #expect(await JobUnitNames.settled(in: other) { "lulld.service" }.names == tagged.names)
+
+        // A copy of a directory is another store: it decides again, and is tagged as another
+        // lulld's would be.
+        let copy = root + "/copy"
+        try FileManager.default.copyItem(atPath: shipped, toPath: copy)
+        let copied = await JobUnitNames.settled(in: copy) { "lull-second.service" }
+        #expect(copied.names.tag != nil && copied.names == JobUnitNames.of(ownUnit: nil, stateDirectory: copy))
 
         // A kept file that does not read as a decision is decided again.
         let damaged = try directory("damaged")
         try "lull-job-1\n".write(toFile: damaged + "/" + JobUnitNames.keptFile, atomically: true, encoding: .utf8)
         #expect(await JobUnitNames.settled(in: damaged) { "lulld.service" }.names == .plain)
-        #expect(try String(contentsOfFile: damaged + "/" + JobUnitNames.keptFile, encoding: .utf8) == "plain\n")
+        #expect(
+            try String(contentsOfFile: damaged + "/" + JobUnitNames.keptFile, encoding: .utf8)
+                == "plain\n\(JobUnitNames.resolved(damaged))\n"
+        )
 
         // One that cannot be written: the names are used all the same, and the failure said.
         let gone = await JobUnitNames.settled(in: root + "/missing") { "lulld.service" }
-        #expect(gone.names == .plain && gone.keptFailure != nil)
+        #expect(gone.names == .plain && gone.problem != nil)
     }
 
     /// The runner starts its units, and looks for its leftovers, under its own names.

@@ -62,6 +62,9 @@ struct RunJobsUnderSystemdTests {
         #expect(try machine.property(unit, "User") == alice)
         let group = try machine.property(unit, "ControlGroup")
         #expect(group == "/lull.slice/lull-jobs.slice/\(unit)", "ControlGroup \(group)")
+        // The manager named lulld's own unit (GetUnitByPID over the system bus, as user lull),
+        // and the plain names were kept for this state directory.
+        #expect(try machine.check(["cat", "/var/lib/lull/job-unit-tag"]) == "plain\n/var/lib/lull\n")
         // The rule lets lulld stop its job units, a second instance's tagged ones included, and
         // nothing else.
         let lulld = try machine.property("lulld.service", "MainPID")

@@ -41,11 +41,11 @@ struct DaemonCore {
         // keep to their own units.
         var unitNames = JobUnitNames.plain
         if let unitManager {
-            let settled = await JobUnitNames.settled(in: stateDirectory) { await unitManager.ownUnit() }
+            let settled = await JobUnitNames.settled(in: stateDirectory) { try await unitManager.ownUnit() }
             unitNames = settled.names
-            if let failure = settled.keptFailure {
+            if let problem = settled.problem {
                 logger.warning(
-                    "cannot keep the job units' names in the state directory (\(failure)); a later start may name them otherwise and miss the units of jobs that run now"
+                    "job units named \(unitNames) for this run only: \(problem); they are decided again at the next start"
                 )
             }
         }

@@ -169,22 +169,39 @@ final class SystemdServiceManager: ServiceManager {
         return ended
     }
 
-    /// The unit lulld itself runs in on this manager, or nil in none of its units or when the
-    /// manager does not answer. The manager is asked (`GetUnitByPID` of 0 is the caller's):
-    /// `sd_pid_get_unit` also reads PID 1's cgroup, which the system unit's `ProtectProc=invisible`
-    /// hides. Over a connection of its own, closed after: the manager's connection subscribes to
-    /// every unit's changes, which a lulld that runs no command has no use for.
-    func ownUnit() async -> String? {
-        guard let connection = try? await BusConnection.connect(endpoint, name: "lull-own-unit") else { return nil }
-        let unit = try? await connection.perform { context -> String? in
-            let path =
-                try context.call(
-                    destination: Self.destination,
-                    path: Self.managerPath,
-                    interface: Self.managerInterface,
-                    member: "GetUnitByPID",
-                    arguments: [.uint32(0)]
-                ).read().string ?? ""
+    /// The unit lulld itself runs in on this manager, nil when it runs in none of its units;
+    /// throws when the manager does not answer. The manager is asked (`GetUnitByPID` of 0 is the
+    /// caller's): `sd_pid_get_unit` also reads PID 1's cgroup, which the system unit's
+    /// `ProtectProc=invisible` hides. Over a connection of its own, closed after: the manager's
+    /// connection subscribes to every unit's changes, which a lulld that runs no command has
+    /// no use for.
+    func ownUnit() async throws -> String? {
+        let connection = try await BusConnection.connect(endpoint, name: "lull-own-unit")
+        do {
+            let unit = try await Self.askOwnUnit(connection)
+            await connection.close()
+            return unit
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    private static func askOwnUnit(_ connection: BusConnection) async throws -> String? {
+        try await connection.perform { context -> String? in
+            let path: String
+            do {
+                path =
+                    try context.call(
+                        destination: Self.destination,
+                        path: Self.managerPath,
+                        interface: Self.managerInterface,
+                        member: "GetUnitByPID",
+                        arguments: [.uint32(0)]
+                    ).read().string ?? ""
+            } catch let error as BusError where error.name == "org.freedesktop.systemd1.NoUnitForPID" {
+                return nil
+            }
             return try context.get(
                 destination: Self.destination,
                 path: path,
@@ -192,8 +209,6 @@ final class SystemdServiceManager: ServiceManager {
                 property: "Id"
             ).string
         }
-        await connection.close()
-        return unit ?? nil
     }
 
     // MARK: following

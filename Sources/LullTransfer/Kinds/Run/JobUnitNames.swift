@@ -19,56 +19,73 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
     /// The names of the shipped `lulld.service`, and of every lulld in tests that fake the manager.
     public static let plain = JobUnitNames(tag: nil)
 
-    /// The names for a lulld running in `ownUnit` (nil: in no unit) on `stateDirectory`. The
-    /// directory is resolved so that the tag, and with it the leftover units a restart looks
-    /// for, does not change with the path's spelling.
+    /// The names for a lulld running in `ownUnit` (nil: in no unit) on `stateDirectory`.
     public static func of(ownUnit: String?, stateDirectory: String) -> JobUnitNames {
         guard ownUnit != "lulld.service" else { return .plain }
-        var path = stateDirectory
-        if let resolved = realpath(stateDirectory, nil) {
-            path = String(cString: resolved)
-            free(resolved)
-        }
         let digest = RunningDigest()
-        var bytes = Array(path.utf8)
+        var bytes = Array(resolved(stateDirectory).utf8)
         bytes.withUnsafeMutableBytes { digest.update(UnsafeRawBufferPointer($0)) }
         return JobUnitNames(tag: String(digest.hex().prefix(8)))
     }
 
-    /// The names kept in `stateDirectory`; at the first start on the systemd host, those for the
-    /// unit `ownUnit` names, kept there from then on. Decided once: names that changed between
-    /// starts (the manager too busy to answer at one of them, lulld moved to another unit) would
-    /// miss the units a crashed lulld left running. `keptFailure` says why names that are used
-    /// all the same could not be kept.
-    public static func settled(
-        in stateDirectory: String,
-        ownUnit: () async -> String?
-    ) async -> (names: JobUnitNames, keptFailure: (any Error)?) {
-        let file = URL(fileURLWithPath: stateDirectory + "/" + keptFile)
-        if let kept = try? String(contentsOf: file, encoding: .utf8), let names = JobUnitNames(kept: kept) {
-            return (names, nil)
+    /// The directory with its symlinks resolved, so that neither the tag nor the kept decision
+    /// changes with the path's spelling.
+    static func resolved(_ directory: String) -> String {
+        guard let resolved = realpath(directory, nil) else { return directory }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// How the names were settled at this start.
+    public struct Settled: Sendable {
+        public var names: JobUnitNames
+        /// Why they were not asked of the manager (it did not answer: tagged for this run, and
+        /// decided again at the next start), or could not be kept; nil when all went well.
+        public var problem: (any Error)?
+    }
+
+    /// The names kept in `stateDirectory` for that directory; else, at the first start on the
+    /// systemd host, those for the unit `ownUnit` says lulld runs in, kept from then on. Decided
+    /// once: names that changed between starts (lulld moved to another unit) would miss the
+    /// units a crashed lulld left running. A manager that does not answer (`ownUnit` throws)
+    /// gets tagged names, which cannot be another lulld's, and nothing is kept. A copy of the
+    /// directory elsewhere decides again: it is another store, whose ids would meet the first's.
+    public static func settled(in stateDirectory: String, ownUnit: () async throws -> String?) async -> Settled {
+        let path = resolved(stateDirectory)
+        let file = URL(fileURLWithPath: path + "/" + keptFile)
+        if let text = try? String(contentsOf: file, encoding: .utf8), let names = JobUnitNames(kept: text, for: path) {
+            return Settled(names: names)
         }
-        let names = of(ownUnit: await ownUnit(), stateDirectory: stateDirectory)
+        let unit: String?
         do {
-            try Data(((names.tag ?? plainMark) + "\n").utf8).write(to: file, options: .atomic)
-            return (names, nil)
+            unit = try await ownUnit()
         } catch {
-            return (names, error)
+            return Settled(names: of(ownUnit: nil, stateDirectory: path), problem: error)
+        }
+        let names = of(ownUnit: unit, stateDirectory: path)
+        do {
+            try Data("\(names.tag ?? plainMark)\n\(path)\n".utf8).write(to: file, options: .atomic)
+            return Settled(names: names)
+        } catch {
+            return Settled(names: names, problem: error)
         }
     }
 
-    /// The file in the state directory that keeps the decision: the tag, or `plain`.
+    /// The file in the state directory that keeps the decision: the tag or `plain`, then the
+    /// directory it was made for.
     static let keptFile = "job-unit-tag"
     private static let plainMark = "plain"
 
-    private init?(kept: String) {
-        let text = kept.trimmingCharacters(in: .whitespacesAndNewlines)
+    private init?(kept: String, for directory: String) {
+        let lines = kept.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 2, lines[1] == directory else { return nil }
+        let text = lines[0]
         if text == Self.plainMark {
             tag = nil
         } else if text.utf8.count == 8,
             text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         {
-            tag = text
+            tag = String(text)
         } else {
             return nil
         }
