@@ -137,10 +137,7 @@ struct RunJobsUnderSystemdTests {
         // the process (this host splits cpu and cpuacct, which systemd 252 does not account).
         let busy = try api.submit(["kind": "run", "argv": ["sh", "-c", "while :; do :; done"]], as: "alice")
         let busyUnit = "lull-job-\(busy).service"
-        let pid = try machine.waitFor("\(busyUnit) to run", timeout: .seconds(20)) { () -> String? in
-            let pid = try machine.property(busyUnit, "MainPID")
-            return pid != "0" && !pid.isEmpty ? pid : nil
-        }
+        let pid = try machine.mainPID(of: busyUnit)
         func cpuTicks() throws -> Int {
             let stat = try machine.check(["cat", "/proc/\(pid)/stat"])
             let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
@@ -173,10 +170,7 @@ struct RunJobsUnderSystemdTests {
             as: "alice"
         )
         let timedUnit = "lull-job-\(timed).service"
-        _ = try machine.waitFor("\(timedUnit) to run", timeout: .seconds(20)) { () -> String? in
-            let pid = try machine.property(timedUnit, "MainPID")
-            return pid != "0" && !pid.isEmpty ? pid : nil
-        }
+        _ = try machine.mainPID(of: timedUnit)
         #expect(try api.request("POST", "/v1/jobs/\(timed)/pause", as: "alice").status == 200)
         Thread.sleep(forTimeInterval: 6)
         #expect(try api.state(timed, as: "alice") == "paused")
@@ -203,10 +197,7 @@ struct RunJobsUnderSystemdTests {
             as: "alice"
         )
         let stubbornUnit = "lull-job-\(stubborn).service"
-        _ = try machine.waitFor("\(stubbornUnit) to run", timeout: .seconds(20)) { () -> String? in
-            let pid = try machine.property(stubbornUnit, "MainPID")
-            return pid != "0" && !pid.isEmpty ? pid : nil
-        }
+        _ = try machine.mainPID(of: stubbornUnit)
         let overLimit = try api.submit(
             [
                 "kind": "run", "memory_max": 32 << 20, "retry": ["max_attempts": 1],
@@ -235,10 +226,7 @@ struct RunJobsUnderSystemdTests {
             as: "alice"
         )
         let leavingUnit = "lull-job-\(leaving).service"
-        let leavingPID = try machine.waitFor("\(leavingUnit) to run", timeout: .seconds(20)) { () -> String? in
-            let pid = try machine.property(leavingUnit, "MainPID")
-            return pid != "0" && !pid.isEmpty ? pid : nil
-        }
+        let leavingPID = try machine.mainPID(of: leavingUnit)
         try machine.check(["systemctl", "stop", "--no-block", leavingUnit])
         try machine.waitFor("\(leavingUnit) to be stopping", timeout: .seconds(10)) {
             try machine.property(leavingUnit, "ActiveState") == "deactivating" ? true : nil
@@ -257,10 +245,7 @@ struct RunJobsUnderSystemdTests {
             as: "alice"
         )
         let longUnit = "lull-job-\(long).service"
-        let firstPID = try machine.waitFor("\(longUnit) to run", timeout: .seconds(20)) { () -> String? in
-            let pid = try machine.property(longUnit, "MainPID")
-            return pid != "0" && !pid.isEmpty ? pid : nil
-        }
+        let firstPID = try machine.mainPID(of: longUnit)
         try machine.check(["systemctl", "kill", "--signal=KILL", "lulld.service"])
         let secondPID = try machine.waitFor("a new attempt of job \(long)", timeout: .seconds(40)) { () -> String? in
             let pid = try machine.property(longUnit, "MainPID")
@@ -362,5 +347,15 @@ struct RunJobsUnderSystemdTests {
         #expect(result["exit_code"] as? Int == 4, "\(view)")
         #expect(result["unit"] as? String == "report.service", "\(view)")
         #expect((view["error"] as? [String: Any])?["code"] as? String == "exit_status", "\(view)")
+    }
+}
+
+extension NspawnMachine {
+    /// The main pid of `unit` once it runs (a transient job unit appears only as it starts).
+    fileprivate func mainPID(of unit: String) throws -> String {
+        try waitFor("\(unit) to run", timeout: .seconds(20)) { () -> String? in
+            let pid = try property(unit, "MainPID")
+            return pid != "0" && !pid.isEmpty ? pid : nil
+        }
     }
 }
