@@ -52,12 +52,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: shipped + "/" + JobUnitNames.keptFile), "nothing kept")
         let first = await JobUnitNames.settled(in: shipped) { "lulld.service" }
         #expect(first.names == .plain && first.problem == nil)
+        // A crash of that unanswered run left tagged units: the plain names look there too.
+        #expect(first.leftoverNames == [.plain, unanswered.names])
         #expect(await JobUnitNames.settled(in: shipped) { "lull-other.service" }.names == .plain, "kept")
         #expect(await JobUnitNames.settled(in: shipped) { throw NoAnswer() }.names == .plain, "kept, not asked")
 
         let other = try directory("other")
         let tagged = await JobUnitNames.settled(in: other) { nil }
         #expect(tagged.names.tag != nil && tagged.problem == nil)
+        #expect(tagged.leftoverNames == [tagged.names], "never another lulld's plain names")
         #expect(await JobUnitNames.settled(in: other) { "lulld.service" }.names == tagged.names)
 
         // A copy of a directory is another store: it decides again, and is tagged as another
@@ -105,5 +108,7 @@ import Testing
         let ended = await runner.endLeftoverUnits(of: [JobID(3), JobID(4)])
         #expect(ended == ["lull-job-\(tag)-3.service", "lull-job-\(tag)-4.service"])
         #expect(manager.leftovers.withLock { $0 } == ended)
+        let both = await runner.endLeftoverUnits(of: [JobID(5)], named: [.plain, names])
+        #expect(both == ["lull-job-5.service", "lull-job-\(tag)-5.service"])
     }
 }

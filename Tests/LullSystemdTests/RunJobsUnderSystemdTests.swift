@@ -213,20 +213,25 @@ struct RunJobsUnderSystemdTests {
         let stopped = try #require(try api.view(stubborn, as: "alice"))
         #expect((stopped["error"] as? [String: Any])?["code"] as? String == "total_timeout", "\(stopped)")
         // A pause that meets a unit on its way down (an admin's stop) does not SIGSTOP its
-        // processes: a command cleaning up after SIGTERM (here for 2 s) finishes and ends by
+        // processes: a command cleaning up after SIGTERM (here for 4 s) finishes and ends by
         // itself, well within its 30 s stop grace. The refused freeze ends the attempt.
         let leaving = try api.submit(
             [
                 "kind": "run", "stop_grace_seconds": 30, "retry": ["max_attempts": 1],
                 "argv": [
                     "python3", "-c",
-                    "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *_: (time.sleep(2), sys.exit(0))); time.sleep(300)",
+                    "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *_: (time.sleep(4), sys.exit(0)));"
+                        + " open('/tmp/leaving.ready', 'w').close(); time.sleep(300)",
                 ],
             ],
             as: "alice"
         )
         let leavingUnit = "lull-job-\(leaving).service"
         let leavingPID = try machine.mainPID(of: leavingUnit)
+        // Its handler is in place before the stop.
+        try machine.waitFor("the command's SIGTERM handler", timeout: .seconds(20)) {
+            try machine.run(["test", "-e", "/tmp/leaving.ready"]).status == 0 ? true : nil
+        }
         try machine.check(["systemctl", "stop", "--no-block", leavingUnit])
         try machine.waitFor("\(leavingUnit) to be stopping", timeout: .seconds(10)) {
             try machine.property(leavingUnit, "ActiveState") == "deactivating" ? true : nil

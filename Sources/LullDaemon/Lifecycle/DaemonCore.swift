@@ -40,9 +40,11 @@ struct DaemonCore {
         // Tagged unless this lulld is its manager's lulld.service: two lullds on one manager
         // keep to their own units.
         var unitNames = JobUnitNames.plain
+        var leftoverNames = [unitNames]
         if let unitManager {
             let settled = await JobUnitNames.settled(in: stateDirectory) { try await unitManager.ownUnit() }
             unitNames = settled.names
+            leftoverNames = settled.leftoverNames
             if let problem = settled.problem {
                 logger.warning(
                     "job units named \(unitNames) for this run only: \(problem); they are decided again at the next start"
@@ -69,7 +71,8 @@ struct DaemonCore {
         }
         // Only the systemd host has units to look for: no store read at every start elsewhere.
         if runHost.host == .systemd {
-            for unit in await run.endLeftoverUnits(of: await interruptedRunJobs(in: store, logger: logger)) {
+            let interrupted = await interruptedRunJobs(in: store, logger: logger)
+            for unit in await run.endLeftoverUnits(of: interrupted, named: leftoverNames) {
                 logger.notice("stopped \(unit), a command a previous lulld left running")
             }
         }

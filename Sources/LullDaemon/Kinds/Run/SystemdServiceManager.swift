@@ -202,12 +202,15 @@ final class SystemdServiceManager: ServiceManager {
             } catch let error as BusError where error.name == "org.freedesktop.systemd1.NoUnitForPID" {
                 return nil
             }
-            return try context.get(
-                destination: Self.destination,
-                path: path,
-                interface: "org.freedesktop.systemd1.Unit",
-                property: "Id"
-            ).string
+            guard
+                let id = try context.get(
+                    destination: Self.destination,
+                    path: path,
+                    interface: "org.freedesktop.systemd1.Unit",
+                    property: "Id"
+                ).string
+            else { throw BusError(operation: "read the Id of lulld's unit \(path)", errno: EBADMSG) }
+            return id
         }
     }
 

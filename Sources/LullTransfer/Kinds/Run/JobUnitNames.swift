@@ -42,6 +42,12 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
         /// Why they were not asked of the manager (it did not answer: tagged for this run, and
         /// decided again at the next start), or could not be kept; nil when all went well.
         public var problem: (any Error)?
+        /// The directory's tagged names, which a run whose manager did not answer used.
+        var tagged: JobUnitNames
+
+        /// The names a crashed lulld on this directory may have left units under: plain names
+        /// also look under the directory's tag, which no other lulld can have.
+        public var leftoverNames: [JobUnitNames] { names == tagged ? [names] : [names, tagged] }
     }
 
     /// The names kept in `stateDirectory` for that directory; else, at the first start on the
@@ -52,22 +58,23 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
     /// directory elsewhere decides again: it is another store, whose ids would meet the first's.
     public static func settled(in stateDirectory: String, ownUnit: () async throws -> String?) async -> Settled {
         let path = resolved(stateDirectory)
+        let tagged = of(ownUnit: nil, stateDirectory: path)
         let file = URL(fileURLWithPath: path + "/" + keptFile)
         if let text = try? String(contentsOf: file, encoding: .utf8), let names = JobUnitNames(kept: text, for: path) {
-            return Settled(names: names)
+            return Settled(names: names, tagged: tagged)
         }
         let unit: String?
         do {
             unit = try await ownUnit()
         } catch {
-            return Settled(names: of(ownUnit: nil, stateDirectory: path), problem: error)
+            return Settled(names: tagged, problem: error, tagged: tagged)
         }
         let names = of(ownUnit: unit, stateDirectory: path)
         do {
             try Data("\(names.tag ?? plainMark)\n\(path)\n".utf8).write(to: file, options: .atomic)
-            return Settled(names: names)
+            return Settled(names: names, tagged: tagged)
         } catch {
-            return Settled(names: names, problem: error)
+            return Settled(names: names, problem: error, tagged: tagged)
         }
     }
 
@@ -99,8 +106,7 @@ public struct JobUnitNames: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         guard let tag else { return "\(RunJob.ownUnitPrefix)<id>.service" }
-        return "\(RunJob.ownUnitPrefix)\(tag)-<id>.service "
-            + "(tagged, as kept in job-unit-tag: at its first start here this lulld was not its manager's lulld.service)"
+        return "\(RunJob.ownUnitPrefix)\(tag)-<id>.service (tagged with the state directory)"
     }
 
     /// Whether `unit` is a job's unit, of this lulld or another (a job may not name one).

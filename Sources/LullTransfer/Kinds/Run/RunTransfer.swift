@@ -159,10 +159,12 @@ public struct RunTransfer: TransferEngine {
     }
 
     /// On the systemd host, the units of `jobs` (run jobs a crashed lulld left `running`) that
-    /// still run, stopped; see `ServiceManager.endLeftovers`.
-    public func endLeftoverUnits(of jobs: [JobID]) async -> [String] {
+    /// still run under any of `names` (by default this runner's), stopped; see
+    /// `ServiceManager.endLeftovers`.
+    public func endLeftoverUnits(of jobs: [JobID], named names: [JobUnitNames]? = nil) async -> [String] {
         guard let manager, !jobs.isEmpty else { return [] }
-        return await manager.endLeftovers(of: jobs.map(unitNames.unit))
+        let names = names ?? [unitNames]
+        return await manager.endLeftovers(of: jobs.flatMap { id in names.map { $0.unit(of: id) } })
     }
 
     func attempt(of job: Job, command: RunJob) -> CommandAttempt {
