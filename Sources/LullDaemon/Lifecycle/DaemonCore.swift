@@ -37,20 +37,11 @@ struct DaemonCore {
         let files = FileAccess(allowedDirectories: config.allowedDirectories)
         let runHost = RunHostChoice(resolved: config.run.host)
         let unitManager = runHost.makeManager(sleeper: clients.sleeper)
-        // Tagged unless this lulld is its manager's lulld.service: two lullds on one manager
-        // keep to their own units.
-        var unitNames = JobUnitNames.plain
-        var leftoverNames = [unitNames]
-        if let unitManager {
-            let settled = await JobUnitNames.settled(in: stateDirectory) { try await unitManager.ownUnit() }
-            unitNames = settled.names
-            leftoverNames = settled.leftoverNames
-            if let problem = settled.problem {
-                logger.warning(
-                    "job units named \(unitNames) for this run only: \(problem); they are decided again at the next start"
-                )
-            }
-        }
+        let (unitNames, leftoverNames) = await jobUnitNames(
+            manager: unitManager,
+            stateDirectory: stateDirectory,
+            logger: logger
+        )
         logger.info("run jobs: commands \(runHost)\(unitManager == nil ? "" : ", named \(unitNames)")")
         let run = RunTransfer(
             launcher: SpawnLauncher(descriptorSoftLimit: commandDescriptorLimit),
@@ -119,6 +110,24 @@ struct DaemonCore {
             bandwidth: bandwidth,
             commandsOnlyOf: runHost.commandsOnlyOf
         )
+    }
+
+    /// What this lulld's job units are named (tagged unless it is its manager's lulld.service:
+    /// two lullds on one manager keep to their own units), and the names a crashed lulld on this
+    /// state directory may have left units under.
+    private static func jobUnitNames(
+        manager: SystemdServiceManager?,
+        stateDirectory: String,
+        logger: Logger
+    ) async -> (names: JobUnitNames, leftovers: [JobUnitNames]) {
+        guard let manager else { return (.plain, [.plain]) }
+        let settled = await JobUnitNames.settled(in: stateDirectory) { try await manager.ownUnit() }
+        if let problem = settled.problem {
+            logger.warning(
+                "job units named \(settled.names) for this run only: \(problem); they are decided again at the next start"
+            )
+        }
+        return (settled.names, settled.leftoverNames)
     }
 
     /// The run jobs the store still has `running` before the restore requeues them: what a

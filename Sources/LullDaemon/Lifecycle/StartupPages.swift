@@ -60,8 +60,9 @@ final class StartupPages: Sendable {
         return bytes
     }
 
-    /// Called for each request and each job's start: the first lets faults read around again (a flag change in the
-    /// kernel, no I/O), or, before the release, keeps the release from advising otherwise.
+    /// Called for each request and each job's start: the first lets faults read around again (a
+    /// flag change in the kernel, no I/O), or, before the release, keeps the release from
+    /// advising otherwise.
     func workArrived() {
         guard !settled.load(ordering: .relaxed) else { return }
         phase.withLock { phase in

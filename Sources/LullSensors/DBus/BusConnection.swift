@@ -67,6 +67,24 @@ package final class BusConnection: @unchecked Sendable {
         }
     }
 
+    /// Connects, runs `body` once on the new connection and closes it: for a question asked
+    /// once, with nothing (no match, no subscription) to keep a connection open for.
+    package static func once<T: Sendable>(
+        _ endpoint: BusEndpoint,
+        name: String,
+        _ body: @escaping @Sendable (BusContext) throws -> T
+    ) async throws -> T {
+        let connection = try await connect(endpoint, name: name)
+        do {
+            let value = try await connection.perform(body)
+            await connection.close()
+            return value
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
     /// Stops the thread and closes the bus. Pending work fails with a closed error.
     package func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

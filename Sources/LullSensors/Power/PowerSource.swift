@@ -62,15 +62,11 @@ public enum PowerSourceDiscovery {
 
     /// Whether `name` is owned or activatable on `bus`; false when the bus cannot be reached.
     static func serviceAvailable(_ name: String, on bus: BusEndpoint, logger: Logger) async -> Bool {
-        let connection: BusConnection
         do {
-            connection = try await BusConnection.connect(bus, name: "lull-dbus-probe")
+            return try await BusConnection.once(bus, name: "lull-dbus-probe") { try $0.nameIsAvailable(name) }
         } catch {
             logger.debug("D-Bus not reachable", metadata: ["bus": "\(bus)", "error": "\(error)"])
             return false
         }
-        let available = (try? await connection.perform { try $0.nameIsAvailable(name) }) ?? false
-        await connection.close()
-        return available
     }
 }

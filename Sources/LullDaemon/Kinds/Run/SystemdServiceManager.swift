@@ -176,19 +176,7 @@ final class SystemdServiceManager: ServiceManager {
     /// connection subscribes to every unit's changes, which a lulld that runs no command has
     /// no use for.
     func ownUnit() async throws -> String? {
-        let connection = try await BusConnection.connect(endpoint, name: "lull-own-unit")
-        do {
-            let unit = try await Self.askOwnUnit(connection)
-            await connection.close()
-            return unit
-        } catch {
-            await connection.close()
-            throw error
-        }
-    }
-
-    private static func askOwnUnit(_ connection: BusConnection) async throws -> String? {
-        try await connection.perform { context -> String? in
+        try await BusConnection.once(endpoint, name: "lull-own-unit") { context -> String? in
             let path: String
             do {
                 path =
