@@ -21,12 +21,14 @@ USERUNITDIR ?= /usr/lib/systemd/user
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
 POLKITDIR   ?= /usr/share/polkit-1/rules.d
+DBUSDIR     ?= /usr/share/dbus-1/system.d
 else
 UNITDIR     ?= /etc/systemd/system
 USERUNITDIR ?= /etc/systemd/user
 SYSUSERSDIR ?= /etc/sysusers.d
 TMPFILESDIR ?= /etc/tmpfiles.d
 POLKITDIR   ?= /etc/polkit-1/rules.d
+DBUSDIR     ?= /etc/dbus-1/system.d
 endif
 SYSCONFDIR ?= /etc
 # Debian's zsh looks in vendor-completions, not site-functions (the package sets it).
@@ -167,7 +169,7 @@ install: deps
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/lull \
-		$(DESTDIR)$(POLKITDIR)
+		$(DESTDIR)$(POLKITDIR) $(DESTDIR)$(DBUSDIR)
 	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/lulld $(INSTALL_FROM)/lullctl $(DESTDIR)$(BINDIR)/
 	for unit in lulld.service lulld.socket; do \
 		sed 's|/usr/bin/lulld|$(BINDIR)/lulld|g; s|/usr/bin/lullctl|$(BINDIR)/lullctl|g; s|/usr/share/doc/lull|$(DOCDIR)|g' units/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
@@ -177,6 +179,7 @@ install-files:
 	install -m 0644 units/lull.sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/lull.conf
 	install -m 0644 units/lull.tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf
 	install -m 0644 units/lull-hooks.polkit.rules $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules
+	install -m 0644 units/lull.dbus-policy.conf $(DESTDIR)$(DBUSDIR)/lull.conf
 	install -m 0644 examples/lull.toml examples/lull-system.toml $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 units/lull-jobs.polkit.rules $(DESTDIR)$(DOCDIR)/examples/50-lull-jobs.rules
 	install -m 0644 README.md CHANGELOG.md docs/*.md $(DESTDIR)$(DOCDIR)/
@@ -220,7 +223,7 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/lulld.service $(DESTDIR)$(UNITDIR)/lulld.socket \
 		$(DESTDIR)$(USERUNITDIR)/lulld.service $(DESTDIR)$(USERUNITDIR)/lulld.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/lull.conf $(DESTDIR)$(TMPFILESDIR)/lull.conf $(DESTDIR)$(POLKITDIR)/50-lull-hooks.rules \
-		$(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(ZSHCOMPDIR)/_lullctl \
+		$(DESTDIR)$(DBUSDIR)/lull.conf $(DESTDIR)$(DATADIR)/bash-completion/completions/lullctl $(DESTDIR)$(ZSHCOMPDIR)/_lullctl \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish \
 		$(DESTDIR)$(MANDIR)/man1/lullctl.1 $(DESTDIR)$(MANDIR)/man8/lulld.8 $(DESTDIR)$(MANDIR)/man5/lull.toml.5
 	rm -rf $(DESTDIR)$(DOCDIR)

@@ -6,7 +6,8 @@ import Testing
 /// project's CI machine binds them all to cgroup v1, so `RunCgroupTests` there shows cgroups
 /// without controllers): the power-cut test's Debian guest boots under qemu, runs lulld as root
 /// in a unit that systemd delegates its cgroup to (`Delegate=yes`), and reports each run job's
-/// view. The kernel enforces the resource controls lulld wrote into the jobs' cgroups.
+/// view. The kernel enforces the resource controls lulld wrote into the jobs' cgroups. Then the
+/// systemd host, from a root lulld and from the shipped system instance, whose pauses freeze.
 @Suite(
     .serialized,
     .enabled(if: PowerCutGate.shouldRun, "the cgroup guest needs root, qemu-system-x86, debootstrap and nspawn")
@@ -100,6 +101,22 @@ struct CgroupGuestTests {
         #expect(tag.count == 8 && tag.allSatisfy(\.isHexDigit), "\(unit)")
         #expect((unit.result["cpu_seconds"] as? Double ?? 0) >= 0.8, "\(unit)")
         #expect((unit.result["memory_peak_bytes"] as? Int ?? 0) >= 64 << 20, "\(unit)")
+        // The system instance (user lull) pauses through FreezeUnit, which the installed bus
+        // policy passes: the unit frozen by the cgroup freezer, its process asleep in it rather
+        // than stopped by SIGSTOP (state T), its CPU standing still; resume thaws it.
+        let freeze = (said["freeze"] ?? "").split(separator: " ").map(String.init)
+        #expect(freeze.count == 4, "\(said["freeze"] ?? "no report of the pause")")
+        if freeze.count == 4 {
+            #expect(freeze[0] == "frozen" && freeze[1] != "T", "FreezerState \(freeze[0]), process state \(freeze[1])")
+            #expect((Int(freeze[2]) ?? .max) <= 1, "CPU went on while paused: \(freeze[2]) ticks in 1 s")
+            #expect(freeze[3] == "paused")
+        }
+        #expect(said["thaw"] == "running", "FreezerState after resume: \(said["thaw"] ?? "-")")
+        let paused = try view(said, "paused")
+        #expect(paused.state == "succeeded" && (paused.result["cpu_seconds"] as? Double ?? 0) >= 2.9, "\(paused)")
+        print(
+            "cgroup guest: the system instance's pause: \(said["freeze"] ?? "-"); after resume \(said["thaw"] ?? "-")"
+        )
         print(
             "cgroup guest: the systemd host's unit: cpu_seconds \(unit.result["cpu_seconds"] ?? "-"), memory_peak_bytes \(unit.result["memory_peak_bytes"] ?? "-")"
         )

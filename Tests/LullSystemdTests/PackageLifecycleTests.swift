@@ -97,7 +97,8 @@ private struct PackageLife {
         for path in [
             "/usr/share/man/man8/lulld.8.gz", "/usr/share/man/man1/lullctl.1.gz", "/usr/share/man/man5/lull.toml.5.gz",
             "/usr/share/bash-completion/completions/lullctl", "/usr/share/zsh/vendor-completions/_lullctl",
-            "/usr/share/polkit-1/rules.d/50-lull-hooks.rules", "/usr/share/doc/lull/README.md",
+            "/usr/share/polkit-1/rules.d/50-lull-hooks.rules", "/usr/share/dbus-1/system.d/lull.conf",
+            "/usr/share/doc/lull/README.md",
             "/usr/share/doc/lull/CHANGELOG.md", "/usr/lib/systemd/user/lulld.socket",
         ] {
             #expect(try exists(path), "\(path) installed")

@@ -59,6 +59,8 @@ extension SystemdServiceTests {
         }
         let links = try machine.run(["sh", "-c", "find /etc/systemd /usr/lib/systemd /lib/systemd -name 'lulld*'"])
         #expect(links.stdout.trimmed.isEmpty, "left behind: \(links.stdout)")
-        #expect(try machine.run(["test", "-e", "/usr/bin/lulld"]).status != 0)
+        for path in ["/usr/bin/lulld", "/usr/share/dbus-1/system.d/lull.conf"] {
+            #expect(try machine.run(["test", "-e", path]).status != 0, "\(path) left behind")
+        }
     }
 }

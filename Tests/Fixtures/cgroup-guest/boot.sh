@@ -2,7 +2,8 @@
 # Runs in the cgroup test's guest (lull-payload.service of the power-cut image, booted with this
 # payload disk): lulld as root in a unit whose cgroup systemd delegates to it (Delegate=yes) on
 # the guest's cgroup v2 hierarchy, run jobs with resource controls, each job's view to the host
-# on the virtio port lull.agent, then power off.
+# on the virtio port lull.agent; then the systemd host, from a second lulld as root and from the
+# shipped system instance (user lull), whose pause freezes the job's unit; then power off.
 set -u
 P=/payload
 port=/dev/virtio-ports/lull.agent
@@ -73,4 +74,43 @@ t = time.process_time()
 while time.process_time() - t < 1: pass
 b = bytearray(64 << 20)
 time.sleep(1.5)'
+
+# The system instance: the shipped lulld.service (user lull) with the admin's opt-in to the
+# systemd host (host = "systemd" and the jobs' polkit rule). The bus policy installed with it
+# (which the bus loaded when the payload was copied) passes its FreezeUnit: a pause freezes
+# the job's unit with the cgroup freezer instead of stopping its processes, resume thaws it.
+systemd-sysusers > /dev/null || { say "error sysusers"; exit 1; }
+systemd-tmpfiles --create /usr/lib/tmpfiles.d/lull.conf || { say "error tmpfiles"; exit 1; }
+useradd --create-home --groups lull-clients alice || { say "error useradd"; exit 1; }
+printf '[run]\nhost = "systemd"\n' > /etc/lull/lull.toml
+install -m 0644 /usr/share/doc/lull/examples/50-lull-jobs.rules /etc/polkit-1/rules.d/
+systemctl try-restart polkit.service
+systemctl daemon-reload
+systemctl start lulld.socket || { say "error lulld.socket"; exit 1; }
+alice() { runuser -u alice -- lullctl "$@"; }
+# WHAT VALUE: waits up to 20 s for the unit's property WHAT to read VALUE.
+wait_for() {
+    i=0
+    while [ "$(systemctl show -P "$1" "$unit")" != "$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+}
+ticks() { awk '{ print $14 + $15 }' /proc/"$pid"/stat; }
+id=$(alice submit run --json -- python3 -c 'import time
+t = time.process_time()
+while time.process_time() - t < 3: pass' | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+[ -n "$id" ] || { say "error submit to the system instance: $(journalctl -u lulld -o cat | tail -5 | tr '\n' ' ')"; exit 1; }
+unit=lull-job-$id.service
+wait_for ActiveState active
+pid=$(systemctl show -P MainPID "$unit")
+i=0
+while [ "$(ticks)" -lt 30 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+alice pause "$id" > /dev/null || say "stuck pause: $(journalctl -u lulld -o cat | tail -5 | tr '\n' ' ')"
+wait_for FreezerState frozen
+before=$(ticks)
+sleep 1
+say "freeze $(systemctl show -P FreezerState "$unit") $(awk '{ print $3 }' /proc/"$pid"/stat) $(($(ticks) - before)) $(alice show "$id" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])')"
+alice resume "$id" > /dev/null
+wait_for FreezerState running
+say "thaw $(systemctl show -P FreezerState "$unit")"
+timeout 60 runuser -u alice -- lullctl logs "$id" --follow --interval 0.2 > /dev/null 2>&1
+say "job paused $(alice show "$id" --json | tr -d '\n')"
 say "done"

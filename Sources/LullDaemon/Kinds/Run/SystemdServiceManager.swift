@@ -285,7 +285,8 @@ final class SystemdServiceManager: ServiceManager {
     func freeze(_ unit: String) async -> Bool {
         if (try? await managerCall("FreezeUnit", unit)) != nil { return true }
         // Refused: no cgroup v2 freezer (cgroup v1), not ours to call (systemd 252's system bus
-        // passes FreezeUnit only from root), or a pending job (a oneshot's whole run is its
+        // passes FreezeUnit only from root without the installed units/lull.dbus-policy.conf,
+        // polkit only with the opt-in rule), or a pending job (a oneshot's whole run is its
         // start job). Then SIGSTOP to every process of the unit, unless the unit is on its way
         // down or gone: a stopped command could not end by itself, so the refusal ends the
         // attempt instead.
