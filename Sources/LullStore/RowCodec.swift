@@ -221,18 +221,21 @@ struct RowCodec: Sendable {
         )
     }
 
-    func event(from row: Row) throws -> JobEvent {
-        let detailJSON: String? = row["detail"]
-        guard let type = JobEventType(rawValue: row["type"]) else {
-            throw StoreCorruption("unknown event type \(String(describing: row["type"]))")
+    /// The event, or nil for one whose type or state this lulld does not know: a newer lulld
+    /// wrote it into a store of the same schema, and went back. Its clients could not read it
+    /// either; a page that failed on it would stop every follower there.
+    func event(from row: Row) throws -> JobEvent? {
+        guard let type = JobEventType(rawValue: row["type"]), let state = JobState(rawValue: row["state"]) else {
+            return nil
         }
+        let detailJSON: String? = row["detail"]
         return JobEvent(
             seq: row["seq"],
             jobID: JobID(row["job_id"]),
             owner: OwnerID(UInt32(truncatingIfNeeded: row["owner"] as Int64)),
             time: Date(timeIntervalSince1970: row["time"]),
             type: type,
-            state: try state(row["state"]),
+            state: state,
             detail: try detailJSON.map(eventDetail)
         )
     }

@@ -60,6 +60,9 @@ extension SQLiteJobStore {
     static let jobBytes =
         "length(spec) + ifnull(length(payload), 0) + ifnull(length(result), 0) + ifnull(length(failure), 0)"
 
+    /// Events a newer lulld wrote that this one cannot name are left out, and the page reads on
+    /// past them (no `LIMIT`: the cursor steps through `seq` order lazily, by the rowid or
+    /// `events_by_owner`), so a page is short only at the end of the log or its byte budget.
     public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
         let codec = self.codec
         return try await pool.read { db in
@@ -68,20 +71,17 @@ extension SQLiteJobStore {
                 if let owner {
                     try Row.fetchCursor(
                         db,
-                        sql: "\(select) WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?",
-                        arguments: [Int64(owner.rawValue), after, limit]
+                        sql: "\(select) WHERE owner = ? AND seq > ? ORDER BY seq",
+                        arguments: [Int64(owner.rawValue), after]
                     )
                 } else {
-                    try Row.fetchCursor(
-                        db,
-                        sql: "\(select) WHERE seq > ? ORDER BY seq LIMIT ?",
-                        arguments: [after, limit]
-                    )
+                    try Row.fetchCursor(db, sql: "\(select) WHERE seq > ? ORDER BY seq", arguments: [after])
                 }
             var events: [JobEvent] = []
             var bytes = 0
-            while let row = try rows.next() {
-                events.append(try codec.event(from: row))
+            while events.count < limit, let row = try rows.next() {
+                guard let event = try codec.event(from: row) else { continue }
+                events.append(event)
                 bytes += row["detail_bytes"] as Int
                 if bytes >= StorePage<JobEvent>.byteBudget, events.count < limit {
                     return StorePage(events, cutShort: true)

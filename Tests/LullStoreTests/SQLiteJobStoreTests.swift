@@ -254,6 +254,34 @@ import Testing
         #expect(message.hasPrefix("this event's stored detail cannot be read (detail: "), "\(message)")
     }
 
+    /// A newer lulld may add event types and job states without a migration; after going back to
+    /// this one, a page that met such an event failed, and every follower stopped there.
+    @Test func eventsANewerLulldWroteAreLeftOutAndPagesReadOnPastThem() async throws {
+        let store = try SQLiteJobStore(path: path)
+        let ids = try await store.insert([fetch(1), fetch(2), fetch(3), fetch(4, owner: 7)]).map(\.id)
+        _ = try await store.apply(JobUpdate(id: ids[2], from: [.queued], to: .paused, event: .paused, time: t0))
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE events SET type = 'throttled' WHERE job_id = ?", arguments: [ids[0].rawValue])
+            try db.execute(sql: "UPDATE events SET state = 'frozen' WHERE job_id = ?", arguments: [ids[1].rawValue])
+        }
+        let reopened = try SQLiteJobStore(path: path)
+        let all = try await reopened.events(after: 0, owner: nil, limit: 100).items
+        #expect(all.map(\.jobID) == [ids[2], ids[3], ids[2]])
+        #expect(all.map(\.type) == [.submitted, .submitted, .paused])
+        // Pages of one: the first reads on past the two it leaves out, and a follower reaches
+        // the end, for one owner as for all.
+        for owner in [nil, OwnerID(1000)] {
+            var seen: [JobEvent] = []
+            while let next = try await reopened.events(after: seen.last?.seq ?? 0, owner: owner, limit: 1).items.first {
+                seen.append(next)
+            }
+            #expect(seen.map(\.seq) == all.filter { owner == nil || $0.owner == owner }.map(\.seq))
+        }
+        // Nothing after the last readable event: an empty page, not a failure.
+        let end = try await reopened.events(after: all.last!.seq, owner: nil, limit: 10)
+        #expect(end.items.isEmpty && !end.cutShort)
+    }
+
     @Test func eventsArePerOwnerAndPaged() async throws {
         let published = Mutex<[Int64]>([])
         let store = try SQLiteJobStore(path: path) { events in published.withLock { $0 += events.map(\.seq) } }
