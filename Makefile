@@ -201,10 +201,11 @@ install-files:
 		$(INSTALL_FROM)/lullctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_lullctl; \
 		$(INSTALL_FROM)/lullctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lullctl.fish; \
 	fi
-	@# On a live system (no DESTDIR): create the user and directories, tell systemd.
+	@# On a live system (no DESTDIR): create the user and directories, tell systemd, and have the
+	@# bus read its policy again now that user lull exists (lull.conf names it).
 	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
 		systemd-sysusers $(SYSUSERSDIR)/lull.conf && systemd-tmpfiles --create $(TMPFILESDIR)/lull.conf && \
-		systemctl daemon-reload; \
+		systemctl daemon-reload && { systemctl reload dbus.service 2>/dev/null || true; }; \
 	fi
 
 # On a live system (no DESTDIR, systemd running, no NO_SYSTEMD_SETUP): stop and disable the units

@@ -6,12 +6,16 @@ public struct StorePage<Element: Sendable>: Sendable {
     public var items: [Element]
     /// The read stopped at the byte budget before the limit: the rows after the last may follow.
     public var cutShort: Bool
+    /// Where the read stopped when that is past the last item: rows it read and left out
+    /// (events a newer lulld wrote) are behind the next page's cursor too.
+    public var readThrough: Int64?
 
     /// Bytes of stored rows one page reads at most (plus the row that reaches it).
     public static var byteBudget: Int { 4 << 20 }
 
-    public init(_ items: [Element], cutShort: Bool = false) {
+    public init(_ items: [Element], cutShort: Bool = false, readThrough: Int64? = nil) {
         self.items = items
         self.cutShort = cutShort
+        self.readThrough = readThrough
     }
 }

@@ -56,13 +56,18 @@ extension SQLiteJobStore {
         }
     }
 
+    /// How many unreadable events one page reads past at most before it ends, cut short.
+    public static let maxLeftOut = 10_000
+
     /// What a job row holds that can be large, in characters (bytes for the payload).
     static let jobBytes =
         "length(spec) + ifnull(length(payload), 0) + ifnull(length(result), 0) + ifnull(length(failure), 0)"
 
     /// Events a newer lulld wrote that this one cannot name are left out, and the page reads on
     /// past them (no `LIMIT`: the cursor steps through `seq` order lazily, by the rowid or
-    /// `events_by_owner`), so a page is short only at the end of the log or its byte budget.
+    /// `events_by_owner`), so a page is short only at the end of the log or its byte budget,
+    /// which the rows left out count against, as does every `maxLeftOut`th of them. Its
+    /// `readThrough` is the last row read when that was one left out.
     public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
         let codec = self.codec
         return try await pool.read { db in
@@ -79,15 +84,22 @@ extension SQLiteJobStore {
                 }
             var events: [JobEvent] = []
             var bytes = 0
+            var leftOut = 0
+            var lastLeftOut: Int64?
             while events.count < limit, let row = try rows.next() {
-                guard let event = try codec.event(from: row) else { continue }
-                events.append(event)
                 bytes += row["detail_bytes"] as Int
-                if bytes >= StorePage<JobEvent>.byteBudget, events.count < limit {
-                    return StorePage(events, cutShort: true)
+                if let event = try codec.event(from: row) {
+                    events.append(event)
+                    lastLeftOut = nil
+                } else {
+                    leftOut += 1
+                    lastLeftOut = row["seq"]
+                }
+                if bytes >= StorePage<JobEvent>.byteBudget || leftOut >= Self.maxLeftOut, events.count < limit {
+                    return StorePage(events, cutShort: true, readThrough: lastLeftOut)
                 }
             }
-            return StorePage(events)
+            return StorePage(events, readThrough: lastLeftOut)
         }
     }
 }

@@ -3,14 +3,20 @@ import Foundation
 /// Processes as `/proc` lists them: who a process's parent is, what state it is in, and the
 /// tree below one. For tools and tests that must find what a run started (a bench's daemons).
 public enum ProcessTable {
-    /// The state letter and the parent of `pid`, from the fields that follow the command's
-    /// closing parenthesis in `/proc/PID/stat` (the command itself may hold spaces and `)`).
-    public static func stat(of pid: pid_t) -> (state: Character, parent: pid_t)? {
+    /// The fields of `/proc/PID/stat` that follow the command's closing parenthesis (the command
+    /// itself may hold spaces and `)`): the state first (`stat(5)`'s field 3), then the parent.
+    public static func statFields(of pid: pid_t) -> [Substring]? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 1, let state = fields[0].first, let parent = pid_t(fields[1]) else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    /// The state letter and the parent of `pid`.
+    public static func stat(of pid: pid_t) -> (state: Character, parent: pid_t)? {
+        guard let fields = statFields(of: pid), fields.count > 1, let state = fields[0].first,
+            let parent = pid_t(fields[1])
+        else { return nil }
         return (state, parent)
     }
 

@@ -1,47 +1,61 @@
-import Dispatch
 import Foundation
 import LullTestSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Ctrl-C or SIGTERM ends a run without leaving anything of it behind. Foundation's `Process`
-/// starts each child in a session of its own, out of reach of the terminal's SIGINT, so lulld,
-/// nginx and the peers' servers would run on, and the sections' directories would stay. The run
-/// keeps its temporary files in one directory (`TMPDIR` points there, for the bench and what it
-/// starts); on either signal everything it started gets SIGTERM, SIGKILL once a second has
-/// passed, the directory goes, and the bench exits 128 + the signal's number, as shells report
-/// an interrupted command.
-final class Interruption {
+/// starts each child in a process group of its own, out of reach of the terminal's SIGINT, so
+/// lulld, nginx and the peers' servers would run on, and the sections' directories would stay.
+/// The run keeps its temporary files in one directory (`TMPDIR` points there, for the bench and
+/// what it starts); on either signal everything it started gets SIGTERM, SIGKILL once a second
+/// has passed, the directory goes, and the bench exits 128 + the signal's number, as shells
+/// report an interrupted command.
+///
+/// The signals are caught by a handler, not ignored or blocked: children inherit an ignored
+/// signal or a blocked mask across `exec`, and a caught one comes back to its default there.
+final class Interruption: Sendable {
     let scratch: String
-    private let sources: [any DispatchSourceSignal]
+    /// Set once a signal came: the run's own ending must then wait for the handler's exit, or
+    /// an error the signal caused (lulld gone during its start) would exit first, with 1.
+    private let interrupted = Atomic(false)
 
     /// Makes the run's directory under the current temporary directory and points `TMPDIR` at it.
     init(progress: @escaping @Sendable (String) -> Void) throws {
-        let parent = FileManager.default.temporaryDirectory.path
-        let scratch = parent + "/lull-bench-run-\(getpid())"
+        let scratch = FileManager.default.temporaryDirectory.path + "/lull-bench-run-\(getpid())"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         setenv("TMPDIR", scratch, 1)
         self.scratch = scratch
-        let queue = DispatchQueue(label: "lull-bench.interruption")
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                progress("interrupted: ending what the run started and removing \(scratch)")
-                Self.endStarted(scratch: scratch)
-                try? FileManager.default.removeItem(atPath: scratch)
-                _exit(128 + number)
+        var fds: [CInt] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        signalPipe = fds[1]
+        let readEnd = fds[0]
+        Thread.detachNewThread { [self] in
+            var number: UInt8 = 0
+            while read(readEnd, &number, 1) != 1 {}
+            interrupted.store(true, ordering: .sequentiallyConsistent)
+            progress("interrupted: ending what the run started and removing \(scratch)")
+            Self.endStarted(scratch: scratch)
+            try? FileManager.default.removeItem(atPath: scratch)
+            _exit(128 + CInt(number))
+        }
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipe, &byte, 1)
             }
-            source.resume()
-            return source
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
         }
     }
 
-    /// The end of a run that was not interrupted.
+    /// The end of the run: the directory goes, unless a signal came, whose handler ends it.
     func finish() {
-        for source in sources { source.cancel() }
+        while interrupted.load(ordering: .sequentiallyConsistent) { pause() }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
@@ -65,3 +79,7 @@ final class Interruption {
             .subtracting([getpid()])
     }
 }
+
+/// The write end of the pipe the signal handler writes the signal's number to: a plain global,
+/// since a handler captures nothing. Set once, before the handler is installed.
+nonisolated(unsafe) private var signalPipe: CInt = -1

@@ -1,4 +1,5 @@
 import Foundation
+import LullTestSupport
 
 /// Resident memory of another process, and its peak since the last reset.
 enum ProcessMemory {
@@ -34,12 +35,10 @@ enum ProcessMemory {
 /// A process's CPU time, all threads (including ones that have ended), user plus system.
 enum ProcessCPU {
     static func seconds(of pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
+        // utime and stime are stat(5)'s fields 14 and 15; the list starts at field 3.
+        guard let fields = ProcessTable.statFields(of: pid), fields.count > 12, let user = Double(fields[11]),
+            let system = Double(fields[12])
         else { return 0 }
-        // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }

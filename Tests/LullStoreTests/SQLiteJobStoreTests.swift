@@ -279,7 +279,25 @@ import Testing
         }
         // Nothing after the last readable event: an empty page, not a failure.
         let end = try await reopened.events(after: all.last!.seq, owner: nil, limit: 10)
-        #expect(end.items.isEmpty && !end.cutShort)
+        #expect(end.items.isEmpty && !end.cutShort && end.readThrough == nil)
+
+        // Left-out events at the end of the log: the page's cursor goes past them. More of them
+        // than one page reads past: the page ends cut short, its cursor at the last one read.
+        let last = all.last!.seq
+        let added = try await DatabaseQueue(path: path).write { db in
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                    INSERT INTO events (job_id, owner, time, type, state) SELECT ?, 1000, 0, 'throttled', 'queued' FROM n
+                    """,
+                arguments: [SQLiteJobStore.maxLeftOut + 5, ids[2].rawValue]
+            )
+            return try Int64.fetchAll(db, sql: "SELECT seq FROM events WHERE seq > ? ORDER BY seq", arguments: [last])
+        }
+        let cut = try await reopened.events(after: last, owner: nil, limit: 10)
+        #expect(cut.items.isEmpty && cut.cutShort && cut.readThrough == added[SQLiteJobStore.maxLeftOut - 1])
+        let rest = try await reopened.events(after: cut.readThrough ?? 0, owner: OwnerID(1000), limit: 10)
+        #expect(rest.items.isEmpty && !rest.cutShort && rest.readThrough == added.last)
     }
 
     @Test func eventsArePerOwnerAndPaged() async throws {

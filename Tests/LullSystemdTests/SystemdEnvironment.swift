@@ -73,6 +73,8 @@ enum SystemdEnvironment {
         try machine.check(["systemd-tmpfiles", "--create", "/usr/lib/tmpfiles.d/lull.conf"])
         try machine.check(["install", "-d", "-m", "0755", "/srv/downloads", "/srv/www"])
         try machine.check(["systemctl", "daemon-reload"])
+        // The bus read lull.conf before user lull existed; the package's trigger reloads it.
+        try machine.check(["systemctl", "reload", "dbus.service"])
         // polkitd reads rules at start; the new one must be in force for the hooks.
         try machine.check(["systemctl", "try-restart", "polkit.service"])
     }

@@ -35,7 +35,8 @@ struct Events: AsyncParsableCommand {
                 while true {
                     let page = try await client.events(after: cursor)
                     for event in page.events { try emit(event) }
-                    if page.events.isEmpty { break }
+                    // A page may be empty but move the cursor past events this lulld left out.
+                    if page.events.isEmpty, page.lastSeq == cursor { break }
                     cursor = page.lastSeq
                 }
             }

@@ -77,9 +77,11 @@ time.sleep(1.5)'
 
 # The system instance: the shipped lulld.service (user lull) with the admin's opt-in to the
 # systemd host (host = "systemd" and the jobs' polkit rule). The bus policy installed with it
-# (which the bus loaded when the payload was copied) passes its FreezeUnit: a pause freezes
-# the job's unit with the cgroup freezer instead of stopping its processes, resume thaws it.
+# passes its FreezeUnit: a pause freezes the job's unit with the cgroup freezer instead of
+# stopping its processes, resume thaws it. The bus reads the policy again once user lull
+# exists, as the package's dbus trigger and `make install` have it do.
 systemd-sysusers > /dev/null || { say "error sysusers"; exit 1; }
+systemctl reload dbus.service || { say "error dbus reload"; exit 1; }
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/lull.conf || { say "error tmpfiles"; exit 1; }
 useradd --create-home --groups lull-clients alice || { say "error useradd"; exit 1; }
 printf '[run]\nhost = "systemd"\n' > /etc/lull/lull.toml

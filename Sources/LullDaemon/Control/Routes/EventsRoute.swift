@@ -9,8 +9,9 @@ extension ControlRouter {
         let owner = request.peer.isAdmin ? nil : request.peer.owner
         let pageSize = Int(try integer(request.query["limit"], field: "limit", range: 1...1000) ?? 1000)
         if !request.wantsEventStream {
-            let events = try await page(after: after, owner: owner, limit: pageSize).items
-            return .encode(.ok, EventPageView(events: events.map(EventView.init), lastSeq: events.last?.seq ?? after))
+            let page = try await page(after: after, owner: owner, limit: pageSize)
+            let lastSeq = page.readThrough ?? page.items.last?.seq ?? after
+            return .encode(.ok, EventPageView(events: page.items.map(EventView.init), lastSeq: lastSeq))
         }
         let slot = try owner.map { owner in
             guard let granted = streams.reserve(for: owner) else {
@@ -35,10 +36,8 @@ extension ControlRouter {
             try await writer.write(": lull event stream after seq \(after)\n\n")
             while !Task.isCancelled {
                 let page = try await page(after: cursor, owner: owner, limit: pageSize)
-                if let last = page.items.last {
-                    try await writer.write(try Self.streamText(page.items))
-                    cursor = last.seq
-                }
+                if !page.items.isEmpty { try await writer.write(try Self.streamText(page.items)) }
+                cursor = page.readThrough ?? page.items.last?.seq ?? cursor
                 if page.items.count < pageSize, !page.cutShort {
                     let seen = await Self.wait(hub, after: known, for: owner, atMost: heartbeat, sleeper: sleeper)
                     if seen == known { try await writer.write(": keep-alive\n\n") }

@@ -17,7 +17,7 @@ final class SystemdServiceManager: ServiceManager {
     private let sleeper: any Sleeper
     private let bus: ReconnectingBus
     private let endpoint: BusEndpoint
-    /// Units frozen by SIGSTOP, where the manager cannot freeze (cgroup v1).
+    /// Units frozen by SIGSTOP, where the manager would not freeze them (see `freeze`).
     private let stoppedBySignal = Mutex<Set<String>>([])
     /// What each running unit's end is judged against: its memory limit and the kernel's count
     /// of OOM kills when it started.
