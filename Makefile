@@ -205,7 +205,8 @@ install-files:
 	@# bus read its policy again now that user lull exists (lull.conf names it).
 	if [ -z "$(DESTDIR)" ] && [ -z "$(NO_SYSTEMD_SETUP)" ] && [ -d /run/systemd/system ]; then \
 		systemd-sysusers $(SYSUSERSDIR)/lull.conf && systemd-tmpfiles --create $(TMPFILESDIR)/lull.conf && \
-		systemctl daemon-reload && { systemctl reload dbus.service 2>/dev/null || true; }; \
+		systemctl daemon-reload && { systemctl reload dbus.service 2>/dev/null || \
+			echo "note: reload the system bus (systemctl reload dbus) for lull.conf to take effect" >&2; }; \
 	fi
 
 # On a live system (no DESTDIR, systemd running, no NO_SYSTEMD_SETUP): stop and disable the units

@@ -66,8 +66,8 @@ extension SQLiteJobStore {
     /// Events a newer lulld wrote that this one cannot name are left out, and the page reads on
     /// past them (no `LIMIT`: the cursor steps through `seq` order lazily, by the rowid or
     /// `events_by_owner`), so a page is short only at the end of the log or its byte budget,
-    /// which the rows left out count against, as does every `maxLeftOut`th of them. Its
-    /// `readThrough` is the last row read when that was one left out.
+    /// which the rows left out count against; it also ends, cut short, once it has left out
+    /// `maxLeftOut` rows. Its `readThrough` is the last row read when that was one left out.
     public func events(after: Int64, owner: OwnerID?, limit: Int) async throws -> StorePage<JobEvent> {
         let codec = self.codec
         return try await pool.read { db in

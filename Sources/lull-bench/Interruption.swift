@@ -18,12 +18,9 @@ import Glibc
 /// signal or a blocked mask across `exec`, and a caught one comes back to its default there.
 final class Interruption: Sendable {
     let scratch: String
-    /// Set once a signal came: the run's own ending must then wait for the handler's exit, or
-    /// an error the signal caused (lulld gone during its start) would exit first, with 1.
-    private let interrupted = Atomic(false)
 
     /// Makes the run's directory under the current temporary directory and points `TMPDIR` at it.
-    init(progress: @escaping @Sendable (String) -> Void) throws {
+    init() throws {
         let scratch = FileManager.default.temporaryDirectory.path + "/lull-bench-run-\(getpid())"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         setenv("TMPDIR", scratch, 1)
@@ -31,31 +28,46 @@ final class Interruption: Sendable {
         var fds: [CInt] = [-1, -1]
         guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // A handler must never block: the thread reads one byte, and a signal past 64 KiB of
+        // them is dropped.
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        // Both globals are made here, before the handler can read them.
         signalPipe = fds[1]
+        _ = interruptedBySignal.load(ordering: .sequentiallyConsistent)
         let readEnd = fds[0]
-        Thread.detachNewThread { [self] in
+        Thread.detachNewThread {
             var number: UInt8 = 0
             while read(readEnd, &number, 1) != 1 {}
-            interrupted.store(true, ordering: .sequentiallyConsistent)
-            progress("interrupted: ending what the run started and removing \(scratch)")
             Self.endStarted(scratch: scratch)
             try? FileManager.default.removeItem(atPath: scratch)
+            // Reported after the ending: the same Ctrl-C may have ended a `tee` reading stderr.
+            signal(SIGPIPE, SIG_IGN)
+            fflush(nil)
+            let message = "lull-bench: interrupted: ended what the run started and removed \(scratch)\n"
+            try? FileHandle.standardError.write(contentsOf: Data(message.utf8))
             _exit(128 + CInt(number))
         }
         for number in [SIGINT, SIGTERM] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
+                let saved = errno
+                interruptedBySignal.store(true, ordering: .sequentiallyConsistent)
                 var byte = UInt8(truncatingIfNeeded: number)
                 _ = write(signalPipe, &byte, 1)
+                errno = saved
             }
             sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
     }
 
-    /// The end of the run: the directory goes, unless a signal came, whose handler ends it.
+    /// The end of the run: the directory goes, unless a signal came, whose thread ends the run.
+    /// The handler sets the mark before the thread wakes, so an error the signal caused in the
+    /// run (a call cut short) cannot end the bench first.
     func finish() {
-        while interrupted.load(ordering: .sequentiallyConsistent) { pause() }
+        for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+        while interruptedBySignal.load(ordering: .sequentiallyConsistent) { pause() }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
@@ -80,6 +92,7 @@ final class Interruption: Sendable {
     }
 }
 
-/// The write end of the pipe the signal handler writes the signal's number to: a plain global,
-/// since a handler captures nothing. Set once, before the handler is installed.
+/// The write end of the pipe the signal handler writes the signal's number to, and the mark it
+/// sets: globals, since a handler captures nothing. Both made before the handler is installed.
 nonisolated(unsafe) private var signalPipe: CInt = -1
+private let interruptedBySignal = Atomic(false)

@@ -57,7 +57,7 @@ struct LullBench: ParsableCommand {
                     }()
             )
         }
-        let interruption = try Interruption(progress: Self.progress)
+        let interruption = try Interruption()
         defer { interruption.finish() }
         let started = Date()
         for section in Self.sections where only.isEmpty || only.contains(section) {
@@ -279,9 +279,7 @@ struct LullBench: ParsableCommand {
         progress("updated \(output)")
     }
 
-    private func progress(_ message: String) { Self.progress(message) }
-
-    private static func progress(_ message: String) {
+    private func progress(_ message: String) {
         FileHandle.standardError.write(Data("lull-bench: \(message)\n".utf8))
     }
 

@@ -48,7 +48,7 @@ import Testing
             #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 130, "wait status \(status)")
             #expect(!ProcessTable.isAlive(lulld), "lulld \(lulld) outlived the interrupted bench")
             #expect(!FileManager.default.fileExists(atPath: scratch), "\(scratch) left behind")
-            #expect(read(log).contains("interrupted: ending what the run started"), "\(read(log))")
+            #expect(read(log).contains("interrupted: ended what the run started"), "\(read(log))")
         }
     }
 
