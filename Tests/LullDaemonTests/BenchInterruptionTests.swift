@@ -12,10 +12,12 @@ import Testing
             let output = directory + "/performance.md"
             try "no markers\n".write(toFile: output, atomically: true, encoding: .utf8)
             let log = directory + "/bench.log"
-            let bench = try Self.spawnAsFromATerminal(
+            // As a shell starts a foreground job: a group of its own, signals at their defaults.
+            let bench = try CleanSpawn.spawn(
                 [DaemonProcess.binary("lull-bench"), "--quick", "--only", "submit", "--output", output],
-                environment: ["TMPDIR": directory],
-                log: log
+                environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": directory]) { $1 },
+                output: .file(log),
+                processGroup: true
             )
             var ended: Int32?
             defer { if ended == nil { kill(-bench, SIGKILL) } }
@@ -50,42 +52,6 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: scratch), "\(scratch) left behind")
             #expect(read(log).contains("interrupted: ended what the run started"), "\(read(log))")
         }
-    }
-
-    /// Starts `argv` as a shell starts a foreground job: the leader of a process group of its
-    /// own, SIGINT and SIGTERM at their defaults and no signal blocked (a test thread's mask, which
-    /// a child would inherit, may block them), output to `log`.
-    static func spawnAsFromATerminal(_ argv: [String], environment: [String: String], log: String) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(
-            &attributes,
-            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
-        )
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
-        let cArguments = argv.map { strdup($0) } + [nil]
-        let cEnvironment = variables.map { strdup($0) } + [nil]
-        defer { (cArguments + cEnvironment).forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
-        return pid
     }
 
     private func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }

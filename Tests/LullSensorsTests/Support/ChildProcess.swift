@@ -1,4 +1,5 @@
 import Foundation
+import LullTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -17,56 +18,22 @@ final class ChildProcess: @unchecked Sendable {
     /// - Parameter lifeline: connect the child's stdin to a pipe held by this process, so a
     ///   child written to exit on EOF dies with the test process even if it is killed.
     init(_ executable: String, _ arguments: [String], environment: [String: String], lifeline: Bool = false) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         var pipeFDs: [Int32] = [-1, -1]
         if lifeline {
             guard pipe(&pipeFDs) == 0 else { throw NSError(domain: "pipe", code: Int(errno)) }
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
-            posix_spawn_file_actions_adddup2(&actions, pipeFDs[0], 0)
-            posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         defer { if lifeline { close(pipeFDs[0]) } }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Threads of the test process (Dispatch workers) block signals, and a blocked mask is
-        // inherited across exec: reset it, or the child would ignore SIGTERM.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) }
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") }
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let r = (argv + [nil]).withUnsafeBufferPointer { a in
-            (envp + [nil]).withUnsafeBufferPointer { e in
-                posix_spawn(
-                    &pid,
-                    executable,
-                    &actions,
-                    &attributes,
-                    UnsafeMutablePointer(mutating: a.baseAddress!),
-                    UnsafeMutablePointer(mutating: e.baseAddress!)
-                )
-            }
-        }
-        guard r == 0 else {
+        let pid: pid_t
+        do {
+            pid = try CleanSpawn.spawn(
+                [executable] + arguments,
+                environment: environment,
+                input: lifeline ? .descriptor(pipeFDs[0]) : .null
+            )
+        } catch {
             if lifeline { close(pipeFDs[1]) }
-            throw NSError(domain: "posix_spawn", code: Int(r))
+            throw error
         }
         self.pid = pid
         self.lifeline = pipeFDs[1]
