@@ -1,4 +1,5 @@
 import LullCore
+import LullKernelFiles
 
 /// One line of a PSI file: `some avg10=0.12 avg60=0.05 avg300=0.01 total=123456`.
 public struct PressureLine: Sendable, Equatable, Codable {
@@ -118,19 +119,8 @@ public struct MemoryInfo: Sendable, Equatable, Codable {
     }
 
     public static func parse(_ text: String) -> MemoryInfo? {
-        var total: UInt64? = nil
-        var available: UInt64? = nil
-        for line in text.split(whereSeparator: \.isNewline) {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 2, let value = UInt64(fields[1]) else { continue }
-            let bytes = fields.count >= 3 && fields[2] == "kB" ? value * 1024 : value
-            switch fields[0] {
-            case "MemTotal:": total = bytes
-            case "MemAvailable:": available = bytes
-            default: break
-            }
-        }
-        guard let total, let available else { return nil }
+        let values = MeminfoLines.values(of: ["MemTotal", "MemAvailable"], in: text)
+        guard let total = values[0], let available = values[1] else { return nil }
         return MemoryInfo(totalBytes: total, availableBytes: available)
     }
 }

@@ -125,25 +125,19 @@ struct KernelDataSync: DataSyncCalls {
     func close(_ descriptor: CInt) { _ = Glibc.close(descriptor) }
 
     func dirtyBytes() -> Int64? {
-        guard let text = KernelFile.read("/proc/meminfo") else { return nil }
-        return Self.dirtyBytes(meminfo: text)
+        guard let bytes = KernelFile.readBytes("/proc/meminfo") else { return nil }
+        return Self.dirtyBytes(meminfo: MeminfoLines.values(of: Self.dirtyLines, in: bytes))
     }
 
-    /// `Dirty` plus `Writeback` from /proc/meminfo's text (in kB there), nil if either is missing.
-    static func dirtyBytes(meminfo: String) -> Int64? {
-        var dirty: Int64?
-        var writeback: Int64?
-        for line in meminfo.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 2, let kibibytes = Int64(fields[1]) else { continue }
-            switch fields[0] {
-            case "Dirty:": dirty = kibibytes << 10
-            case "Writeback:": writeback = kibibytes << 10
-            default: continue
-            }
-            if dirty != nil, writeback != nil { break }
-        }
-        guard let dirty, let writeback else { return nil }
-        return dirty + writeback
+    static let dirtyLines = ["Dirty", "Writeback"]
+
+    /// `Dirty` plus `Writeback` from /proc/meminfo's text, nil if either is missing.
+    static func dirtyBytes(meminfo text: String) -> Int64? {
+        dirtyBytes(meminfo: MeminfoLines.values(of: dirtyLines, in: text))
+    }
+
+    private static func dirtyBytes(meminfo values: [UInt64?]) -> Int64? {
+        guard let dirty = values[0], let writeback = values[1] else { return nil }
+        return Int64(clamping: dirty) &+ Int64(clamping: writeback)
     }
 }
