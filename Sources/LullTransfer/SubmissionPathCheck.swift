@@ -56,7 +56,7 @@ extension FileAccess {
         return nil
     }
 
-    static func destinationProblem(_ destination: String, owner: OwnerID) -> ValidationError? {
+    package static func destinationProblem(_ destination: String, owner: OwnerID) -> ValidationError? {
         let directory = PathText.directory(of: destination)
         var directoryInfo = stat()
         guard stat(directory, &directoryInfo) == 0 else {

@@ -10,6 +10,8 @@ enum CeilingBenchmark {
         var inlineSequential: SubmitBenchmark.Throughput
         var checkedSequential: SubmitBenchmark.Throughput
         var checkedConcurrent: SubmitBenchmark.Throughput
+        var pathCheckedSequential: SubmitBenchmark.Throughput
+        var pathCheckedConcurrent: SubmitBenchmark.Throughput
     }
 
     static func run(
@@ -22,6 +24,15 @@ enum CeilingBenchmark {
         let (sequentialRun, concurrentRun) = try both(in: directory, mode: .bare, sequential, concurrent)
         progress("ceiling server with lulld's checks: \(sequential) sequential, \(concurrent) from 16 clients")
         let (checkedSequential, checkedConcurrent) = try both(in: directory, mode: .checked, sequential, concurrent)
+        progress(
+            "ceiling server with the destination checked off the loop: \(sequential) sequential, \(concurrent) from 16 clients"
+        )
+        let (pathCheckedSequential, pathCheckedConcurrent) = try both(
+            in: directory,
+            mode: .pathChecked,
+            sequential,
+            concurrent
+        )
         progress("ceiling server (commit on the event loop): \(sequential) sequential")
         let inlineRun = try withServer(in: directory, mode: .inline) { socket, pid in
             _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 1, requests: 500, firstID: 0)
@@ -38,7 +49,9 @@ enum CeilingBenchmark {
             concurrent: concurrentRun,
             inlineSequential: inlineRun,
             checkedSequential: checkedSequential,
-            checkedConcurrent: checkedConcurrent
+            checkedConcurrent: checkedConcurrent,
+            pathCheckedSequential: pathCheckedSequential,
+            pathCheckedConcurrent: pathCheckedConcurrent
         )
     }
 

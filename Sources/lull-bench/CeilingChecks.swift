@@ -94,7 +94,7 @@ struct CeilingChecks: Sendable {
 
     /// lulld's error body; its status is 400 here (lulld's router answers two rarer codes with
     /// 413 and 422, which the benchmark's submissions never meet).
-    private static func refusal(_ error: ValidationError) -> Refusal {
+    static func refusal(_ error: ValidationError) -> Refusal {
         Refusal(
             status: .badRequest,
             body: APIErrorBody(code: error.code.rawValue, message: error.message, field: error.field)

@@ -1,6 +1,8 @@
 import Foundation
 import GRDBSQLite
+import LullCore
 import LullStore
+import LullTransfer
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -25,9 +27,16 @@ import NIOPosix
 /// (`CeilingChecks`), with lulld's own code and nothing of its architecture (no
 /// `NIOAsyncChannel`, tasks, GRDB, scheduler, event fan-out or metrics). What that server cannot
 /// reach, a Lull that checks submissions with this code cannot reach.
+///
+/// With `path-checked`, it is the bare server plus the one check that cannot run on the event
+/// loop: the destination's directory and file looked at on NIO's thread pool
+/// (`FileAccess.destinationProblem`, lulld's own), since those calls may block on a slow disk
+/// or a network mount. What that server cannot reach, no Lull that tells a submitter at once
+/// that the destination cannot be written can reach.
 enum CeilingServer {
     enum Mode: String {
         case bare, inline, checked
+        case pathChecked = "path-checked"
     }
 
     static func serve(socket: String, database: String, mode: Mode) throws -> Never {
@@ -238,10 +247,10 @@ private final class CeilingHandler: ChannelInboundHandler {
                 label: fields["label"],
                 context: NIOLoopBound(context, eventLoop: context.eventLoop)
             )
-            if mode == .inline {
-                Self.answer(submission, id: writer.commitNow(submission))
-            } else {
-                writer.submit(submission)
+            switch mode {
+            case .inline: Self.answer(submission, id: writer.commitNow(submission))
+            case .pathChecked: Self.checkPath(of: submission, on: context.eventLoop, then: writer)
+            case .bare, .checked: writer.submit(submission)
             }
         }
     }
@@ -265,6 +274,18 @@ private final class CeilingHandler: ChannelInboundHandler {
         checks.finish(checked, on: context.eventLoop).whenSuccess { refusal in
             if let refusal { return Self.refuse(pending.context.value, refusal) }
             writer.submit(pending)
+        }
+    }
+
+    /// The destination checked off the event loop, as lulld does, then the writer.
+    private static func checkPath(of submission: PendingSubmission, on loop: any EventLoop, then writer: CeilingWriter)
+    {
+        let owner = OwnerID(getuid())
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+            FileAccess.destinationProblem(submission.destination, owner: owner)
+        }.whenComplete { result in
+            guard case .success(let problem?) = result else { return writer.submit(submission) }
+            refuse(submission.context.value, CeilingChecks.refusal(problem))
         }
     }
 
