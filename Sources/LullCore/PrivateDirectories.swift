@@ -27,10 +27,33 @@ public struct PrivateDirectories: Sendable, Equatable {
 
     /// The private directory `path` lies in, if any. `//tmp/x` and `/./tmp/x` are `/tmp/x`.
     public func containing(_ path: String) -> String? {
-        let path = "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        guard !paths.isEmpty else { return nil }
+        let path =
+            Self.isPlain(path) ? path : "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
         return paths.first { directory in
             path == directory || path.hasPrefix(directory + "/")
         }
+    }
+
+    /// Whether `path` is already in the form `containing` compares: absolute, without empty or
+    /// `.` components and without a trailing slash. Every submission's paths are checked, and
+    /// nearly all are; splitting and joining them cost more than the rest of the check.
+    static func isPlain(_ path: String) -> Bool {
+        var previous = UInt8(ascii: "/")
+        var component = 0  // bytes since the last slash, -1 once one is not a dot
+        for (offset, byte) in path.utf8.enumerated() {
+            if offset == 0 { guard byte == UInt8(ascii: "/") else { return false } }
+            if byte == UInt8(ascii: "/") {
+                if offset > 0 && (previous == UInt8(ascii: "/") || component == 1) { return false }
+                component = 0
+            } else if byte == UInt8(ascii: "."), component >= 0 {
+                component += 1
+            } else {
+                component = -1
+            }
+            previous = byte
+        }
+        return !path.isEmpty && (path.utf8.count == 1 || (previous != UInt8(ascii: "/") && component != 1))
     }
 
     /// mountinfo writes space, tab, newline and backslash as octal escapes (`\040`).
