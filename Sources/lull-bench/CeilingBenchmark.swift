@@ -12,6 +12,8 @@ enum CeilingBenchmark {
         var checkedConcurrent: SubmitBenchmark.Throughput
         var pathCheckedSequential: SubmitBenchmark.Throughput
         var pathCheckedConcurrent: SubmitBenchmark.Throughput
+        var leanCheckedSequential: SubmitBenchmark.Throughput
+        var leanCheckedConcurrent: SubmitBenchmark.Throughput
     }
 
     static func run(
@@ -33,6 +35,15 @@ enum CeilingBenchmark {
             sequential,
             concurrent
         )
+        progress(
+            "ceiling server with lulld's checks after its own decoding: \(sequential) sequential, \(concurrent) from 16 clients"
+        )
+        let (leanCheckedSequential, leanCheckedConcurrent) = try both(
+            in: directory,
+            mode: .leanChecked,
+            sequential,
+            concurrent
+        )
         progress("ceiling server (commit on the event loop): \(sequential) sequential")
         let inlineRun = try withServer(in: directory, mode: .inline) { socket, pid in
             _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 1, requests: 500, firstID: 0)
@@ -51,7 +62,9 @@ enum CeilingBenchmark {
             checkedSequential: checkedSequential,
             checkedConcurrent: checkedConcurrent,
             pathCheckedSequential: pathCheckedSequential,
-            pathCheckedConcurrent: pathCheckedConcurrent
+            pathCheckedConcurrent: pathCheckedConcurrent,
+            leanCheckedSequential: leanCheckedSequential,
+            leanCheckedConcurrent: leanCheckedConcurrent
         )
     }
 

@@ -63,6 +63,17 @@ struct CeilingChecks: Sendable {
         }
     }
 
+    /// lulld's validation of a spec made from the fields the bare server scanned by hand, for
+    /// the `lean-checked` mode: every check lulld makes, after the cheapest decoding there is.
+    func validate(_ spec: JobSpec) -> Refusal? {
+        do throws(ValidationError) {
+            try validator.validate(spec, owner: owner)
+            return nil
+        } catch {
+            return Self.refusal(error)
+        }
+    }
+
     /// The path check on the thread pool, then the quota; the future holds the refusal, if any.
     func finish(_ checked: Checked, on loop: any EventLoop) -> EventLoopFuture<Refusal?> {
         let owner = self.owner

@@ -33,10 +33,17 @@ import NIOPosix
 /// (`FileAccess.destinationProblem`, lulld's own), since those calls may block on a slow disk
 /// or a network mount. What that server cannot reach, no Lull that tells a submitter at once
 /// that the destination cannot be written can reach.
+///
+/// With `lean-checked`, it makes every check lulld makes, with lulld's code, after the cheapest
+/// decoding there is: the bare server's scan of the flat body, then lulld's validation of the
+/// spec made from it, the destination checked on the thread pool, and the owner's quota. The
+/// row stores the body as the bare server does. What that server cannot reach, no Lull with
+/// lulld's checks can reach, however it decodes or stores a submission.
 enum CeilingServer {
     enum Mode: String {
         case bare, inline, checked
         case pathChecked = "path-checked"
+        case leanChecked = "lean-checked"
     }
 
     static func serve(socket: String, database: String, mode: Mode) throws -> Never {
@@ -250,6 +257,7 @@ private final class CeilingHandler: ChannelInboundHandler {
             switch mode {
             case .inline: Self.answer(submission, id: writer.commitNow(submission))
             case .pathChecked: Self.checkPath(of: submission, on: context.eventLoop, then: writer)
+            case .leanChecked: leanCheckedSubmit(submission, on: context.eventLoop)
             case .bare, .checked: writer.submit(submission)
             }
         }
@@ -286,6 +294,26 @@ private final class CeilingHandler: ChannelInboundHandler {
         }.whenComplete { result in
             guard case .success(let problem?) = result else { return writer.submit(submission) }
             refuse(submission.context.value, CeilingChecks.refusal(problem))
+        }
+    }
+
+    /// lulld's validation, path check and quota after the bare server's scan, then the writer.
+    private func leanCheckedSubmit(_ submission: PendingSubmission, on loop: any EventLoop) {
+        let spec = JobSpec(
+            .fetch(FetchJob(url: submission.url, destination: submission.destination)),
+            label: submission.label
+        )
+        if let refusal = checks.validate(spec) { return Self.refuse(submission.context.value, refusal) }
+        let checked = CeilingChecks.Checked(
+            spec: spec,
+            url: submission.url,
+            destination: submission.destination,
+            stored: submission.spec
+        )
+        let writer = self.writer
+        checks.finish(checked, on: loop).whenSuccess { refusal in
+            if let refusal { return Self.refuse(submission.context.value, refusal) }
+            writer.submit(submission)
         }
     }
 
