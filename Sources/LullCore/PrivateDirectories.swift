@@ -26,34 +26,45 @@ public struct PrivateDirectories: Sendable, Equatable {
     }
 
     /// The private directory `path` lies in, if any. `//tmp/x` and `/./tmp/x` are `/tmp/x`.
+    /// Compared as bytes, as the kernel resolves it: a combining mark after a slash makes one
+    /// `Character` with it, and `/tmp/\u{301}x` is still a file in `/tmp`.
     public func containing(_ path: String) -> String? {
         guard !paths.isEmpty else { return nil }
-        let path =
-            Self.isPlain(path) ? path : "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        let normal = Self.isPlain(path) ? Array(path.utf8) : Self.normalized(path)
         return paths.first { directory in
-            path == directory || path.hasPrefix(directory + "/")
+            normal.starts(with: directory.utf8)
+                && (normal.count == directory.utf8.count || normal[directory.utf8.count] == UInt8(ascii: "/"))
         }
     }
 
-    /// Whether `path` is already in the form `containing` compares: absolute, without empty or
-    /// `.` components and without a trailing slash. Every submission's paths are checked, and
-    /// nearly all are; splitting and joining them cost more than the rest of the check.
+    /// `path` absolute, without empty or `.` components and without a trailing slash.
+    static func normalized(_ path: String) -> [UInt8] {
+        var normal: [UInt8] = []
+        for component in path.utf8.split(separator: UInt8(ascii: "/")) where !component.elementsEqual(".".utf8) {
+            normal.append(UInt8(ascii: "/"))
+            normal += component
+        }
+        return normal.isEmpty ? [UInt8(ascii: "/")] : normal
+    }
+
+    /// Whether `path` is already `normalized`, as nearly every submitted path is: splitting and
+    /// joining each one cost more than the rest of a submission's checks.
     static func isPlain(_ path: String) -> Bool {
+        guard path.utf8.first == UInt8(ascii: "/") else { return false }
         var previous = UInt8(ascii: "/")
-        var component = 0  // bytes since the last slash, -1 once one is not a dot
-        for (offset, byte) in path.utf8.enumerated() {
-            if offset == 0 { guard byte == UInt8(ascii: "/") else { return false } }
+        var dots = 0  // dots since the last slash, -1 once a byte is not one
+        for byte in path.utf8.dropFirst() {
             if byte == UInt8(ascii: "/") {
-                if offset > 0 && (previous == UInt8(ascii: "/") || component == 1) { return false }
-                component = 0
-            } else if byte == UInt8(ascii: "."), component >= 0 {
-                component += 1
+                if previous == UInt8(ascii: "/") || dots == 1 { return false }
+                dots = 0
+            } else if byte == UInt8(ascii: "."), dots >= 0 {
+                dots += 1
             } else {
-                component = -1
+                dots = -1
             }
             previous = byte
         }
-        return !path.isEmpty && (path.utf8.count == 1 || (previous != UInt8(ascii: "/") && component != 1))
+        return path.utf8.count == 1 || (previous != UInt8(ascii: "/") && dots != 1)
     }
 
     /// mountinfo writes space, tab, newline and backslash as octal escapes (`\040`).

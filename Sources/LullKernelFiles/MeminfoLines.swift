@@ -1,6 +1,6 @@
 /// Values from text in `/proc/meminfo`'s format: a line each, `Name:`, blanks, a decimal number
 /// and an optional unit (` kB`). It is read at every shared file sync and every sample, so it is
-/// scanned as bytes: splitting it into `Character`s and `Substring`s cost a hundred times more.
+/// scanned as bytes: splitting it into `Character`s and `Substring`s cost about 70 times more.
 public enum MeminfoLines {
     /// The value of each of `names` (without the colon), in the order asked, in bytes where the
     /// line says `kB`; nil for a name the text lacks or whose number does not read (on the first
@@ -36,24 +36,28 @@ public enum MeminfoLines {
         return found
     }
 
-    /// Blanks, digits, then nothing, a blank and `kB` (× 1024), or another unit (as it is).
+    /// Blanks, digits, then nothing, `kB` (× 1024) or another unit (taken as it is), each after
+    /// blanks; blanks and a carriage return may end the line.
     private static func number(in field: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
-        var index = field.startIndex
-        while index < field.endIndex, field[index] == UInt8(ascii: " ") || field[index] == UInt8(ascii: "\t") {
-            index += 1
+        func isBlank(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
         }
+        var end = field.endIndex
+        while end > field.startIndex, isBlank(field[end - 1]) { end -= 1 }
+        var index = field.startIndex
+        while index < end, isBlank(field[index]) { index += 1 }
         var value: UInt64 = 0
         let digitsStart = index
-        while index < field.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(field[index]) {
+        while index < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(field[index]) {
             let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
             let (sum, carried) = tens.addingReportingOverflow(UInt64(field[index] - UInt8(ascii: "0")))
             guard !overflowed, !carried else { return nil }
             value = sum
             index += 1
         }
-        guard index > digitsStart, index == field.endIndex || field[index] == UInt8(ascii: " ") else { return nil }
-        while index < field.endIndex, field[index] == UInt8(ascii: " ") { index += 1 }
-        guard field[index...].elementsEqual("kB".utf8) else { return value }
+        guard index > digitsStart, index == end || isBlank(field[index]) else { return nil }
+        while index < end, isBlank(field[index]) { index += 1 }
+        guard field[index..<end].elementsEqual("kB".utf8) else { return value }
         let (bytes, overflowed) = value.multipliedReportingOverflow(by: 1024)
         return overflowed ? nil : bytes
     }

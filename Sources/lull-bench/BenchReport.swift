@@ -54,8 +54,9 @@ enum BenchReport {
     }()
 
     /// The commit measured; a tree with uncommitted changes to tracked files says so, since the
-    /// figures are then of code no commit holds. The tables a run writes are not code: a second
-    /// section run after a first is still of the commit.
+    /// figures are then of code no commit holds. The tables a run writes (docs/performance.md,
+    /// from the top of the work tree wherever the run starts) are not code: a second section run
+    /// after a first is still of the commit.
     static let commit: String = {
         let result = try? CommandRunner.run("/usr/bin/env", ["git", "rev-parse", "--short", "HEAD"])
         guard result?.status == 0, let head = result?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) else {
@@ -64,7 +65,7 @@ enum BenchReport {
         let status = try? CommandRunner.run(
             "/usr/bin/env",
             [
-                "git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs/performance.md",
+                "git", "status", "--porcelain", "--untracked-files=no", "--", ":/", ":(top,exclude)docs/performance.md",
             ]
         )
         guard let status, status.status == 0 else { return head }

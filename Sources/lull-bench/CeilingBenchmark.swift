@@ -87,30 +87,89 @@ enum CeilingBenchmark {
     ) throws -> Paired {
         try withServer(in: directory, mode: .bare) { socket, pid in
             _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 4, requests: 500, firstID: 0)
-            var paired = Paired()
-            var nextID = firstID
-            func rate(_ target: (String, Int32), clients: Int, requests: Int) throws -> Double {
-                defer { nextID += requests }
-                return try SubmitBenchmark.throughput(
-                    socket: target.0,
-                    daemon: target.1,
-                    clients: clients,
-                    requests: requests,
-                    firstID: nextID
-                ).perSecond
-            }
-            for round in 1...rounds {
+            return try inTurn(
+                lulld,
+                against: (socket, pid),
+                rounds: rounds,
+                sequential: sequential,
+                concurrent: concurrent,
+                firstID: firstID
+            ) { round in
                 progress("paired round \(round) of \(rounds): lulld and the ceiling in turn, 1 client, then 16")
-                for (clients, requests) in [(1, sequential), (16, concurrent)] {
-                    let lulldFirst = round % 2 == 1
-                    let first = try rate(lulldFirst ? lulld : (socket, pid), clients: clients, requests: requests)
-                    let second = try rate(lulldFirst ? (socket, pid) : lulld, clients: clients, requests: requests)
-                    let ratio = lulldFirst ? first / second : second / first
-                    if clients == 1 { paired.sequential.append(ratio) } else { paired.concurrent.append(ratio) }
+            }
+        }
+    }
+
+    /// The lean-checked server's rate over the bare one's, measured in turn as lulld's is: what
+    /// lulld's checks cost any Lull, free of the drift between blocks measured minutes apart.
+    static func pairedLean(
+        in directory: String,
+        rounds: Int,
+        sequential: Int,
+        concurrent: Int,
+        progress: (String) -> Void
+    ) throws -> Paired {
+        try withServer(in: directory, mode: .bare) { bareSocket, barePID in
+            try withServer(in: directory, mode: .leanChecked) { leanSocket, leanPID in
+                for (socket, pid) in [(bareSocket, barePID), (leanSocket, leanPID)] {
+                    _ = try SubmitBenchmark.throughput(
+                        socket: socket,
+                        daemon: pid,
+                        clients: 4,
+                        requests: 500,
+                        firstID: 0
+                    )
+                }
+                return try inTurn(
+                    (leanSocket, leanPID),
+                    against: (bareSocket, barePID),
+                    rounds: rounds,
+                    sequential: sequential,
+                    concurrent: concurrent,
+                    firstID: 10_000
+                ) { round in
+                    progress(
+                        "lean round \(round) of \(rounds): lulld's checks and the bare ceiling in turn, 1 client, then 16"
+                    )
                 }
             }
-            return paired
         }
+    }
+
+    /// `measured`'s rate over `reference`'s, one client and then 16, each round in turn,
+    /// whichever went first in one round going second in the next.
+    private static func inTurn(
+        _ measured: (socket: String, pid: Int32),
+        against reference: (socket: String, pid: Int32),
+        rounds: Int,
+        sequential: Int,
+        concurrent: Int,
+        firstID: Int,
+        announce: (Int) -> Void
+    ) throws -> Paired {
+        var paired = Paired()
+        var nextID = firstID
+        func rate(_ target: (socket: String, pid: Int32), clients: Int, requests: Int) throws -> Double {
+            defer { nextID += requests }
+            return try SubmitBenchmark.throughput(
+                socket: target.socket,
+                daemon: target.pid,
+                clients: clients,
+                requests: requests,
+                firstID: nextID
+            ).perSecond
+        }
+        for round in 1...rounds {
+            announce(round)
+            for (clients, requests) in [(1, sequential), (16, concurrent)] {
+                let measuredFirst = round % 2 == 1
+                let first = try rate(measuredFirst ? measured : reference, clients: clients, requests: requests)
+                let second = try rate(measuredFirst ? reference : measured, clients: clients, requests: requests)
+                let ratio = measuredFirst ? first / second : second / first
+                if clients == 1 { paired.sequential.append(ratio) } else { paired.concurrent.append(ratio) }
+            }
+        }
+        return paired
     }
 
     /// One client sequentially, then 16 at once, after a warm-up.

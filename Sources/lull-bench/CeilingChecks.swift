@@ -33,22 +33,12 @@ struct CeilingChecks: Sendable {
 
     /// lulld's validator under its default configuration.
     private let validator = JobSpecValidator(limits: SubmissionLimits())
-    private let owner = OwnerID(getuid())
+    let owner = OwnerID(getuid())
     private let queued = NIOLockedValueBox(0)
 
     /// Everything up to the path check, on the event loop, as lulld's route does it.
     func check(_ body: ByteBuffer) -> Result<Checked, Refusal> {
-        guard body.readableBytes <= validator.limits.maxRequestBytes else {
-            return .failure(
-                Refusal(
-                    status: .payloadTooLarge,
-                    body: APIErrorBody(
-                        code: "too_large",
-                        message: "request body is larger than limits.max_request_bytes"
-                    )
-                )
-            )
-        }
+        guard body.readableBytes <= validator.limits.maxRequestBytes else { return .failure(Self.tooLarge) }
         do throws(ValidationError) {
             let submission = try WireDecoding.decode(JobSubmission.self, from: Data(buffer: body))
             let spec = try submission.validatedSpec(validator)
@@ -63,9 +53,10 @@ struct CeilingChecks: Sendable {
         }
     }
 
-    /// lulld's validation of a spec made from the fields the bare server scanned by hand, for
-    /// the `lean-checked` mode: every check lulld makes, after the cheapest decoding there is.
-    func validate(_ spec: JobSpec) -> Refusal? {
+    /// lulld's size limit and validation of a spec made from the fields the bare server scanned
+    /// by hand, for the `lean-checked` mode.
+    func validate(_ spec: JobSpec, bodyBytes: Int) -> Refusal? {
+        guard bodyBytes <= validator.limits.maxRequestBytes else { return Self.tooLarge }
         do throws(ValidationError) {
             try validator.validate(spec, owner: owner)
             return nil
@@ -102,6 +93,11 @@ struct CeilingChecks: Sendable {
                 body: APIErrorBody(code: "quota_exceeded", message: "the owner has \(limit) jobs queued")
             )
     }
+
+    private static let tooLarge = Refusal(
+        status: .payloadTooLarge,
+        body: APIErrorBody(code: "too_large", message: "request body is larger than limits.max_request_bytes")
+    )
 
     /// lulld's error body; its status is 400 here (lulld's router answers two rarer codes with
     /// 413 and 422, which the benchmark's submissions never meet).

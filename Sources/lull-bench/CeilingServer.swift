@@ -28,17 +28,11 @@ import NIOPosix
 /// `NIOAsyncChannel`, tasks, GRDB, scheduler, event fan-out or metrics). What that server cannot
 /// reach, a Lull that checks submissions with this code cannot reach.
 ///
-/// With `path-checked`, it is the bare server plus the one check that cannot run on the event
-/// loop: the destination's directory and file looked at on NIO's thread pool
-/// (`FileAccess.destinationProblem`, lulld's own), since those calls may block on a slow disk
-/// or a network mount. What that server cannot reach, no Lull that tells a submitter at once
-/// that the destination cannot be written can reach.
-///
-/// With `lean-checked`, it makes every check lulld makes, with lulld's code, after the cheapest
-/// decoding there is: the bare server's scan of the flat body, then lulld's validation of the
-/// spec made from it, the destination checked on the thread pool, and the owner's quota. The
-/// row stores the body as the bare server does. What that server cannot reach, no Lull with
-/// lulld's checks can reach, however it decodes or stores a submission.
+/// With `path-checked`, it is the bare server plus lulld's destination check on NIO's thread
+/// pool, the one check an event loop may not make (its calls can block). With `lean-checked`,
+/// lulld's size limit, validation, destination check and quota follow the bare server's own
+/// scan of the body (which refuses all but a flat object of strings, in place of the strict-key
+/// and wrong-kind checks of lulld's decoding) and the row stores the body as the bare one does.
 enum CeilingServer {
     enum Mode: String {
         case bare, inline, checked
@@ -256,7 +250,7 @@ private final class CeilingHandler: ChannelInboundHandler {
             )
             switch mode {
             case .inline: Self.answer(submission, id: writer.commitNow(submission))
-            case .pathChecked: Self.checkPath(of: submission, on: context.eventLoop, then: writer)
+            case .pathChecked: Self.checkPath(of: submission, as: checks.owner, on: context.eventLoop, then: writer)
             case .leanChecked: leanCheckedSubmit(submission, on: context.eventLoop)
             case .bare, .checked: writer.submit(submission)
             }
@@ -286,9 +280,12 @@ private final class CeilingHandler: ChannelInboundHandler {
     }
 
     /// The destination checked off the event loop, as lulld does, then the writer.
-    private static func checkPath(of submission: PendingSubmission, on loop: any EventLoop, then writer: CeilingWriter)
-    {
-        let owner = OwnerID(getuid())
+    private static func checkPath(
+        of submission: PendingSubmission,
+        as owner: OwnerID,
+        on loop: any EventLoop,
+        then writer: CeilingWriter
+    ) {
         NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
             FileAccess.destinationProblem(submission.destination, owner: owner)
         }.whenComplete { result in
@@ -303,7 +300,9 @@ private final class CeilingHandler: ChannelInboundHandler {
             .fetch(FetchJob(url: submission.url, destination: submission.destination)),
             label: submission.label
         )
-        if let refusal = checks.validate(spec) { return Self.refuse(submission.context.value, refusal) }
+        if let refusal = checks.validate(spec, bodyBytes: submission.spec.utf8.count) {
+            return Self.refuse(submission.context.value, refusal)
+        }
         let checked = CeilingChecks.Checked(
             spec: spec,
             url: submission.url,

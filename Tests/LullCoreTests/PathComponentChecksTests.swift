@@ -2,36 +2,50 @@ import Testing
 
 @testable import LullCore
 
-/// The byte scans of a submission's paths against the splitting they replaced, over seeded paths
-/// built from the pieces that matter: slashes, `.`, `..`, dotted names and plain ones.
+/// The byte scans of a submission's paths against oracles that split the path's bytes at
+/// slashes, as the kernel resolves it, over seeded paths built from the pieces that matter:
+/// slashes, `.`, `..`, dotted names, plain ones and a combining mark (which makes one
+/// `Character` with the slash before it).
 @Suite struct PathComponentChecksTests {
-    private static let pieces = ["/", "//", ".", "..", "...", ".x", "x.", "tmp", "var", "a b", "é"]
+    private static let pieces = ["/", "//", ".", "..", "...", ".x", "x.", "tmp", "var", "a b", "é", "\u{301}"]
 
     private static func seededPaths() -> [String] {
         var random = SplitMix(seed: 0x7061_7468)
-        return ["", "/", "..", "/..", "/tmp", "/tmp/", "/tmp/.", "/./tmp"]
+        return ["", "/", "..", "/..", "/tmp", "/tmp/", "/tmp/.", "/./tmp", "/tmp/\u{301}x", "/a/../\u{301}b"]
             + (0..<3000).map { _ in
                 (0..<Int.random(in: 1...7, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
             }
     }
 
-    @Test func aParentComponentIsFoundAsSplittingFoundIt() {
-        for path in Self.seededPaths() {
-            #expect(
-                JobSpecValidator.hasParentComponent(path) == path.split(separator: "/").contains(".."),
-                "\(path)"
-            )
-        }
+    private static func components(_ path: String) -> [ArraySlice<UInt8>] {
+        Array(path.utf8).split(separator: UInt8(ascii: "/"))
     }
 
-    @Test func privateDirectoriesAreFoundAsWithNormalisedPaths() {
+    private static func normal(_ path: String) -> [UInt8] {
+        let kept = components(path).filter { !$0.elementsEqual(".".utf8) }
+        return kept.isEmpty ? Array("/".utf8) : kept.flatMap { [UInt8(ascii: "/")] + $0 }
+    }
+
+    @Test func aParentComponentIsFoundByItsBytes() {
+        for path in Self.seededPaths() {
+            let expected = Self.components(path).contains { $0.elementsEqual("..".utf8) }
+            #expect(JobSpecValidator.hasParentComponent(path) == expected, "\(path)")
+        }
+        #expect(JobSpecValidator.hasParentComponent("/a/../\u{301}b"), "the kernel resolves that '..'")
+    }
+
+    @Test func privateDirectoriesAreFoundByTheNormalisedBytes() {
         let directories = PrivateDirectories(["/tmp", "/var/tmp"])
         for path in Self.seededPaths() {
-            let normal = "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
-            let expected = directories.paths.first { normal == $0 || normal.hasPrefix($0 + "/") }
+            let normal = Self.normal(path)
+            #expect(PrivateDirectories.isPlain(path) == Array(path.utf8).elementsEqual(normal), "\(path)")
+            let expected = directories.paths.first { directory in
+                let prefix = Array(directory.utf8)
+                return normal == prefix || normal.starts(with: prefix + [UInt8(ascii: "/")])
+            }
             #expect(directories.containing(path) == expected, "\(path)")
-            if PrivateDirectories.isPlain(path) { #expect(path == normal, "\(path) is plain, so already normal") }
         }
+        #expect(directories.containing("/tmp/\u{301}x") == "/tmp", "a file the kernel puts in /tmp")
         #expect(PrivateDirectories().containing("/tmp/x") == nil)
     }
 }

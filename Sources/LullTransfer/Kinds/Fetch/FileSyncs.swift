@@ -129,7 +129,7 @@ struct KernelDataSync: DataSyncCalls {
         return Self.dirtyBytes(meminfo: MeminfoLines.values(of: Self.dirtyLines, in: bytes))
     }
 
-    static let dirtyLines = ["Dirty", "Writeback"]
+    private static let dirtyLines = ["Dirty", "Writeback"]
 
     /// `Dirty` plus `Writeback` from /proc/meminfo's text, nil if either is missing.
     static func dirtyBytes(meminfo text: String) -> Int64? {
@@ -138,6 +138,7 @@ struct KernelDataSync: DataSyncCalls {
 
     private static func dirtyBytes(meminfo values: [UInt64?]) -> Int64? {
         guard let dirty = values[0], let writeback = values[1] else { return nil }
-        return Int64(clamping: dirty) &+ Int64(clamping: writeback)
+        let (sum, overflowed) = dirty.addingReportingOverflow(writeback)
+        return overflowed ? .max : Int64(clamping: sum)
     }
 }
