@@ -30,7 +30,7 @@ public struct PrivateDirectories: Sendable, Equatable {
     /// `Character` with it, and `/tmp/\u{301}x` is still a file in `/tmp`.
     public func containing(_ path: String) -> String? {
         guard !paths.isEmpty else { return nil }
-        let normal = Self.isPlain(path) ? Array(path.utf8) : Self.normalized(path)
+        let normal = PathComponents.isPlain(path) ? Array(path.utf8) : Self.normalized(path)
         return paths.first { directory in
             normal.starts(with: directory.utf8)
                 && (normal.count == directory.utf8.count || normal[directory.utf8.count] == UInt8(ascii: "/"))
@@ -40,31 +40,14 @@ public struct PrivateDirectories: Sendable, Equatable {
     /// `path` absolute, without empty or `.` components and without a trailing slash.
     static func normalized(_ path: String) -> [UInt8] {
         var normal: [UInt8] = []
-        for component in path.utf8.split(separator: UInt8(ascii: "/")) where !component.elementsEqual(".".utf8) {
-            normal.append(UInt8(ascii: "/"))
-            normal += component
+        PathComponents.forEach(in: path) { component in
+            if !component.isEmpty && !component.elementsEqual(".".utf8) {
+                normal.append(UInt8(ascii: "/"))
+                normal += component
+            }
+            return true
         }
         return normal.isEmpty ? [UInt8(ascii: "/")] : normal
-    }
-
-    /// Whether `path` is already `normalized`, as nearly every submitted path is: splitting and
-    /// joining each one cost more than the rest of a submission's checks.
-    static func isPlain(_ path: String) -> Bool {
-        guard path.utf8.first == UInt8(ascii: "/") else { return false }
-        var previous = UInt8(ascii: "/")
-        var dots = 0  // dots since the last slash, -1 once a byte is not one
-        for byte in path.utf8.dropFirst() {
-            if byte == UInt8(ascii: "/") {
-                if previous == UInt8(ascii: "/") || dots == 1 { return false }
-                dots = 0
-            } else if byte == UInt8(ascii: "."), dots >= 0 {
-                dots += 1
-            } else {
-                dots = -1
-            }
-            previous = byte
-        }
-        return path.utf8.count == 1 || (previous != UInt8(ascii: "/") && dots != 1)
     }
 
     /// mountinfo writes space, tab, newline and backslash as octal escapes (`\040`).

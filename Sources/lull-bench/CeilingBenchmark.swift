@@ -86,7 +86,7 @@ enum CeilingBenchmark {
         progress: (String) -> Void
     ) throws -> Paired {
         try withServer(in: directory, mode: .bare) { socket, pid in
-            _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 4, requests: 500, firstID: 0)
+            try warmUp(socket, pid)
             return try inTurn(
                 lulld,
                 against: (socket, pid),
@@ -111,15 +111,8 @@ enum CeilingBenchmark {
     ) throws -> Paired {
         try withServer(in: directory, mode: .bare) { bareSocket, barePID in
             try withServer(in: directory, mode: .leanChecked) { leanSocket, leanPID in
-                for (socket, pid) in [(bareSocket, barePID), (leanSocket, leanPID)] {
-                    _ = try SubmitBenchmark.throughput(
-                        socket: socket,
-                        daemon: pid,
-                        clients: 4,
-                        requests: 500,
-                        firstID: 0
-                    )
-                }
+                try warmUp(bareSocket, barePID)
+                try warmUp(leanSocket, leanPID)
                 return try inTurn(
                     (leanSocket, leanPID),
                     against: (bareSocket, barePID),
@@ -172,6 +165,11 @@ enum CeilingBenchmark {
         return paired
     }
 
+    /// 500 submissions from 4 clients before a server is measured.
+    private static func warmUp(_ socket: String, _ pid: Int32) throws {
+        _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 4, requests: 500, firstID: 0)
+    }
+
     /// One client sequentially, then 16 at once, after a warm-up.
     private static func both(
         in directory: String,
@@ -180,7 +178,7 @@ enum CeilingBenchmark {
         _ concurrent: Int
     ) throws -> (SubmitBenchmark.Throughput, SubmitBenchmark.Throughput) {
         try withServer(in: directory, mode: mode) { socket, pid in
-            _ = try SubmitBenchmark.throughput(socket: socket, daemon: pid, clients: 4, requests: 500, firstID: 0)
+            try warmUp(socket, pid)
             return (
                 try SubmitBenchmark.throughput(
                     socket: socket,

@@ -29,16 +29,16 @@ import Testing
     @Test func aParentComponentIsFoundByItsBytes() {
         for path in Self.seededPaths() {
             let expected = Self.components(path).contains { $0.elementsEqual("..".utf8) }
-            #expect(JobSpecValidator.hasParentComponent(path) == expected, "\(path)")
+            #expect(PathComponents.hasParent(path) == expected, "\(path)")
         }
-        #expect(JobSpecValidator.hasParentComponent("/a/../\u{301}b"), "the kernel resolves that '..'")
+        #expect(PathComponents.hasParent("/a/../\u{301}b"), "the kernel resolves that '..'")
     }
 
     @Test func privateDirectoriesAreFoundByTheNormalisedBytes() {
         let directories = PrivateDirectories(["/tmp", "/var/tmp"])
         for path in Self.seededPaths() {
             let normal = Self.normal(path)
-            #expect(PrivateDirectories.isPlain(path) == Array(path.utf8).elementsEqual(normal), "\(path)")
+            #expect(PathComponents.isPlain(path) == Array(path.utf8).elementsEqual(normal), "\(path)")
             let expected = directories.paths.first { directory in
                 let prefix = Array(directory.utf8)
                 return normal == prefix || normal.starts(with: prefix + [UInt8(ascii: "/")])
